@@ -1,0 +1,24 @@
+"""Where videoreview keeps its data. VIDEOREVIEW_HOME overrides the platform default."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "videoreview"
+
+
+def data_dir() -> Path:
+    home = os.environ.get("VIDEOREVIEW_HOME")
+    path = Path(home) if home else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def cache_dir() -> Path:
+    """Finished pipeline stages, one folder per video content hash."""
+    path = data_dir() / "cache"
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,233 @@
+"""The canonical records and their JSON form.
+
+Every record is a frozen dataclass with ``to_dict`` / ``from_dict``. Times are seconds
+(float) together with the index of the decoded frame they came from. One ``Analysis``
+per video holds everything the engines and the reviewer produced; its JSON is a public
+format carrying ``schema_version``. Reviewer corrections are ordinary records with
+``edited=True`` so that re-running a model never overwrites them silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from .errors import RecordError
+
+SCHEMA_VERSION = 1
+
+BoundaryKind = Literal["cut", "gradual", "event"]
+BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
+SUMMARY_FORMATS: tuple[str, ...] = ("text", "keyframes+text", "keyframes")
+
+
+class _Record:
+    """to_dict / from_dict for flat records; nested ones override from_dict."""
+
+    _nested: ClassVar[dict[str, type]] = {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]):
+        if not isinstance(data, dict):
+            raise RecordError(None, f"{cls.__name__}: expected an object, got {type(data).__name__}")
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        unknown_ok = {k: v for k, v in data.items() if k in names}
+        for name, sub in cls._nested.items():
+            value = unknown_ok.get(name)
+            if isinstance(value, list):
+                unknown_ok[name] = tuple(sub.from_dict(v) for v in value)
+            elif isinstance(value, dict):
+                unknown_ok[name] = sub.from_dict(value)
+        for name, value in list(unknown_ok.items()):
+            if isinstance(value, list):
+                unknown_ok[name] = tuple(value)
+        try:
+            return cls(**unknown_ok)
+        except TypeError as exc:
+            raise RecordError(None, f"{cls.__name__}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class VideoInfo(_Record):
+    """What the probe found. width/height are as displayed (rotation applied)."""
+
+    path: str
+    duration: float
+    fps: float
+    frame_count: int  # frames that actually decode, not what the container header says
+    width: int
+    height: int
+    rotation: int = 0  # degrees clockwise the decoded frames are turned for display
+    has_audio: bool = False
+    codec: str = ""
+    container: str = ""
+    header_frame_count: int | None = None  # what the container claims, for the record
+    variable_frame_rate: bool = False
+    size_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class FrameCaption(_Record):
+    time: float
+    frame: int
+    text: str
+    engine: str = ""
+    edited: bool = False
+
+
+@dataclass(frozen=True)
+class BoundaryCaption(_Record):
+    """Kinetic-GEB+ style: the dominant subject and its status before and after."""
+
+    subject: str
+    status_before: str
+    status_after: str
+
+
+@dataclass(frozen=True)
+class Boundary(_Record):
+    time: float
+    frame: int
+    kind: str  # one of BOUNDARY_KINDS
+    confidence: float
+    caption: BoundaryCaption | None = None
+    engine: str = ""
+    edited: bool = False
+
+    _nested: ClassVar[dict[str, type]] = {"caption": BoundaryCaption}
+
+    def __post_init__(self) -> None:
+        if self.kind not in BOUNDARY_KINDS:
+            raise RecordError(None, f"boundary kind {self.kind!r} is not one of {', '.join(BOUNDARY_KINDS)}")
+
+
+@dataclass(frozen=True)
+class FaceDetection(_Record):
+    time: float
+    frame: int
+    box: tuple[float, float, float, float]  # x, y, w, h in display pixels
+    score: float
+    embedding: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class FaceTrack(_Record):
+    track_id: int
+    detections: tuple[FaceDetection, ...]
+    identity: str | None = None  # "P1", ... or None while unassigned
+    quality: float = 0.0
+    edited: bool = False
+
+    _nested: ClassVar[dict[str, type]] = {"detections": FaceDetection}
+
+
+@dataclass(frozen=True)
+class Identity(_Record):
+    id: str  # "P1", "P2", ... in order of first appearance
+    name: str | None = None  # given by a reviewer
+    track_ids: tuple[int, ...] = ()
+    edited: bool = False
+
+
+@dataclass(frozen=True)
+class Keyframe(_Record):
+    time: float
+    frame: int
+    score: float = 0.0
+    reason: str = ""
+    edited: bool = False
+
+
+@dataclass(frozen=True)
+class Summary(_Record):
+    format: str  # one of SUMMARY_FORMATS
+    text: str
+    keyframe_frames: tuple[int, ...] = ()
+    engine: str = ""
+    edited: bool = False
+
+
+@dataclass(frozen=True)
+class Analysis(_Record):
+    video: VideoInfo
+    engines: dict[str, str] = field(default_factory=dict)  # stage -> "engine@version"
+    boundaries: tuple[Boundary, ...] = ()
+    captions: tuple[FrameCaption, ...] = ()
+    faces: tuple[FaceTrack, ...] = ()
+    identities: tuple[Identity, ...] = ()
+    keyframes: tuple[Keyframe, ...] = ()
+    summaries: tuple[Summary, ...] = ()
+    schema_version: int = SCHEMA_VERSION
+
+    _nested: ClassVar[dict[str, type]] = {
+        "video": VideoInfo,
+        "boundaries": Boundary,
+        "captions": FrameCaption,
+        "faces": FaceTrack,
+        "identities": Identity,
+        "keyframes": Keyframe,
+        "summaries": Summary,
+    }
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        # schema_version first: readers look at it before anything else.
+        return {"schema_version": data.pop("schema_version"), **data}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Analysis":
+        if not isinstance(data, dict):
+            raise RecordError(None, "an Analysis must be a JSON object")
+        version = data.get("schema_version")
+        if not isinstance(version, int):
+            raise RecordError(None, "not a videoreview Analysis (no schema_version)")
+        if version > SCHEMA_VERSION:
+            raise RecordError(
+                None, f"schema_version {version} was written by a newer videoreview (this one reads up to {SCHEMA_VERSION})"
+            )
+        if "video" not in data:
+            raise RecordError(None, "Analysis has no 'video'")
+        return super().from_dict(data)
+
+    def with_boundaries(self, boundaries) -> "Analysis":
+        return replace(self, boundaries=tuple(sorted(boundaries, key=lambda b: b.time)))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    def save(self, path: str | os.PathLike) -> None:
+        write_atomic(Path(path), self.to_json().encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Analysis":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise RecordError(path, "file not found") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise RecordError(path, f"not valid JSON ({exc})") from None
+        try:
+            return cls.from_dict(data)
+        except RecordError as exc:
+            raise RecordError(path, exc.reason) from None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside ``path`` and rename it over: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
