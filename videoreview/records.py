@@ -37,10 +37,11 @@ class _Record:
         if not isinstance(data, dict):
             raise RecordError(None, f"{cls.__name__}: expected an object, got {type(data).__name__}")
         names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        # Keys this version does not know are ignored, so newer minor additions still load.
         unknown_ok = {k: v for k, v in data.items() if k in names}
         for name, sub in cls._nested.items():
             value = unknown_ok.get(name)
-            if isinstance(value, list):
+            if isinstance(value, (list, tuple)):
                 unknown_ok[name] = tuple(sub.from_dict(v) for v in value)
             elif isinstance(value, dict):
                 unknown_ok[name] = sub.from_dict(value)
@@ -156,6 +157,7 @@ class Summary(_Record):
 @dataclass(frozen=True)
 class Analysis(_Record):
     video: VideoInfo
+    content_hash: str = ""  # SHA-256 of the file: finds the video again after a move
     engines: dict[str, str] = field(default_factory=dict)  # stage -> "engine@version"
     boundaries: tuple[Boundary, ...] = ()
     captions: tuple[FrameCaption, ...] = ()

@@ -1,0 +1,8 @@
+"""Runs engine stages over a video with progress, cancellation and a per-video cache."""
+
+from .cache import StageCache, file_hash
+from .cancel import CancelToken
+from .runner import analyze
+from .stages import DEFAULT_ENGINES, BoundaryStage, build_stages
+
+__all__ = ["StageCache", "file_hash", "CancelToken", "analyze", "DEFAULT_ENGINES", "BoundaryStage", "build_stages"]

@@ -1,0 +1,46 @@
+"""What every engine shares: identity, progress reporting, and a registry per capability.
+
+An engine declares a name and a version (both go into the Analysis and the cache key),
+and the device it runs on. Settings and the CLI pick one engine per capability by name.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+# fraction done in [0, 1] and a short message for the user
+ProgressFn = Callable[[float, str], None]
+
+
+def no_progress(fraction: float, message: str = "") -> None:
+    """A ProgressFn that ignores everything."""
+
+
+class Engine(Protocol):
+    name: str
+    version: str
+    device: str
+
+
+class UnknownEngine(KeyError):
+    pass
+
+
+_REGISTRY: dict[str, dict[str, Callable[[], Engine]]] = {}
+
+
+def register(capability: str, name: str, factory: Callable[[], Engine]) -> None:
+    _REGISTRY.setdefault(capability, {})[name] = factory
+
+
+def available(capability: str) -> list[str]:
+    return sorted(_REGISTRY.get(capability, {}))
+
+
+def create(capability: str, name: str) -> Engine:
+    try:
+        factory = _REGISTRY[capability][name]
+    except KeyError:
+        known = ", ".join(available(capability)) or "none"
+        raise UnknownEngine(f"no {capability} engine named {name!r} (available: {known})") from None
+    return factory()

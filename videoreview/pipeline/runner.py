@@ -1,0 +1,74 @@
+"""Run the stages over one video: probe, then each stage from cache or from its engine."""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from ..errors import MediaError
+from ..media import FrameSource, open_video, probe
+from ..records import Analysis
+from .cache import StageCache
+from .cancel import CancelToken
+from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
+
+# stage name, fraction of that stage done in [0, 1], message
+PipelineProgress = Callable[[str, float, str], None]
+
+
+def _ignore(stage: str, fraction: float, message: str) -> None:
+    pass
+
+
+def analyze(
+    path: str | os.PathLike,
+    engines: dict[str, str] | None = None,
+    *,
+    progress: PipelineProgress | None = None,
+    cancel: CancelToken | None = None,
+    cache: StageCache | None = None,
+    use_cache: bool = True,
+    backend: str = "auto",
+    previous: Analysis | None = None,
+    stages: list[Stage] | None = None,
+) -> Analysis:
+    """Analyse one video. Raises MediaError for a file that is not a usable video,
+    Cancelled when ``cancel`` is set; in both cases nothing in the cache is changed."""
+    progress = progress or _ignore
+    cancel = cancel or CancelToken()
+    cache = cache or StageCache()
+    stages = stages if stages is not None else build_stages(engines or DEFAULT_ENGINES)
+
+    progress("probe", 0.0, "probing")
+    info = probe(path)
+    if info.frame_count == 0:
+        raise MediaError(path, "no decodable video frames")
+    progress("probe", 1.0, f"{info.duration:.1f} s, {info.frame_count} frames")
+    content_hash = cache.content_hash(path)
+    analysis = Analysis(video=info, content_hash=content_hash)
+
+    source: FrameSource | None = None
+    try:
+        for stage in stages:
+            cancel.check()
+            key = (content_hash, stage.name, stage.engine.name, stage.engine.version)
+            result = cache.get(*key) if use_cache else None
+            if result is None:
+                if source is None:
+                    source = open_video(path, backend=backend)
+
+                def stage_progress(fraction: float, message: str = "", _name: str = stage.name) -> None:
+                    progress(_name, fraction, message)
+
+                stage_progress(0.0, "starting")
+                result = stage.compute(source, stage_progress, cancel)
+                cancel.check()  # a stage cancelled in its last batch must not be cached as finished
+                cache.put(*key, result)
+                stage_progress(1.0, "done")
+            else:
+                progress(stage.name, 1.0, "from cache")
+            analysis = with_stage_engine(stage.apply(analysis, result, previous), stage)
+    finally:
+        if source is not None:
+            source.close()
+    return analysis

@@ -1,0 +1,64 @@
+"""Pipeline stages: each wraps one engine, computes a JSON-able result, and applies it to an Analysis.
+
+The split between ``compute`` (cached) and ``apply`` (cheap) lets a cached result be
+reused without decoding the video, and lets a reviewer's edits survive a re-run:
+``apply`` keeps every record the reviewer marked ``edited``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Protocol
+
+from ..engines.base import Engine, ProgressFn
+from ..media import FrameSource
+from ..records import Analysis, Boundary
+from .cancel import CancelToken
+
+
+class Stage(Protocol):
+    name: str
+    engine: Engine
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> Any: ...
+
+    def apply(self, analysis: Analysis, result: Any, previous: Analysis | None) -> Analysis: ...
+
+
+class BoundaryStage:
+    name = "boundaries"
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> list[dict]:
+        return [b.to_dict() for b in self.engine.detect(source, progress, cancel)]
+
+    def apply(self, analysis: Analysis, result: list[dict], previous: Analysis | None) -> Analysis:
+        found = [Boundary.from_dict(d) for d in result]
+        kept = [b for b in previous.boundaries if b.edited] if previous else []
+        # A reviewer's boundary replaces whatever the engine put on (or next to) its frame.
+        edited_frames = {b.frame + d for b in kept for d in (-1, 0, 1)}
+        merged = kept + [b for b in found if b.frame not in edited_frames]
+        return analysis.with_boundaries(merged)
+
+
+def build_stages(engines: dict[str, str]) -> list[Stage]:
+    """Stages in run order for the engines chosen per capability (capability -> engine name)."""
+    from ..engines import base
+    from ..engines.boundaries import register_builtin
+
+    register_builtin()
+    stages: list[Stage] = []
+    if "boundaries" in engines:
+        stages.append(BoundaryStage(base.create("boundaries", engines["boundaries"])))
+    return stages
+
+
+DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin"}
+
+
+def with_stage_engine(analysis: Analysis, stage: Stage) -> Analysis:
+    engines = dict(analysis.engines)
+    engines[stage.name] = f"{stage.engine.name}@{stage.engine.version}"
+    return replace(analysis, engines=engines)
