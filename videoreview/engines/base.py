@@ -27,6 +27,8 @@ class UnknownEngine(KeyError):
 
 
 _REGISTRY: dict[str, dict[str, Callable[[], Engine]]] = {}
+# Engines hold loaded model weights: made once per process and shared.
+_INSTANCES: dict[tuple[str, str], Engine] = {}
 
 
 def register(capability: str, name: str, factory: Callable[[], Engine]) -> None:
@@ -38,9 +40,13 @@ def available(capability: str) -> list[str]:
 
 
 def create(capability: str, name: str) -> Engine:
-    try:
-        factory = _REGISTRY[capability][name]
-    except KeyError:
-        known = ", ".join(available(capability)) or "none"
-        raise UnknownEngine(f"no {capability} engine named {name!r} (available: {known})") from None
-    return factory()
+    """The engine registered under ``name`` for ``capability``; the same instance on every call."""
+    key = (capability, name)
+    if key not in _INSTANCES:
+        try:
+            factory = _REGISTRY[capability][name]
+        except KeyError:
+            known = ", ".join(available(capability)) or "none"
+            raise UnknownEngine(f"no {capability} engine named {name!r} (available: {known})") from None
+        _INSTANCES[key] = factory()
+    return _INSTANCES[key]

@@ -1,0 +1,23 @@
+"""Reading video: probe a file, decode its frames as numpy RGB arrays, make thumbnails.
+
+numpy only here (plus PyAV, decord2 and OpenCV): no Qt, no torch.
+
+    info = probe(path)                       # fast; MediaError if unusable
+    with open_video(path) as src:            # decord when it checks out, else PyAV
+        for batch in src.iter_batches(size=(224, 126)):
+            batch.indices, batch.times, batch.frames
+"""
+
+from .probe import VIDEO_EXTENSIONS, probe
+from .source import FrameBatch, FrameSource, open_video
+from .thumbs import save_thumbnail, thumbnail
+
+__all__ = [
+    "VIDEO_EXTENSIONS",
+    "FrameBatch",
+    "FrameSource",
+    "open_video",
+    "probe",
+    "save_thumbnail",
+    "thumbnail",
+]

@@ -1,0 +1,110 @@
+"""Shared fixtures: test videos built once per session (see videos.py for the ground truth)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+# Later Qt tests must never need a display.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+import videos as V  # noqa: E402  (tests/ is on sys.path under pytest)
+
+# A name with spaces and non-ASCII characters, which must work everywhere.
+UNICODE_NAME = "my vidéo – 日本 clip (1).mp4"
+
+
+@pytest.fixture(scope="session")
+def video_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("videos")
+
+
+@pytest.fixture(scope="session")
+def index_video(video_dir) -> V.SyntheticVideo:
+    """100 index-coded frames, 320x180, 25 fps, H.264 with B-frames, keyframe every 25, mp4."""
+    return V.make_index_video(video_dir, "index.mp4")
+
+
+@pytest.fixture(scope="session")
+def index_mkv(video_dir) -> V.SyntheticVideo:
+    return V.make_index_video(video_dir, "index.mkv")
+
+
+@pytest.fixture(scope="session")
+def index_ts(video_dir) -> V.SyntheticVideo:
+    """MPEG-TS: decord's seeking is wrong there, so it must end up on PyAV."""
+    return V.make_index_video(video_dir, "index.ts")
+
+
+@pytest.fixture(scope="session")
+def avi_bframes(video_dir) -> V.SyntheticVideo:
+    """MPEG-4 part 2 with B-frames in AVI: decord's timestamps are garbage there."""
+    return V.make_index_video(video_dir, "bframes.avi", codec="mpeg4", options={"b": "1500k"}, max_b_frames=2)
+
+
+@pytest.fixture(scope="session")
+def cuts_video(video_dir) -> V.SyntheticVideo:
+    return V.make_cuts_video(video_dir)
+
+
+@pytest.fixture(scope="session")
+def crossfade_video(video_dir) -> V.SyntheticVideo:
+    return V.make_crossfade_video(video_dir)
+
+
+@pytest.fixture(scope="session")
+def event_video(video_dir) -> V.SyntheticVideo:
+    return V.make_event_video(video_dir)
+
+
+@pytest.fixture(scope="session")
+def vfr_video(video_dir) -> V.SyntheticVideo:
+    return V.make_vfr_video(video_dir, "vfr.mkv")
+
+
+@pytest.fixture(scope="session")
+def vfr_mp4(video_dir) -> V.SyntheticVideo:
+    return V.make_vfr_video(video_dir, "vfr.mp4")
+
+
+@pytest.fixture(scope="session")
+def rotated_video(video_dir) -> V.SyntheticVideo:
+    return V.make_rotated_video(video_dir, rotation=90)
+
+
+@pytest.fixture(scope="session")
+def rotated_270(video_dir) -> V.SyntheticVideo:
+    return V.make_rotated_video(video_dir, rotation=270, name="rotated270.mp4")
+
+
+@pytest.fixture(scope="session")
+def lying_avi(video_dir) -> V.SyntheticVideo:
+    return V.make_lying_avi(video_dir)
+
+
+@pytest.fixture(scope="session")
+def unindexed_avi(video_dir) -> V.SyntheticVideo:
+    return V.make_lying_avi(video_dir, "unindexed.avi", strip_index=True)
+
+
+@pytest.fixture(scope="session")
+def audio_video(video_dir, index_video):
+    """The index video with an AAC track."""
+    return V.add_audio(index_video.path, video_dir / "with_audio.mp4")
+
+
+@pytest.fixture(scope="session")
+def unicode_video(video_dir, index_video):
+    """The index video under a name with spaces and non-ASCII characters."""
+    sub = video_dir / "dossier été"
+    sub.mkdir(exist_ok=True)
+    dst = sub / UNICODE_NAME
+    shutil.copyfile(index_video.path, dst)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def bad_inputs(video_dir) -> dict:
+    return V.make_bad_inputs(video_dir / "bad")

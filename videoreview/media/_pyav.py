@@ -1,0 +1,156 @@
+"""PyAV decoding: the fallback that works on anything FFmpeg can read.
+
+Frames are matched to indices by their pts (never by counting), so a frame that fails to
+decode cannot shift the ones after it. Random access seeks to the keyframe before the
+wanted frame and decodes forward; a seek that lands too late is retried further back.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from ..errors import MediaError
+from .probe import StreamIndex, decode_packets, open_container, set_threads
+
+# Scaling: bicubic matches what decord's filter graph does, so both backends give the
+# same pixels; threads=1 because sws slice threads fight the decoder threads (3x slower).
+_INTERPOLATION = "BICUBIC"
+
+
+def to_rgb(frame, size: tuple[int, int], rotation: int, reformatter=None) -> np.ndarray:
+    """An av.VideoFrame as RGB uint8 [H, W, 3] at display ``size`` (w, h), rotated for display.
+    Pass the same ``reformatter`` for a run of frames: it keeps its scaler set up."""
+    w, h = size
+    if rotation in (90, 270):
+        w, h = h, w  # scale the stored frame, then turn it
+    kw = dict(width=w, height=h, format="rgb24", interpolation=_INTERPOLATION, threads=1)
+    rgb = reformatter.reformat(frame, **kw) if reformatter is not None else frame.reformat(**kw)
+    arr = rgb.to_ndarray()
+    if rotation:
+        arr = np.rot90(arr, k=-(rotation // 90))  # np.rot90 turns counter-clockwise for k > 0
+    return arr
+
+
+class PyAVReader:
+    name = "pyav"
+
+    def __init__(self, index: StreamIndex):
+        self._index = index
+        self._container = None
+        self._stream = None
+        self._next = None  # index of the frame the decoder will give next, or None if unknown
+        self._frames = None  # the live decode generator
+        self._pts_to_index = {int(p): i for i, p in enumerate(index.pts)}
+        self._key_before = index.keyframe_before()
+        self._reformatter = None
+
+    # -- plumbing
+
+    def _open(self) -> None:
+        self.close()
+        self._container = open_container(self._index.path, 1)
+        self._stream = self._container.streams[self._index.stream_index]
+        set_threads(self._stream.codec_context)
+        self._frames = None
+        self._next = 0
+
+    def close(self) -> None:
+        self._frames = None
+        if self._container is not None:
+            try:
+                self._container.close()
+            finally:
+                self._container = None
+                self._stream = None
+
+    def _decoded(self):
+        """Decoded frames from the current position on, with their index (None if unknown)."""
+        frames = decode_packets(self._stream, self._container.demux(self._stream))
+        if not self._index.seekable:
+            # No timestamps in the file: frames are counted from the start (always reopened).
+            yield from enumerate(frames)
+            return
+        lookup = self._pts_to_index.get
+        for frame in frames:
+            yield (lookup(frame.pts) if frame.pts is not None else None), frame
+
+    def _seek_to(self, key: int) -> None:
+        import av
+
+        if key == 0 or not self._index.seekable or self._container is None:
+            self._open()  # reopening is exact for every format
+        if key > 0 and self._index.seekable:
+            try:
+                # Seek by the keyframe's pts: lands on it whether the demuxer compares pts
+                # (mov) or dts (dts <= pts). Its dts would land one GOP early in mov.
+                self._container.seek(int(self._index.pts[key]), backward=True, stream=self._stream)
+            except av.error.FFmpegError:
+                self._open()  # cannot seek: decode from the start
+        self._frames = self._decoded()
+        self._next = None
+
+    def _position(self, target: int, key: int) -> None:
+        """Seek so that the decoder's next frame is at or before ``target``."""
+        tries = 0
+        while True:
+            self._seek_to(key)
+            gen = self._frames
+            first = None
+            for idx, frame in gen:
+                if idx is not None:
+                    first = (idx, frame)
+                    break
+            if first is None:
+                if key == 0:
+                    raise MediaError(self._index.path, f"frame {target} could not be decoded")
+                key = 0
+                continue
+            if first[0] > target and key > 0:
+                # The seek landed after the target (inexact seeking): go one keyframe
+                # further back, then to the start.
+                tries += 1
+                key = int(self._key_before[key - 1]) if tries < 2 else 0
+                continue
+            self._frames = _prepend(first, gen)
+            self._next = first[0]
+            return
+
+    # -- reading
+
+    def read(self, targets: Sequence[int], size: tuple[int, int]) -> Iterator[tuple[int, np.ndarray]]:
+        """(index, RGB frame) for each of ``targets`` (sorted, unique), in order. When a
+        frame in a damaged file does not decode, the next one that does stands in for it
+        (with its own index)."""
+        from av.video.reformatter import VideoReformatter
+
+        rotation = self._index.rotation
+        if self._reformatter is None:
+            self._reformatter = VideoReformatter()
+        k = 0
+        while k < len(targets):
+            target = int(targets[k])
+            key = int(self._key_before[target])
+            if self._frames is None or self._next is None or target < self._next or key > self._next:
+                self._position(target, key)
+            for idx, frame in self._frames:
+                if idx is None:
+                    continue
+                self._next = idx + 1
+                if idx < target:
+                    continue  # decoded but not wanted: no conversion
+                arr = to_rgb(frame, size, rotation, self._reformatter)
+                while k < len(targets) and int(targets[k]) <= idx:
+                    yield idx, arr
+                    k += 1
+                break
+            else:
+                self._frames = None
+                self._next = None
+                raise MediaError(self._index.path, f"frame {target} of {len(self._index.pts)} could not be decoded")
+
+
+def _prepend(item, it):
+    yield item
+    yield from it

@@ -1,0 +1,211 @@
+"""FrameSource: frames of one video as RGB numpy arrays, by index, by time, or all in order.
+
+Frame ``i`` is the i-th frame in presentation order (the order a player shows them and
+the decoder outputs them); ``timestamps[i]`` is its presentation time in seconds, the
+first frame at 0, taken from the container's pts (never i / fps), so variable-frame-rate
+files are right. Frames come at display orientation (rotation applied) and, by default,
+at display size (``info.width`` x ``info.height``).
+
+Backends: decord when it agrees with the demuxed index (see ``_decord``), else PyAV. If
+decord fails part-way, the source switches to PyAV for good and carries on; ``backend``
+says which is in use and ``fallback_reason`` why PyAV was chosen.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from ..errors import MediaError
+from ..records import VideoInfo
+from . import _decord
+from ._pyav import PyAVReader
+from .probe import scan
+
+BACKENDS = ("auto", "decord", "pyav")
+
+
+@dataclass(frozen=True)
+class FrameBatch:
+    indices: np.ndarray  # int64: index of each frame (presentation order, 0-based)
+    times: np.ndarray  # float64 seconds: presentation time of each frame, first frame at 0
+    frames: np.ndarray  # uint8 [N, H, W, 3] RGB, display orientation
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class FrameSource:
+    """Open with :func:`open_video`; use as a context manager. Not thread-safe: use one
+    source per thread."""
+
+    def __init__(self, path: str | os.PathLike, backend: str = "auto"):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        self.path = os.fspath(path)
+        info, index = scan(path)
+        self.info: VideoInfo = info
+        self._index = index
+        self.timestamps: np.ndarray = (index.pts - index.pts[0]).astype(np.float64) * float(index.time_base)
+        self.timestamps.setflags(write=False)
+        self._pyav: PyAVReader | None = None
+        self._decord: _decord.DecordReader | None = None
+        self.fallback_reason: str | None = None
+        if backend in ("auto", "decord"):
+            reason = "decord is not installed" if not _decord.available() else None
+            if reason is None:
+                reader = _decord.DecordReader(index, self.timestamps, (info.width, info.height))
+                reason = reader.check()
+                if reason is None:
+                    self._decord = reader
+                else:
+                    reader.close()
+            if reason is not None:
+                if backend == "decord":
+                    raise MediaError(path, f"decord cannot decode this file correctly: {reason}")
+                self.fallback_reason = reason
+        if self._decord is None and self.fallback_reason is None and backend == "pyav":
+            self.fallback_reason = "PyAV requested"
+        # Keep the probe's reference frame only while decord may need checking against it.
+        if self._decord is None:
+            index.first_frame = None
+
+    # -- lifecycle
+
+    @property
+    def backend(self) -> str:
+        return "decord" if self._decord is not None else "pyav"
+
+    def close(self) -> None:
+        if self._decord is not None:
+            self._decord.close()
+        if self._pyav is not None:
+            self._pyav.close()
+            self._pyav = None
+
+    def __enter__(self) -> "FrameSource":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return self.info.frame_count
+
+    def __repr__(self) -> str:
+        return f"FrameSource({self.path!r}, backend={self.backend!r}, frames={self.info.frame_count})"
+
+    # -- reading
+
+    def iter_batches(self, size: tuple[int, int] | None = None, batch: int = 64) -> Iterator[FrameBatch]:
+        """Every frame once, in order, ``batch`` at a time, at ``size`` = (width, height)
+        (None: display size). Memory stays at one batch."""
+        yield from self._batches(np.arange(self.info.frame_count, dtype=np.int64), self._size(size), batch)
+
+    def frames_at_indices(self, indices, size: tuple[int, int] | None = None) -> FrameBatch:
+        """The frames at ``indices`` (any order, repeats allowed), in the order asked."""
+        req = np.asarray(indices, dtype=np.int64).ravel()
+        n = self.info.frame_count
+        if req.size and (req.min() < 0 or req.max() >= n):
+            bad = int(req[(req < 0) | (req >= n)][0])
+            raise IndexError(f"frame index {bad} out of range (the video has {n} frames)")
+        size = self._size(size)
+        if req.size == 0:
+            return self._empty(size)
+        uniq, where = np.unique(req, return_inverse=True)
+        got_idx = np.empty(len(uniq), np.int64)
+        got = np.empty((len(uniq), size[1], size[0], 3), np.uint8)
+        for k, (idx, frame) in enumerate(self._read(uniq, size)):
+            got_idx[k] = idx
+            got[k] = frame
+        indices = got_idx[where]
+        return FrameBatch(indices, self.timestamps[indices], got[where])
+
+    def frames_at_times(self, times, size: tuple[int, int] | None = None) -> FrameBatch:
+        """For each time (seconds), the frame on screen then: the last one with pts <= t.
+        Times before the first frame give frame 0, after the end the last frame.
+        ``FrameBatch.times`` holds the frames' own times."""
+        return self.frames_at_indices(self.index_at(times), size)
+
+    def index_at(self, times) -> np.ndarray:
+        """Index of the frame displayed at each time (see frames_at_times)."""
+        t = np.asarray(times, dtype=np.float64).ravel()
+        if np.isnan(t).any():
+            raise ValueError("times must not be NaN")
+        # 1 us of slack: k / fps computed in floating point must still land on frame k.
+        idx = np.searchsorted(self.timestamps, t + 1e-6, side="right") - 1
+        return np.clip(idx, 0, self.info.frame_count - 1).astype(np.int64)
+
+    def sample(self, rate: float, size: tuple[int, int] | None = None, batch: int = 64) -> Iterator[FrameBatch]:
+        """The frames shown at times k / ``rate`` (k = 0, 1, ... while before the end),
+        streamed in batches. When ``rate`` exceeds the frame rate a frame is not repeated."""
+        if not rate or rate <= 0 or not math.isfinite(rate):
+            raise ValueError(f"rate must be a positive number of frames per second, not {rate!r}")
+        count = max(1, math.ceil(self.info.duration * rate - 1e-9))
+        idx = np.unique(self.index_at(np.arange(count, dtype=np.float64) / rate))
+        yield from self._batches(idx, self._size(size), batch)
+
+    def sample_indices(self, rate: float) -> np.ndarray:
+        """The indices :meth:`sample` would return, without decoding."""
+        count = max(1, math.ceil(self.info.duration * rate - 1e-9))
+        return np.unique(self.index_at(np.arange(count, dtype=np.float64) / rate))
+
+    # -- internals
+
+    def _size(self, size) -> tuple[int, int]:
+        if size is None:
+            return (self.info.width, self.info.height)
+        try:
+            w, h = (int(v) for v in size)
+        except (TypeError, ValueError):
+            raise ValueError(f"size must be (width, height), not {size!r}") from None
+        if w <= 0 or h <= 0:
+            raise ValueError(f"size must be positive, not {size!r}")
+        return (w, h)
+
+    def _empty(self, size) -> FrameBatch:
+        return FrameBatch(np.empty(0, np.int64), np.empty(0, np.float64), np.empty((0, size[1], size[0], 3), np.uint8))
+
+    def _batches(self, targets: np.ndarray, size, batch: int) -> Iterator[FrameBatch]:
+        batch = max(1, int(batch))
+        w, h = size
+        buf = idx = None
+        m = 0
+        for i, frame in self._read(targets, size):
+            if buf is None:
+                n = min(batch, len(targets))
+                buf, idx, m = np.empty((n, h, w, 3), np.uint8), np.empty(n, np.int64), 0
+            buf[m] = frame
+            idx[m] = i
+            m += 1
+            if m == len(buf):
+                yield FrameBatch(idx, self.timestamps[idx], buf)
+                buf = None
+        if buf is not None and m:
+            yield FrameBatch(idx[:m], self.timestamps[idx[:m]], buf[:m])
+
+    def _read(self, targets: np.ndarray, size) -> Iterator[tuple[int, np.ndarray]]:
+        """(index, frame) per target, from decord, switching to PyAV if decord fails."""
+        done = 0
+        if self._decord is not None:
+            try:
+                for item in self._decord.read(targets, size):
+                    yield item
+                    done += 1
+                return
+            except _decord.DecordFailed as exc:
+                self.fallback_reason = str(exc)
+                self._decord.close()
+                self._decord = None
+        if self._pyav is None:
+            self._pyav = PyAVReader(self._index)
+        yield from self._pyav.read(targets[done:], size)
+
+
+def open_video(path: str | os.PathLike, backend: str = "auto") -> FrameSource:
+    """Open a video for reading frames; MediaError if it is not a usable video."""
+    return FrameSource(path, backend)
