@@ -107,4 +107,11 @@ def unicode_video(video_dir, index_video):
 
 @pytest.fixture(scope="session")
 def bad_inputs(video_dir) -> dict:
+    """name -> path of inputs that must each give one MediaError."""
     return V.make_bad_inputs(video_dir / "bad")
+
+
+@pytest.fixture(scope="session")
+def truncated_videos(video_dir) -> dict:
+    """name -> SyntheticVideo of cut-off files that still open (truncated_mkv, truncated_faststart)."""
+    return V.make_truncated_videos(video_dir / "truncated")

@@ -8,7 +8,6 @@ independent FFmpeg build.
 from __future__ import annotations
 
 import os
-import subprocess
 
 import cv2
 import numpy as np
@@ -21,14 +20,7 @@ from videoreview.media import VIDEO_EXTENSIONS, FrameBatch, open_video, probe, s
 BACKENDS = ("decord", "pyav")
 
 
-def ffprobe_decoded_frames(path) -> int:
-    """Frames the ffprobe CLI can decode: an independent count."""
-    out = subprocess.run(
-        ["ffprobe", "-v", "quiet", "-threads", "1", "-select_streams", "v:0", "-count_frames",
-         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", os.fspath(path)],
-        capture_output=True, text=True, check=True,
-    ).stdout
-    return int(out.split()[0].strip(","))  # MPEG-TS lists the stream again under its program
+ffprobe_decoded_frames = V.ffprobe_decoded_frames  # the ffprobe CLI's count: independent of our code
 
 
 def unrotate(frame: np.ndarray, rotation: int) -> np.ndarray:
@@ -161,7 +153,7 @@ def test_every_fixture_decodes_right_frames(name, request):
         assert indices_of(src.frames_at_indices(req)) == req
 
 
-def test_backend_choice(index_video, index_mkv, index_ts, avi_bframes, lying_avi, unindexed_avi, bad_inputs):
+def test_backend_choice(index_video, index_mkv, index_ts, avi_bframes, lying_avi, unindexed_avi, truncated_videos):
     """decord where it agrees with the demuxed index, PyAV where it is known to be wrong."""
     for v in (index_video, index_mkv, lying_avi):
         with open_video(v.path) as src:
@@ -170,7 +162,7 @@ def test_backend_choice(index_video, index_mkv, index_ts, avi_bframes, lying_avi
         index_ts.path: "seeks unreliably",  # decord starts 25 frames in on this file
         avi_bframes.path: "timestamps disagree",
         unindexed_avi.path: "keyframe flags",
-        bad_inputs["truncated_faststart"]: "decord counts 48 frames, 47 decode",
+        truncated_videos["truncated_faststart"].path: "decord counts 48 frames, 47 decode",
     }
     for path, why in expect.items():
         with open_video(path) as src:
@@ -294,19 +286,18 @@ def test_unicode_path_works(unicode_video):
     assert V.read_index(thumbnail(unicode_video, 1.0, width=160)) == 25
 
 
-def test_truncated_files_with_frames_open(bad_inputs):
+@pytest.mark.parametrize("name", ["truncated_mkv", "truncated_faststart"])
+def test_truncated_files_with_frames_open(truncated_videos, name):
     """Decision: a cut-off file that still has decodable frames opens; frame_count is
     what decodes, header_frame_count what the container claims."""
-    mkv, mp4 = bad_inputs["truncated_mkv"], bad_inputs["truncated_faststart"]
-    for path in (mkv, mp4):
-        info = probe(path)
-        assert 0 < info.frame_count < 100
-        assert info.frame_count == ffprobe_decoded_frames(path)
-        with open_video(path) as src:
-            assert indices_of(all_batches(src, size=(64, 36))) == list(range(info.frame_count))
-            last = info.frame_count - 1
-            assert indices_of(src.frames_at_indices([last, 0])) == [last, 0]
-    assert probe(mp4).header_frame_count == 100
+    v = truncated_videos[name]
+    info = probe(v.path)
+    assert 0 < info.frame_count == v.frame_count < 100  # v.frame_count: ffprobe's count
+    assert info.header_frame_count == v.header_frame_count
+    with open_video(v.path) as src:
+        assert indices_of(all_batches(src, size=(64, 36))) == list(range(info.frame_count))
+        last = info.frame_count - 1
+        assert indices_of(src.frames_at_indices([last, 0])) == [last, 0]
 
 
 # ------------------------------------------------------------------------- bad input
@@ -326,6 +317,7 @@ BAD = {
 
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_bad_input_gives_one_plain_media_error(bad_inputs, name):
+    assert set(bad_inputs) == set(BAD)
     path = bad_inputs[name]
     for call in (probe, open_video, lambda p: thumbnail(p, 0.0)):
         with pytest.raises(MediaError) as err:

@@ -51,6 +51,8 @@ __all__ = [
     "make_audio_with_cover",
     "make_long_video",
     "make_bad_inputs",
+    "make_truncated_videos",
+    "ffprobe_decoded_frames",
     "truncate_copy",
     "patch_avi_frame_count",
 ]
@@ -499,13 +501,14 @@ def truncate_copy(src: Path, dst: Path, fraction: float = 0.5) -> Path:
 
 
 def make_bad_inputs(directory: Path) -> dict[str, Path]:
-    """Files that are not (fully) usable videos, by name:
+    """Inputs that each must give one MediaError, by name:
 
     text (notes.txt), text_as_mp4, empty, random (bytes named .mp4), truncated_mp4 (the
-    first half of an MP4 whose moov index is at the end), truncated_mkv and
-    truncated_faststart (first halves that still hold decodable frames), directory,
-    missing, audio_only, cover_art (an MP3 whose only "video" is its cover picture).
-    The index-coded originals of the truncated files are left as _full.mp4/_full.mkv."""
+    first half of an MP4 whose moov index is at the end), directory, missing,
+    audio_only, cover_art (an MP3 whose only "video" is its cover picture).
+
+    Cut-off files that still hold decodable frames open normally: see
+    :func:`make_truncated_videos`."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     out: dict[str, Path] = {}
@@ -519,15 +522,47 @@ def make_bad_inputs(directory: Path) -> dict[str, Path]:
     out["random"].write_bytes(np.random.default_rng(1234).integers(0, 256, 200_000, dtype=np.uint8).tobytes())
     full_mp4 = make_index_video(d, "_full.mp4", frames=100).path
     out["truncated_mp4"] = truncate_copy(full_mp4, d / "truncated.mp4")
-    full_mkv = make_index_video(d, "_full.mkv", frames=100).path
-    out["truncated_mkv"] = truncate_copy(full_mkv, d / "truncated.mkv")
-    # With the index first (faststart) the first half still holds decodable frames.
-    faststart = d / "_faststart.mp4"
-    ffmpeg("-i", full_mp4, "-c", "copy", "-movflags", "+faststart", faststart)
-    out["truncated_faststart"] = truncate_copy(faststart, d / "truncated_faststart.mp4")
+    full_mp4.unlink()
     out["directory"] = d / "folder.mp4"
     out["directory"].mkdir(exist_ok=True)
     out["missing"] = d / "does-not-exist.mp4"
     out["audio_only"] = make_audio_only(d)
     out["cover_art"] = make_audio_with_cover(d)
     return out
+
+
+def make_truncated_videos(directory: Path) -> dict[str, SyntheticVideo]:
+    """First halves of 100-frame index-coded videos that still hold decodable frames
+    (they open; frame_count is what decodes): truncated_mkv, and truncated_faststart (an
+    MP4 with its moov index at the front). ``frame_count`` in the returned truth is the
+    number of frames that decode (counted with the ffprobe CLI); ``header_frame_count``
+    what the container still claims (None for Matroska)."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    out: dict[str, SyntheticVideo] = {}
+    full_mkv = make_index_video(d, "_full.mkv", frames=100)
+    full_mp4 = make_index_video(d, "_full.mp4", frames=100)
+    faststart = d / "_faststart.mp4"
+    ffmpeg("-i", full_mp4.path, "-c", "copy", "-movflags", "+faststart", faststart)
+    for name, src, header in (("truncated_mkv", full_mkv.path, None), ("truncated_faststart", faststart, 100)):
+        path = truncate_copy(src, d / f"{name}.mp4" if name.endswith("faststart") else d / f"{name}.mkv")
+        n = ffprobe_decoded_frames(path)
+        out[name] = SyntheticVideo(path, 25.0, n, (320, 180), np.arange(n) / 25.0, codec="h264",
+                                   header_frame_count=header, index_coded=True)
+    for f in (full_mkv.path, full_mp4.path, faststart):
+        f.unlink()
+    return out
+
+
+def ffprobe_decoded_frames(path: Path) -> int:
+    """How many frames the ffprobe CLI decodes from the first video stream: an
+    independent count (single-threaded, so frames in flight are not lost on errors)."""
+    exe = shutil.which("ffprobe")
+    if exe is None:
+        raise RuntimeError("the ffprobe command-line tool is needed (apt install ffmpeg)")
+    out = subprocess.run(
+        [exe, "-v", "quiet", "-threads", "1", "-select_streams", "v:0", "-count_frames",
+         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", os.fspath(path)],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return int(out.split()[0].strip(","))  # MPEG-TS lists the stream again under its program

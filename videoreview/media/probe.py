@@ -3,10 +3,13 @@
 ``probe`` demuxes every packet of the video stream with PyAV (no decoding) to get the
 real presentation timestamps and frame count: container headers lie (an AVI may claim
 444 frames and hold 68; a truncated file claims what it had before it was cut). Zero-size
-"dropped frame" packets are skipped. Then it decodes the first frame (for the rotation
-and to be sure something decodes) and the last GOP (to drop frames at the end that do
-not decode, e.g. the half-written last packet of a truncated file). A 20-minute 720p
-file probes in about half a second when cached, a few seconds from a cold disk.
+"dropped frame" packets are skipped. Then it decodes a little: the first frame (rotation;
+something must decode), the frame at the last keyframe (some containers flag every
+frame as a keyframe, and seeking to those gives garbage), and, only when the file looks
+damaged (a packet read in part, a read error, fewer packets than the header claims), the
+whole last GOP, dropping frames at the end that do not decode. A 20-minute 720p H.264
+file (1.3 GB) probes in 0.35-0.45 s when cached and 1-4.5 s from a cold disk: the time
+goes on reading packets, not decoding.
 
 Truncated files: a file cut short that still has decodable frames opens normally, with
 ``frame_count`` counting what decodes (``header_frame_count`` keeps the container's

@@ -29,7 +29,7 @@ from .probe import scan
 BACKENDS = ("auto", "decord", "pyav")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq on arrays would be ambiguous
 class FrameBatch:
     indices: np.ndarray  # int64: index of each frame (presentation order, 0-based)
     times: np.ndarray  # float64 seconds: presentation time of each frame, first frame at 0
@@ -143,14 +143,13 @@ class FrameSource:
     def sample(self, rate: float, size: tuple[int, int] | None = None, batch: int = 64) -> Iterator[FrameBatch]:
         """The frames shown at times k / ``rate`` (k = 0, 1, ... while before the end),
         streamed in batches. When ``rate`` exceeds the frame rate a frame is not repeated."""
-        if not rate or rate <= 0 or not math.isfinite(rate):
-            raise ValueError(f"rate must be a positive number of frames per second, not {rate!r}")
-        count = max(1, math.ceil(self.info.duration * rate - 1e-9))
-        idx = np.unique(self.index_at(np.arange(count, dtype=np.float64) / rate))
+        idx = self.sample_indices(rate)
         yield from self._batches(idx, self._size(size), batch)
 
     def sample_indices(self, rate: float) -> np.ndarray:
         """The indices :meth:`sample` would return, without decoding."""
+        if not rate or rate <= 0 or not math.isfinite(rate):
+            raise ValueError(f"rate must be a positive number of frames per second, not {rate!r}")
         count = max(1, math.ceil(self.info.duration * rate - 1e-9))
         return np.unique(self.index_at(np.arange(count, dtype=np.float64) / rate))
 

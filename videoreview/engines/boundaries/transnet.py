@@ -264,7 +264,8 @@ class Transition:
 
 def transitions_from_probs(probs: np.ndarray, times: Sequence[float] | np.ndarray | None = None,
                            threshold: float = 0.5, many_threshold: float = 0.5,
-                           gradual_min_frames: int = 4) -> list[Transition]:
+                           gradual_min_frames: int = 4, many_only_frames: int | None = 10,
+                           many_only_support: float = 0.2) -> list[Transition]:
     """Transitions from TransNetV2 probabilities.
 
     ``probs``: float [N] one_hot, or [N, 2] ``[one_hot, many_hot]`` as the stream gives.
@@ -281,6 +282,11 @@ def transitions_from_probs(probs: np.ndarray, times: Sequence[float] | np.ndarra
     ``gradual_min_frames`` frames (4 = 0.16 s at 25 fps, longer than any cut's blur)
     is "gradual", shorter ones are "cut". Without a many_hot column the one_hot run
     length alone decides.
+
+    Beyond the original: a soft dissolve can keep one_hot just under the threshold
+    while many_hot clearly marks it. A many_hot run of at least ``many_only_frames``
+    frames (0.4 s at 25 fps) whose one_hot still reaches ``many_only_support`` is also
+    reported as gradual. ``many_only_frames=None`` gives the original behaviour.
     """
     probs = np.asarray(probs, dtype=np.float32)
     if probs.ndim == 1:
@@ -305,6 +311,13 @@ def transitions_from_probs(probs: np.ndarray, times: Sequence[float] | np.ndarra
             spans[-1][1], spans[-1][2] = max(spans[-1][1], end), b
         else:
             spans.append([start, end, b])
+    if many is not None and many_only_frames is not None:
+        for ma, mb in many_runs:
+            long_enough = mb - ma + 1 >= max(many_only_frames, gradual_min_frames)
+            if long_enough and one[ma:mb + 1].max() >= many_only_support and \
+                    not any(s <= mb and e >= ma for s, e, _ in spans):
+                spans.append([ma, mb, mb])
+        spans.sort()
 
     out: list[Transition] = []
     for start, end, last_one in spans:
