@@ -5,7 +5,11 @@ subject's status changes: a new action, a new subject or object, a colour change
 object starting or stopping to move. Here it is found *without* a cut: cuts and gradual
 transitions come from TransNetV2 and are handled separately.
 
-Signals, all at a fixed sample rate (``sample_times``, e.g. 5 per second):
+Signals, all at a fixed sample rate (``sample_times``). 5 per second (every 5th frame at
+25 fps, every 6th at 30) is the intended rate: it places a boundary to +-0.1 s, the
+finest GEB+ tolerance, gives 5 samples per 1 s window, and costs EfficientNet only
+5 frames per second of video; 4-8 per second work with the same defaults (windows and
+gaps are in seconds).
   * appearance: L2-normalised EfficientNet-Lite0 features of the frame at each sample;
   * motion energy: mean absolute difference between consecutive small grey frames at the
     full frame rate, above each frame pair's median (its noise level)
@@ -17,17 +21,19 @@ Per sample index i, for each shot separately (never across a cut):
   * appearance novelty = cosine distance between the mean feature of the ``window``
     seconds before i and the ``window`` seconds from i on (the GEBD "difference of
     neighbouring windows" baseline);
-  * motion novelty = |log((m_before + eps) / (m_after + eps))| of the windowed mean motion
-    energy, i.e. how many times busier one side is; ``eps`` keeps encoder noise on a
-    still picture from looking like motion;
-  * each is turned into a robust z-score over its shot (median, scaled MAD, with a floor
-    so a nearly constant shot does not blow noise up), the two are combined by max,
+  * motion novelty = |mean log(m + eps) before - mean log(m + eps) after|, i.e. how many
+    times busier one side is (geometric means); ``eps`` keeps what is left of the noise
+    on a still picture from looking like motion;
+  * each is turned into a robust z-score over its shot (lower quartile as baseline,
+    scaled MAD clipped to a floor and a cap as spread), the positive parts are summed,
     smoothed with a small Gaussian, and peaks are picked with ``scipy.signal.find_peaks``
     (height, prominence, a minimum gap).
 
 A sample is only scored when it is at least ``cut_guard`` seconds away from every cut or
 gradual transition and both of its windows have enough samples inside the same shot.
-Memory is O(n) in small arrays plus the features themselves (n x 1280 float32).
+Memory is O(n): the features themselves (n x 1280 float32, 30 MB for 20 min at 5/s), a
+float64 prefix sum over the longest shot (twice that for a 20 min single shot) and
+small per-sample arrays. Frames are never needed.
 """
 
 from __future__ import annotations
@@ -143,9 +149,10 @@ class EventDetector:
       prominence: minimum prominence of a peak in z units (1.0: lets a "stop" right after
           an "enter" stand out as its own peak).
       feature_floor, feature_cap: bounds of the appearance-novelty spread (cosine
-          distance) used for the z-score (0.01, 0.02). The floor keeps encoder noise and
-          flicker (< 0.005) small; the cap keeps a short shot full of events from
-          inflating its own MAD and hiding them.
+          distance) used for the z-score (0.02, 0.04). The floor keeps sensor noise and
+          a small object drifting about (novelty ~0.01-0.05) below the threshold; the cap
+          keeps a short shot full of events from inflating its own MAD and hiding them.
+          An object entering a still shot gives ~0.1.
       motion_eps: grey levels added to motion energy before the log ratio (0.02, about
           twice the denoised energy of a still shot with sensor noise).
       motion_floor, motion_cap: bounds of the motion-novelty spread (log ratio) (0.25, 0.35).
@@ -153,8 +160,8 @@ class EventDetector:
     """
 
     def __init__(self, window: float = 1.0, min_side: float = 0.4, min_gap: float = 1.0, cut_guard: float = 0.5,
-                 threshold: float = 4.0, prominence: float = 1.0, feature_floor: float = 0.01,
-                 feature_cap: float = 0.02, motion_eps: float = 0.02, motion_floor: float = 0.25,
+                 threshold: float = 4.0, prominence: float = 1.0, feature_floor: float = 0.02,
+                 feature_cap: float = 0.04, motion_eps: float = 0.02, motion_floor: float = 0.25,
                  motion_cap: float = 0.35, smooth: float = 1.0):
         self.window = window
         self.min_side = min_side
@@ -284,21 +291,30 @@ def _feature_novelty(f: np.ndarray, w: int, chunk: int = 512) -> np.ndarray:
 
 
 def _motion_novelty(m: np.ndarray, w: int, eps: float) -> np.ndarray:
-    """|log((mean m[i-w:i] + eps) / (mean m[i:i+w] + eps))| per i."""
+    """|mean log(m + eps) over [i-w, i) - mean log(m + eps) over [i, i+w)| per i.
+
+    Averaging logs (not taking the log of averages) makes a step in motion a triangle
+    peaking exactly at the step; one busy sample on a still background would otherwise
+    dominate its whole window and give a flat plateau."""
     n = len(m)
-    csum = np.concatenate([[0.0], np.cumsum(m)])
+    csum = np.concatenate([[0.0], np.cumsum(np.log(np.maximum(m, 0) + eps))])
     i = np.arange(n)
     lo, hi = np.maximum(i - w, 0), np.minimum(i + w, n)
     before = (csum[i] - csum[lo]) / np.maximum(i - lo, 1)
     after = (csum[hi] - csum[i]) / np.maximum(hi - i, 1)
-    return np.abs(np.log((before + eps) / (after + eps)))
+    out = np.abs(before - after)
+    out[(i == lo) | (i == hi)] = 0.0  # one side empty
+    return out
 
 
 def _robust_z(x: np.ndarray, side: int, floor: float, cap: float) -> np.ndarray:
-    """(x - median) / spread over the scorable samples, spread = 1.4826 * MAD clipped to
-    [floor, cap]: the floor keeps a still shot's noise small, the cap keeps a short shot
-    full of events from hiding them (they would inflate its MAD)."""
+    """(x - baseline) / spread over the scorable samples.
+
+    baseline: the lower quartile, i.e. the level of the quiet parts of the shot (the
+    median would already sit on the events of a short, eventful shot); spread: 1.4826 *
+    MAD clipped to [floor, cap]: the floor keeps a still shot's noise small, the cap
+    keeps events from inflating their own yardstick."""
     core = x[side:len(x) - side + 1] if len(x) > 2 * side else x
     med = float(np.median(core))
     mad = 1.4826 * float(np.median(np.abs(core - med)))
-    return (x - med) / min(max(mad, floor), cap)
+    return (x - float(np.quantile(core, 0.25))) / min(max(mad, floor), cap)

@@ -13,14 +13,21 @@ each frame two probabilities: ``one_hot`` (this frame is the transition frame) a
     # rows are [one_hot, many_hot] in frame order; concatenate them and then
     transitions = transitions_from_probs(all_probs, times)
 
-Speed on a 2-core AVX-512 CPU: about 120-130 frames/s (fp32, one window per forward
-pass). Each output frame costs ~1.6 GFLOP because windows overlap by half; the spatial
-convolutions already run near the cores' peak, bf16/fp16 are slower here (no AMX), and
-batching windows only adds cache misses. See ``benchmark`` at the bottom.
+Speed on the 2-core AVX-512 CPU we measured (no AMX): 123-129 frames/s with one window
+per forward pass, i.e. ~5x realtime for 25 fps video from TransNetV2 alone. That is
+near the ceiling: a window is 83 GFLOP for 50 output frames (windows overlap by half),
+1.66 GFLOP per frame, and its 3x3 spatial convolutions already run at 250-350 GFLOPS,
+about the cores' fp32 peak, so even a perfect kernel would give ~200 frames/s. bf16 and
+fp16 (oneDNN avx512_core_bf16 / fp16) are slower than fp32 here, channels-last 3D is
+no faster, batching windows is slower (2: ~120, 4: ~90 frames/s; activations spill the
+caches), longer windows (not exact) reach only ~165. See ``benchmark`` at the bottom.
+Under CPU contention (another busy thread) torch's two OpenMP threads slow down 3x;
+keep decoding and inference from running at the same time, or give torch 1 thread.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import time
@@ -39,6 +46,7 @@ __all__ = [
     "TransNetStream",
     "limit_torch_threads",
     "load_transnet",
+    "area_resize",
     "resize_frames",
     "transitions_from_probs",
 ]
@@ -121,23 +129,41 @@ def _restore_global_torch_state(state: dict) -> None:
         torch.cuda.set_rng_state_all(state["cuda_rng"])
 
 
-def resize_frames(frames: np.ndarray) -> np.ndarray:
-    """RGB uint8 [N, H, W, 3] (or one [H, W, 3]) -> [N, 27, 48, 3] for TransNetV2.
+def resize_frames(frames: np.ndarray, size: tuple[int, int] = FRAME_SIZE) -> np.ndarray:
+    """RGB uint8 [N, H, W, 3] (or one [H, W, 3]) -> [N, height, width, 3], by default
+    [N, 27, 48, 3] for TransNetV2.
 
     The original feeds ffmpeg's ``scale=48x27`` (bicubic, filter widened when shrinking,
     i.e. anti-aliased); OpenCV's INTER_AREA is the closest cheap equivalent. The aspect
-    ratio is not kept, as in the original."""
-    import cv2
-
+    ratio is not kept, as in the original. Scaling in the decoder is cheaper still."""
     frames = np.asarray(frames)
     if frames.ndim == 3:
         frames = frames[None]
-    if frames.shape[1:3] == (FRAME_SIZE[1], FRAME_SIZE[0]):
+    if frames.shape[1:3] == (size[1], size[0]):
         return np.ascontiguousarray(frames, dtype=np.uint8)
-    out = np.empty((len(frames), FRAME_SIZE[1], FRAME_SIZE[0], 3), np.uint8)
+    out = np.empty((len(frames), size[1], size[0], 3), np.uint8)
     for i, frame in enumerate(frames):
-        out[i] = cv2.resize(frame, FRAME_SIZE, interpolation=cv2.INTER_AREA)
+        out[i] = area_resize(frame, size)
     return out
+
+
+def area_resize(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """cv2 INTER_AREA to (width, height), in two steps when that is faster.
+
+    OpenCV's area filter is ~3x faster for whole-number factors (720p -> 48x27 takes
+    3 ms directly, 1 ms as 720p -> 128x72 -> 48x27), so first shrink by the largest
+    factor dividing both sides that leaves at least twice the target size."""
+    import cv2
+
+    h, w = image.shape[:2]
+    k = math.gcd(w, h)
+    best = 1
+    for f in range(2, min(w // (2 * size[0]), h // (2 * size[1])) + 1):
+        if k % f == 0:
+            best = f
+    if best > 1:
+        image = cv2.resize(image, (w // best, h // best), interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 class TransNetStream:
