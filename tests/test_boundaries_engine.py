@@ -1,0 +1,107 @@
+"""The builtin boundary engine on generated videos whose boundaries are known."""
+
+import numpy as np
+import pytest
+
+from videoreview.engines.boundaries.builtin import BuiltinBoundaryEngine, refine_cut, transnet_stride
+from videoreview.media import open_video
+from videoreview.metrics.boundaries import boundary_f1, f1_at
+from videoreview.pipeline import CancelToken
+from videoreview.errors import Cancelled
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return BuiltinBoundaryEngine()
+
+
+def detect(engine, video, **kwargs):
+    with open_video(video.path, **kwargs) as source:
+        return engine.detect(source)
+
+
+def times(boundaries, *kinds):
+    return [b.time for b in boundaries if b.kind in kinds]
+
+
+def test_hard_cuts_exact_frames(engine, cuts_video):
+    found = detect(engine, cuts_video)
+    cuts = [b for b in found if b.kind == "cut"]
+    assert [b.frame for b in cuts] == list(cuts_video.cut_frames)
+    assert f1_at(times(found, "cut"), cuts_video.cut_times, 0.1).f1 == 1.0
+    assert all(0.0 < b.confidence <= 1.0 and b.caption is None for b in found)
+    # a static-camera clip of moving test patterns has no events worth reporting near cuts
+    for b in found:
+        if b.kind == "event":
+            assert min(abs(b.time - t) for t in cuts_video.cut_times) > 0.5
+
+
+def test_both_backends_agree(engine, cuts_video):
+    a = detect(engine, cuts_video, backend="decord")
+    b = detect(engine, cuts_video, backend="pyav")
+    assert times(a, "cut") == times(b, "cut")
+
+
+def test_cross_fade_is_one_gradual_transition(engine, crossfade_video):
+    found = detect(engine, crossfade_video)
+    (start, end), = crossfade_video.gradual
+    transitions = [b for b in found if b.kind in ("cut", "gradual")]
+    assert len(transitions) == 1, found
+    assert transitions[0].kind == "gradual"
+    assert abs(transitions[0].time - (start + end) / 2) <= 0.5
+
+
+def test_events_without_a_cut(engine, event_video):
+    found = detect(engine, event_video)
+    assert times(found, "cut", "gradual") == []
+    events = times(found, "event")
+    truth = [event_video.events[k] for k in ("enter", "stop", "change")]
+    scores, _ = boundary_f1(events, truth, (0.5,))
+    assert scores[0].recall >= 2 / 3, (events, truth)
+    assert scores[0].precision >= 0.5, (events, truth)
+
+
+def test_variable_frame_rate_times_are_presentation_times(engine, cuts_video, tmp_path):
+    from videos import encode_frames
+
+    # the first 90 frames of the cuts video (a cut at frame 50), re-timed: 1/30 s apart,
+    # then 1/10 s apart from frame 45 on, so the cut is at 1.5 + 0.5 = 2.0 s, not 50 / fps
+    with open_video(cuts_video.path) as source:
+        frames = source.frames_at_indices(range(90)).frames
+    dts = [1 / 30] * 45 + [1 / 10] * 44
+    t = np.round(np.concatenate([[0.0], np.cumsum(dts)]), 4)
+    path = tmp_path / "vfr_cut.mkv"
+    encode_frames(path, list(frames), 30, times=t)
+    with open_video(path) as source:
+        assert source.info.variable_frame_rate
+        found = engine.detect(source)
+    cuts = [x for x in found if x.kind in ("cut", "gradual")]
+    assert [c.frame for c in cuts] == [50]
+    assert abs(cuts[0].time - 2.0) < 1e-3
+
+
+def test_rotated_video_is_analysed_upright(engine, rotated_video):
+    with open_video(rotated_video.path) as source:
+        assert (source.info.width, source.info.height) == rotated_video.size
+        found = engine.detect(source)
+    assert all(b.frame < rotated_video.frame_count for b in found)
+
+
+def test_cancel_stops_between_batches(engine, cuts_video):
+    token = CancelToken()
+    calls = []
+
+    def progress(fraction, message):
+        calls.append(fraction)
+        token.cancel()
+
+    with open_video(cuts_video.path) as source, pytest.raises(Cancelled):
+        engine.detect(source, progress, token)
+    assert len(calls) == 1
+
+
+def test_stride_and_refinement():
+    assert [transnet_stride(f) for f in (10, 15, 23.976, 25, 30, 50, 60)] == [1, 1, 2, 2, 2, 4, 5]
+    diffs = np.array([0, 1, 1, 9, 1, 1], float)
+    assert refine_cut(diffs, 1, 5) == 3
+    assert refine_cut(diffs, 4, 5) == 5
