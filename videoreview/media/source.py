@@ -47,6 +47,7 @@ class FrameSource:
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         self.path = os.fspath(path)
+        self._requested = backend
         info, index = scan(path)
         self.info: VideoInfo = info
         self._index = index
@@ -103,7 +104,15 @@ class FrameSource:
 
     def iter_batches(self, size: tuple[int, int] | None = None, batch: int = 64) -> Iterator[FrameBatch]:
         """Every frame once, in order, ``batch`` at a time, at ``size`` = (width, height)
-        (None: display size). Memory stays at one batch."""
+        (None: display size). Memory stays at one batch.
+
+        In "auto" mode a whole-file pass reads with PyAV: decord's memory grows with the
+        length of the file on such a pass (measured on 720p H.264: 224 MB after 150 s,
+        1.1 GB after 20 min) while PyAV's stays flat (73 MB after 20 min)."""
+        if self._requested == "auto" and self._decord is not None:
+            self._decord.close()
+            self._decord = None
+            self.fallback_reason = "whole-file pass (PyAV keeps memory flat)"
         yield from self._batches(np.arange(self.info.frame_count, dtype=np.int64), self._size(size), batch)
 
     def frames_at_indices(self, indices, size: tuple[int, int] | None = None) -> FrameBatch:
