@@ -62,6 +62,10 @@ class FrameSource:
                 reader = _decord.DecordReader(index, self.timestamps, (info.width, info.height))
                 reason = reader.check()
                 if reason is None:
+                    # Drop the reader the check opened: left idle, decord keeps decoding
+                    # ahead and held ~1 GB of a 720p file while models loaded. It reopens
+                    # on the first read.
+                    reader.close()
                     self._decord = reader
                 else:
                     reader.close()
