@@ -13,10 +13,13 @@ beyond those (a 20-minute video at 5 samples/s: 6000 x 1280 float32 = 31 MB).
 
 from __future__ import annotations
 
+from contextlib import closing
 from dataclasses import replace
 
 import numpy as np
 
+from ...heap import release_free_memory
+from ...media.prefetch import prefetched
 from ...records import Boundary
 from ..base import ProgressFn, no_progress
 from .events import EventDetector, MotionEnergy, bin_to_samples, transition_spans
@@ -89,20 +92,25 @@ class BuiltinBoundaryEngine:
         motion, plain_diff = MotionEnergy(), MotionEnergy(denoise=False)
         probs, motion_values, diffs, frame_times = [], [], [], []
         sample_frames, sample_times, features = [], [], []
-        for batch in source.iter_batches(size=size, batch=self.batch):
-            if cancel is not None:
-                cancel.check()
-            small = resize_frames(batch.frames)
-            probs.append(stream.push(small[batch.indices % stride == 0]))
-            motion_values.append(motion.push(small))
-            diffs.append(plain_diff.push(small))
-            frame_times.append(batch.times)
-            pick = wanted[np.minimum(batch.indices, total - 1)]
-            if pick.any():
-                features.append(extract(batch.frames[pick]))
-                sample_frames.append(batch.indices[pick])
-                sample_times.append(batch.times[pick])
-            progress(min(1.0, (batch.indices[-1] + 1) / total), f"frame {batch.indices[-1] + 1}/{total}")
+        # Decoding runs a few batches ahead in a thread (see media/prefetch.py); closing()
+        # stops it before the caller closes the source, also on cancel or error.
+        with closing(prefetched(source.iter_batches(size=size, batch=self.batch))) as batches:
+            for number, batch in enumerate(batches):
+                if cancel is not None:
+                    cancel.check()
+                if number % 10 == 9:
+                    release_free_memory()  # keeps peak memory flat over long videos (see heap.py)
+                small = resize_frames(batch.frames)
+                probs.append(stream.push(small[batch.indices % stride == 0]))
+                motion_values.append(motion.push(small))
+                diffs.append(plain_diff.push(small))
+                frame_times.append(batch.times)
+                pick = wanted[np.minimum(batch.indices, total - 1)]
+                if pick.any():
+                    features.append(extract(batch.frames[pick]))
+                    sample_frames.append(batch.indices[pick])
+                    sample_times.append(batch.times[pick])
+                progress(min(1.0, (batch.indices[-1] + 1) / total), f"frame {batch.indices[-1] + 1}/{total}")
         probs.append(stream.finish())
         if not frame_times:
             return []

@@ -21,8 +21,9 @@ about the cores' fp32 peak, so even a perfect kernel would give ~200 frames/s. b
 fp16 (oneDNN avx512_core_bf16 / fp16) are slower than fp32 here, channels-last 3D is
 no faster, batching windows is slower (2: ~120, 4: ~90 frames/s; activations spill the
 caches), longer windows (not exact) reach only ~165. See ``benchmark`` at the bottom.
-Under CPU contention (another busy thread) torch's two OpenMP threads slow down 3x;
-keep decoding and inference from running at the same time, or give torch 1 thread.
+Under CPU contention (another busy thread) torch's two OpenMP threads slow down, 3x
+when they spin; with OMP_WAIT_POLICY=PASSIVE (set in videoreview/__init__.py) decoding
+in a thread alongside inference is still a net gain (media/prefetch.py).
 """
 
 from __future__ import annotations
