@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from videos import make_bad_inputs, make_cuts_video
+from videoreview.records import SCHEMA_VERSION
 
 
 def run(*args, cwd=None, home=None):
@@ -28,7 +29,7 @@ def test_analyze_writes_the_analysis_json(cuts, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "%" in proc.stderr  # the progress bar
     data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == SCHEMA_VERSION
     assert data["video"]["path"] == str(cuts.path)
     cut_times = [b["time"] for b in data["boundaries"] if b["kind"] == "cut"]
     assert len(cut_times) == len(cuts.cut_times)

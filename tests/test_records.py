@@ -6,15 +6,15 @@ import pytest
 
 from videoreview.errors import RecordError
 from videoreview.records import (
-    SCHEMA_VERSION, Analysis, Boundary, BoundaryCaption, FaceDetection, FaceTrack, FrameCaption,
-    Identity, Keyframe, Summary, VideoInfo,
+    SCHEMA_VERSION, Analysis, Appearance, Boundary, BoundaryCaption, FaceDetection, FaceTrack, FrameCaption,
+    Identity, IdentityEdit, Keyframe, Summary, VideoInfo,
 )
 
 
 def sample_analysis() -> Analysis:
     info = VideoInfo(path="/videos/a b/é.mp4", duration=10.0, fps=25.0, frame_count=250, width=640, height=360,
                      rotation=90, has_audio=True, codec="h264", container="mp4", header_frame_count=251)
-    det = FaceDetection(time=1.0, frame=25, box=(1.0, 2.0, 30.0, 40.0), score=0.9, embedding=(0.1, 0.2))
+    det = FaceDetection(time=1.0, frame=25, box=(1.0, 2.0, 30.0, 40.0), score=0.9, track=3, identity="P1")
     return Analysis(
         video=info,
         content_hash="ab" * 32,
@@ -25,8 +25,13 @@ def sample_analysis() -> Analysis:
                      caption=BoundaryCaption("the man", "standing", "running"), edited=True),
         ),
         captions=(FrameCaption(time=0.0, frame=0, text="P1 picks up a cup", engine="x"),),
-        faces=(FaceTrack(track_id=3, detections=(det,), identity="P1", quality=0.7),),
-        identities=(Identity(id="P1", name="Ann", track_ids=(3,)),),
+        faces=(det,),
+        face_tracks=(FaceTrack(id=3, start=1.0, end=1.0, shot=0, faces=1, size=40.0, score=0.9, blur=120.0,
+                               quality=0.7, embedding=(0.1, 0.2), identity="P1"),),
+        identities=(Identity(id="P1", name="Ann", appearances=(Appearance(1.0, 1.5),), track_ids=(3,),
+                             exemplar=det, edited=True),),
+        identity_edits=(IdentityEdit(op="rename", frame=25, box=(1.0, 2.0, 30.0, 40.0), video="ab" * 32,
+                                     name="Ann"),),
         keyframes=(Keyframe(time=5.5, frame=137, score=0.8, reason="progression"),),
         summaries=(Summary(format="keyframes+text", text="[KEYFRAME1] ...", keyframe_frames=(137,)),),
     )
@@ -50,6 +55,12 @@ def test_public_json_layout():
     assert set(b0) >= {"time", "frame", "kind", "confidence", "caption"}
     assert b0["caption"] is None and b0["kind"] == "cut"
     assert b1["caption"] == {"subject": "the man", "status_before": "standing", "status_after": "running"}
+    face = data["faces"][0]
+    assert {k: face[k] for k in ("time", "frame", "box", "score", "track", "identity")} == {
+        "time": 1.0, "frame": 25, "box": [1.0, 2.0, 30.0, 40.0], "score": 0.9, "track": 3, "identity": "P1"}
+    person = data["identities"][0]
+    assert person["id"] == "P1" and person["name"] == "Ann"
+    assert person["appearances"] == [{"start": 1.0, "end": 1.5}]
 
 
 def test_unknown_keys_are_ignored_for_forward_compatible_readers():

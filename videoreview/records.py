@@ -17,7 +17,8 @@ from typing import Any, ClassVar, Literal
 
 from .errors import RecordError
 
-SCHEMA_VERSION = 1
+# 2: faces became a flat list of detections; face_tracks, identity appearances and edits added.
+SCHEMA_VERSION = 2
 
 BoundaryKind = Literal["cut", "gradual", "event"]
 BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
@@ -110,30 +111,71 @@ class Boundary(_Record):
 
 @dataclass(frozen=True)
 class FaceDetection(_Record):
+    """One face in one sampled frame."""
+
     time: float
     frame: int
     box: tuple[float, float, float, float]  # x, y, w, h in display pixels
-    score: float
-    embedding: tuple[float, ...] | None = None
+    score: float  # detector confidence (comparable only within one detector)
+    track: int = -1  # FaceTrack.id
+    identity: str | None = None  # "P1", ... or None while unassigned
 
 
 @dataclass(frozen=True)
 class FaceTrack(_Record):
-    track_id: int
-    detections: tuple[FaceDetection, ...]
-    identity: str | None = None  # "P1", ... or None while unassigned
-    quality: float = 0.0
-    edited: bool = False
+    """Faces of one person linked over consecutive samples of one shot."""
 
-    _nested: ClassVar[dict[str, type]] = {"detections": FaceDetection}
+    id: int
+    start: float  # time of its first face
+    end: float  # time of its last face
+    shot: int  # index of the shot (0 before the first cut)
+    faces: int  # number of detections
+    size: float  # median face height, display pixels
+    score: float  # mean detector confidence
+    blur: float  # median variance of the Laplacian of the aligned face: higher is sharper
+    quality: float  # 0..1 from size, sharpness and length; weak tracks do not shape clusters
+    embedding: tuple[float, ...] = ()  # mean identity vector (for clustering across videos)
+    identity: str | None = None
+
+
+@dataclass(frozen=True)
+class Appearance(_Record):
+    start: float
+    end: float
 
 
 @dataclass(frozen=True)
 class Identity(_Record):
-    id: str  # "P1", "P2", ... in order of first appearance
+    id: str  # "P1", "P2", ... in order of first appearance (over the video set)
     name: str | None = None  # given by a reviewer
+    appearances: tuple[Appearance, ...] = ()  # when any of its faces is on screen
     track_ids: tuple[int, ...] = ()
-    edited: bool = False
+    exemplar: FaceDetection | None = None  # the face to show for it (largest sharp face)
+    edited: bool = False  # renamed, merged or split by a reviewer
+
+    _nested: ClassVar[dict[str, type]] = {"appearances": Appearance, "exemplar": FaceDetection}
+
+
+IDENTITY_EDIT_OPS: tuple[str, ...] = ("rename", "merge", "split", "not_a_face")
+
+
+@dataclass(frozen=True)
+class IdentityEdit(_Record):
+    """A reviewer's correction, replayed after every clustering so it survives re-analysis.
+
+    Tracks are named by one of their faces (frame and box), not by track id or P-id,
+    which may change when the engines run again: the edit applies to whichever track
+    then has a face at that frame overlapping that box. ``video`` is the content hash of
+    the video the face is in (clustering may span several videos)."""
+
+    op: str  # one of IDENTITY_EDIT_OPS
+    frame: int
+    box: tuple[float, float, float, float]
+    video: str = ""
+    name: str | None = None  # rename: the new name (None clears it)
+    other_frame: int | None = None  # merge: a face of the other identity
+    other_box: tuple[float, float, float, float] | None = None
+    other_video: str = ""
 
 
 @dataclass(frozen=True)
@@ -161,8 +203,10 @@ class Analysis(_Record):
     engines: dict[str, str] = field(default_factory=dict)  # stage -> "engine@version"
     boundaries: tuple[Boundary, ...] = ()
     captions: tuple[FrameCaption, ...] = ()
-    faces: tuple[FaceTrack, ...] = ()
+    faces: tuple[FaceDetection, ...] = ()
+    face_tracks: tuple[FaceTrack, ...] = ()
     identities: tuple[Identity, ...] = ()
+    identity_edits: tuple[IdentityEdit, ...] = ()
     keyframes: tuple[Keyframe, ...] = ()
     summaries: tuple[Summary, ...] = ()
     schema_version: int = SCHEMA_VERSION
@@ -171,8 +215,10 @@ class Analysis(_Record):
         "video": VideoInfo,
         "boundaries": Boundary,
         "captions": FrameCaption,
-        "faces": FaceTrack,
+        "faces": FaceDetection,
+        "face_tracks": FaceTrack,
         "identities": Identity,
+        "identity_edits": IdentityEdit,
         "keyframes": Keyframe,
         "summaries": Summary,
     }

@@ -9,7 +9,7 @@ numpy only here (plus PyAV, decord2 and OpenCV): no Qt, no torch.
 """
 
 from .probe import VIDEO_EXTENSIONS, probe
-from .source import FrameBatch, FrameSource, open_video
+from .source import FrameBatch, FrameSource, open_video, scaled_size
 from .thumbs import save_thumbnail, thumbnail
 
 __all__ = [
@@ -19,5 +19,6 @@ __all__ = [
     "open_video",
     "probe",
     "save_thumbnail",
+    "scaled_size",
     "thumbnail",
 ]

@@ -221,3 +221,10 @@ class FrameSource:
 def open_video(path: str | os.PathLike, backend: str = "auto") -> FrameSource:
     """Open a video for reading frames; MediaError if it is not a usable video."""
     return FrameSource(path, backend)
+
+
+def scaled_size(width: int, height: int, long_side: int) -> tuple[int, int]:
+    """(width, height) with the long side at most ``long_side``, aspect kept, even numbers:
+    the size to decode at for a model that needs no more pixels than that."""
+    scale = min(1.0, long_side / max(width, height, 1))
+    return max(2, round(width * scale / 2) * 2), max(2, round(height * scale / 2) * 2)

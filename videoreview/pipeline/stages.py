@@ -45,17 +45,20 @@ class BoundaryStage:
 
 def build_stages(engines: dict[str, str]) -> list[Stage]:
     """Stages in run order for the engines chosen per capability (capability -> engine name)."""
-    from ..engines import base
-    from ..engines.boundaries import register_builtin
+    from ..engines import base, boundaries, faces
+    from .faces import FaceStage
 
-    register_builtin()
+    boundaries.register_builtin()
+    faces.register_builtin()
     stages: list[Stage] = []
     if "boundaries" in engines:
         stages.append(BoundaryStage(base.create("boundaries", engines["boundaries"])))
+    if "faces" in engines:  # after boundaries: tracks never cross a cut
+        stages.append(FaceStage(base.create("faces", engines["faces"])))
     return stages
 
 
-DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin"}
+DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin", "faces": "dlib-hog"}
 
 
 def with_stage_engine(analysis: Analysis, stage: Stage) -> Analysis:

@@ -19,18 +19,13 @@ from dataclasses import replace
 import numpy as np
 
 from ...heap import release_free_memory
+from ...media import scaled_size
 from ...media.prefetch import prefetched
 from ...records import Boundary
 from ..base import ProgressFn, no_progress
 from .events import EventDetector, MotionEnergy, bin_to_samples, transition_spans
 from .features import FeatureExtractor
 from .transnet import TransNetStream, load_transnet, resize_frames, transitions_from_probs
-
-
-def decode_size(width: int, height: int, long_side: int) -> tuple[int, int]:
-    """(width, height) with the long side ``long_side``, aspect kept, even numbers."""
-    scale = long_side / max(width, height, 1)
-    return max(2, round(width * scale / 2) * 2), max(2, round(height * scale / 2) * 2)
 
 
 def transnet_stride(fps: float) -> int:
@@ -83,7 +78,7 @@ class BuiltinBoundaryEngine:
         transnet, extract = self._models()
         info = source.info
         total = max(1, info.frame_count)
-        size = decode_size(info.width, info.height, self.decode_long_side)
+        size = scaled_size(info.width, info.height, self.decode_long_side)
         stride = self.stride or (transnet_stride(info.fps) if self.device == "cpu" else 1)
         wanted = np.zeros(total, bool)
         wanted[source.sample_indices(self.sample_rate)] = True

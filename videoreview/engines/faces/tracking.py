@@ -1,0 +1,104 @@
+"""Link the faces of consecutive samples into tracks, never across a shot change.
+
+A face joins the track whose last face is close in place (box IoU) and in identity
+(vector distance), or very close in identity alone (a quick head turn or camera move).
+Pairs are assigned one-to-one per sample by the Hungarian method, so two people passing
+each other keep their tracks. A track survives ``max_gap`` samples without a face
+(a missed detection, a blink of occlusion) before it ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+
+@dataclass
+class Detection:
+    """One face in one sampled frame, in display pixels, with its identity vector."""
+
+    time: float
+    frame: int
+    box: tuple[float, float, float, float]  # x, y, w, h
+    score: float
+    blur: float  # variance of the Laplacian of the aligned crop: higher is sharper
+    embedding: np.ndarray
+
+
+@dataclass
+class Track:
+    shot: int
+    detections: list[Detection] = field(default_factory=list)
+
+    @property
+    def last(self) -> Detection:
+        return self.detections[-1]
+
+    @property
+    def frames(self) -> set[int]:
+        return {d.frame for d in self.detections}
+
+    def mean_embedding(self) -> np.ndarray:
+        return np.mean([d.embedding for d in self.detections], axis=0).astype(np.float32)
+
+
+def iou(a, b) -> float:
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    w = min(ax + aw, bx + bw) - max(ax, bx)
+    h = min(ay + ah, by + bh) - max(ay, by)
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / (aw * ah + bw * bh - inter)
+
+
+def shot_of(frames: np.ndarray, cut_frames: np.ndarray) -> np.ndarray:
+    """Shot number of each frame: how many cuts come at or before it."""
+    return np.searchsorted(np.sort(cut_frames), frames, side="right")
+
+
+def link_tracks(samples: list[list[Detection]], cut_frames, same_person: float,
+                max_gap: int = 2, min_iou: float = 0.2) -> list[Track]:
+    """Tracks from per-sample detections (samples in time order, each a list of faces).
+
+    ``cut_frames``: first frames of new shots (cuts, and the middle of gradual transitions).
+    Returns tracks in order of their first face."""
+    cuts = np.asarray(sorted(cut_frames), np.int64)
+    done: list[Track] = []
+    active: list[tuple[Track, int]] = []  # (track, index of the sample it last had a face in)
+    for k, faces in enumerate(samples):
+        if not faces:
+            active = [(t, last) for t, last in active if k - last <= max_gap]
+            continue
+        shot = int(shot_of(np.array([faces[0].frame]), cuts)[0])
+        # Tracks from another shot, or silent too long, end here.
+        keep = []
+        for track, last in active:
+            if track.shot == shot and k - last <= max_gap:
+                keep.append((track, last))
+        active = keep
+        cost = np.full((len(active), len(faces)), np.inf)
+        for i, (track, _) in enumerate(active):
+            for j, face in enumerate(faces):
+                dist = float(np.linalg.norm(track.last.embedding - face.embedding))
+                overlap = iou(track.last.box, face.box)
+                if (overlap >= min_iou and dist < same_person) or dist < 0.75 * same_person:
+                    cost[i, j] = dist - 0.5 * overlap
+        matched = set()
+        if active:
+            finite = np.where(np.isfinite(cost), cost, 1e6)
+            for i, j in zip(*linear_sum_assignment(finite)):
+                if np.isfinite(cost[i, j]):
+                    active[i][0].detections.append(faces[j])
+                    active[i] = (active[i][0], k)
+                    matched.add(j)
+        for j, face in enumerate(faces):
+            if j not in matched:
+                track = Track(shot=shot, detections=[face])
+                done.append(track)
+                active.append((track, k))
+    # ``done`` holds every track from its creation; order by first face.
+    return sorted(done, key=lambda t: (t.detections[0].time, t.detections[0].box[0]))

@@ -1,0 +1,109 @@
+"""The faces stage: sample frames, detect and embed faces (cached), link them into tracks.
+
+``compute`` is the slow part and is cached: per sample (``sample_rate`` a second, 2 by
+default) the faces' boxes, scores, sharpness and identity vectors. ``apply`` is cheap and
+runs every time: it links faces into tracks inside shots (using the boundaries already
+in the Analysis, reviewer edits included), then clusters tracks into identities and
+replays the reviewer's identity edits (identities.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from ..engines.base import ProgressFn
+from ..engines.faces.tracking import Detection, Track, link_tracks
+from ..media import FrameSource, scaled_size
+from ..records import Analysis, Boundary, FaceDetection, FaceTrack
+from .cancel import CancelToken
+from .identities import assign_identities
+
+# A crowd shot can hold hundreds of faces; identities come from the clearest ones.
+MAX_FACES_PER_FRAME = 32
+# Quality terms reach 1 at these values (display pixels of face height, Laplacian
+# variance of the 150 px aligned crop, faces in the track).
+FULL_SIZE, FULL_SHARPNESS, FULL_LENGTH = 60.0, 60.0, 3
+
+
+def sharpness(crop: np.ndarray) -> float:
+    """Variance of the Laplacian of a face crop: low when blurred (motion, focus)."""
+    gray = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
+    return float(cv2.Laplacian(gray, cv2.CV_64F).var())
+
+
+def cut_frames(boundaries: tuple[Boundary, ...]) -> list[int]:
+    """Frames where a new shot starts: cuts, and the middle of gradual transitions."""
+    return [b.frame for b in boundaries if b.kind in ("cut", "gradual")]
+
+
+def track_quality(size: float, blur: float, faces: int) -> float:
+    """0..1: large, sharp, lasting faces are reliable evidence of who someone is."""
+    length = min(1.0, faces / FULL_LENGTH)
+    return min(1.0, size / FULL_SIZE) * min(1.0, blur / FULL_SHARPNESS) * (0.5 + 0.5 * length)
+
+
+class FaceStage:
+    name = "faces"
+
+    def __init__(self, engine, sample_rate: float = 2.0, detect_long_side: int = 960) -> None:
+        self.engine = engine
+        self.sample_rate = sample_rate
+        self.detect_long_side = detect_long_side
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
+        info = source.info
+        size = scaled_size(info.width, info.height, self.detect_long_side)
+        scale = info.width / size[0]  # detection pixels -> display pixels
+        total = len(source.sample_indices(self.sample_rate))
+        samples = []
+        for batch in source.sample(self.sample_rate, size=size, batch=8):
+            for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
+                cancel.check()
+                faces = self.engine.detect(frame)[:MAX_FACES_PER_FRAME]
+                vectors = self.engine.embed(frame, faces)
+                crops = self.engine.crops(frame, faces)
+                samples.append({
+                    "time": round(float(time), 6),
+                    "frame": int(frame_index),
+                    "faces": [
+                        {"box": [round(v * scale, 1) for v in face.box], "score": round(face.score, 4),
+                         "blur": round(sharpness(crop), 1), "embedding": [round(float(x), 5) for x in vector]}
+                        for face, vector, crop in zip(faces, vectors, crops)
+                    ],
+                })
+            progress(len(samples) / max(1, total), f"sample {len(samples)}/{total}")
+        return {"sample_rate": self.sample_rate, "samples": samples}
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        faces, tracks = build_tracks(result["samples"], cut_frames(analysis.boundaries), self.engine.same_person)
+        edits = previous.identity_edits if previous is not None else analysis.identity_edits
+        analysis = replace(analysis, faces=faces, face_tracks=tracks, identity_edits=edits)
+        return assign_identities([analysis], self.engine.same_person, 1.0 / result["sample_rate"])[0]
+
+
+def build_tracks(samples: list[dict], cuts: list[int], same_person: float) -> tuple[tuple, tuple]:
+    """FaceDetection and FaceTrack records from the cached per-sample faces."""
+    per_sample = [
+        [Detection(time=s["time"], frame=s["frame"], box=tuple(f["box"]), score=f["score"], blur=f["blur"],
+                   embedding=np.asarray(f["embedding"], np.float32)) for f in s["faces"]]
+        for s in samples
+    ]
+    tracks: list[Track] = link_tracks(per_sample, cuts, same_person)
+    faces, records = [], []
+    for track_id, track in enumerate(tracks):
+        dets = track.detections
+        size = float(np.median([d.box[3] for d in dets]))
+        blur = float(np.median([d.blur for d in dets]))
+        records.append(FaceTrack(
+            id=track_id, start=dets[0].time, end=dets[-1].time, shot=track.shot, faces=len(dets),
+            size=round(size, 1), score=round(float(np.mean([d.score for d in dets])), 4), blur=round(blur, 1),
+            quality=round(track_quality(size, blur, len(dets)), 3),
+            embedding=tuple(round(float(x), 5) for x in track.mean_embedding()),
+        ))
+        faces.extend(FaceDetection(time=d.time, frame=d.frame, box=d.box, score=d.score, track=track_id)
+                     for d in dets)
+    faces.sort(key=lambda f: (f.frame, f.box[0]))
+    return tuple(faces), tuple(records)

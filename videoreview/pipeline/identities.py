@@ -1,0 +1,184 @@
+"""Identities over one video or a set of videos, and the reviewer's corrections to them.
+
+    analyses = assign_identities([a1, a2, a3], same_person)   # P1, P2, ... shared by the set
+    a1 = edit_identities(a1, rename("P2", "Anna", a1), same_person)
+
+Clustering itself is in engines/faces/clustering.py. Edits (rename, merge, split, not a
+face) are records in the Analysis, replayed after every clustering, so a re-analysis
+keeps them. Each edit names a track by one of its faces (frame + box), which stays true
+when track ids and P-numbers change.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+
+import numpy as np
+
+from ..engines.faces.clustering import TrackInfo, cluster_tracks, name_by_first_appearance
+from ..engines.faces.tracking import iou
+from ..records import Analysis, Appearance, FaceDetection, Identity, IdentityEdit
+
+# Tracks below this quality (see faces.track_quality) do not shape clusters.
+GOOD_QUALITY = 0.35
+# An edit's face matches a face of a new analysis at the same frame overlapping this much.
+EDIT_MATCH_IOU = 0.5
+
+Key = tuple[int, int]  # (index of the analysis in the set, track id)
+
+
+def assign_identities(analyses: list[Analysis], same_person: float, sample_interval: float = 0.5) -> list[Analysis]:
+    """The analyses with identities assigned over the whole set: clustering, then edits."""
+    infos, first_seen = [], {}
+    for v, analysis in enumerate(analyses):
+        frames = _frames_by_track(analysis)
+        for track in analysis.face_tracks:
+            key = (v, track.id)
+            infos.append(TrackInfo(key=key, embedding=np.asarray(track.embedding, np.float32),
+                                   first_time=track.start, frames=frozenset(frames[track.id]), shot=track.shot,
+                                   good=track.quality >= GOOD_QUALITY))
+            first_seen[key] = (v, track.start)
+    labels = cluster_tracks(infos, same_person)
+    labels, names, removed, edited = _replay_edits(analyses, labels)
+    ids = name_by_first_appearance({k: lab for k, lab in labels.items() if k not in removed}, first_seen)
+    id_names = {ids[k]: names[lab] for k, lab in labels.items() if k in ids and lab in names}
+    id_edited = {ids[k] for k, lab in labels.items() if k in ids and lab in edited}
+    return [_rebuild(a, v, ids, removed, id_names, id_edited, sample_interval) for v, a in enumerate(analyses)]
+
+
+def _frames_by_track(analysis: Analysis) -> dict[int, set[int]]:
+    found: dict[int, set[int]] = defaultdict(set)
+    for face in analysis.faces:
+        found[face.track].add(face.frame)
+    return found
+
+
+def find_track(analyses: list[Analysis], v: int, video: str, frame: int, box) -> Key | None:
+    """The track with a face at ``frame`` overlapping ``box``, in the analysis whose
+    content hash is ``video`` (or analysis ``v`` when ``video`` is empty)."""
+    candidates = [i for i, a in enumerate(analyses) if a.content_hash == video] if video else [v]
+    best, best_overlap = None, EDIT_MATCH_IOU
+    for i in candidates:
+        for face in analyses[i].faces:
+            if face.frame == frame:
+                overlap = iou(face.box, box)
+                if overlap >= best_overlap:
+                    best, best_overlap = (i, face.track), overlap
+    return best
+
+
+def _replay_edits(analyses, labels):
+    labels = dict(labels)
+    names: dict[int, str | None] = {}
+    removed: set[Key] = set()
+    edited: set[int] = set()
+    fresh = max([lab for lab in labels.values() if lab is not None], default=-1) + 1
+
+    def label_of(key: Key) -> int:
+        nonlocal fresh
+        if labels[key] is None:  # an unassigned track the reviewer cares about becomes someone
+            labels[key], fresh = fresh, fresh + 1
+        return labels[key]
+
+    for v, analysis in enumerate(analyses):
+        for edit in analysis.identity_edits:
+            key = find_track(analyses, v, edit.video, edit.frame, edit.box)
+            if key is None or key in removed:
+                continue  # the face is gone (other engine, other cuts): the edit waits, unused
+            if edit.op == "not_a_face":
+                removed.add(key)
+            elif edit.op == "split":
+                labels[key], fresh = fresh, fresh + 1
+                edited.add(labels[key])
+            elif edit.op == "rename":
+                names[label_of(key)] = edit.name
+                edited.add(labels[key])
+            elif edit.op == "merge":
+                other = find_track(analyses, v, edit.other_video, edit.other_frame, edit.other_box)
+                if other is None or other in removed:
+                    continue
+                keep, gone = label_of(key), label_of(other)
+                for k, lab in labels.items():
+                    if lab == gone:
+                        labels[k] = keep
+                if keep not in names and gone in names:
+                    names[keep] = names[gone]
+                edited.add(keep)
+    return labels, names, removed, edited
+
+
+def _rebuild(analysis: Analysis, v: int, ids, removed, id_names, id_edited, step: float) -> Analysis:
+    gone = {t for (i, t) in removed if i == v}
+    tracks = tuple(replace(t, identity=ids.get((v, t.id))) for t in analysis.face_tracks if t.id not in gone)
+    faces = tuple(replace(f, identity=ids.get((v, f.track))) for f in analysis.faces if f.track not in gone)
+    by_id: dict[str, list] = defaultdict(list)
+    for track in tracks:
+        if track.identity is not None:
+            by_id[track.identity].append(track)
+    identities = []
+    for pid in sorted(by_id, key=lambda p: int(p[1:])):
+        members = by_id[pid]
+        best = max(members, key=lambda t: (t.quality, t.size))
+        best_faces = [f for f in faces if f.track == best.id]
+        exemplar = max(best_faces, key=lambda f: f.box[2] * f.box[3]) if best_faces else None
+        identities.append(Identity(
+            id=pid, name=id_names.get(pid), appearances=_spans(members, step),
+            track_ids=tuple(sorted(t.id for t in members)), exemplar=exemplar, edited=pid in id_edited,
+        ))
+    return replace(analysis, faces=faces, face_tracks=tracks, identities=tuple(identities))
+
+
+def _spans(tracks, step: float) -> tuple[Appearance, ...]:
+    """When an identity is on screen: its tracks' spans (a face seen at a sample stays
+    seen until the next sample), joined where they touch."""
+    spans: list[list[float]] = []
+    for start, end in sorted((t.start, t.end + step) for t in tracks):
+        if spans and start <= spans[-1][1] + 1e-6:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    return tuple(Appearance(round(s, 3), round(e, 3)) for s, e in spans)
+
+
+# -- edits a reviewer makes (the GUI and the CLI call these) --------------------------------
+
+def _face_of_identity(analysis: Analysis, pid: str) -> FaceDetection:
+    for identity in analysis.identities:
+        if identity.id == pid and identity.exemplar is not None:
+            return identity.exemplar
+    raise KeyError(f"no identity {pid!r} in {analysis.video.path}")
+
+
+def _face_of_track(analysis: Analysis, track_id: int) -> FaceDetection:
+    for face in analysis.faces:
+        if face.track == track_id:
+            return face
+    raise KeyError(f"no face track {track_id} in {analysis.video.path}")
+
+
+def rename(analysis: Analysis, pid: str, name: str | None) -> IdentityEdit:
+    face = _face_of_identity(analysis, pid)
+    return IdentityEdit(op="rename", frame=face.frame, box=face.box, video=analysis.content_hash, name=name)
+
+
+def merge(analysis: Analysis, pid: str, other_pid: str) -> IdentityEdit:
+    face, other = _face_of_identity(analysis, pid), _face_of_identity(analysis, other_pid)
+    return IdentityEdit(op="merge", frame=face.frame, box=face.box, video=analysis.content_hash,
+                        other_frame=other.frame, other_box=other.box, other_video=analysis.content_hash)
+
+
+def split(analysis: Analysis, track_id: int) -> IdentityEdit:
+    face = _face_of_track(analysis, track_id)
+    return IdentityEdit(op="split", frame=face.frame, box=face.box, video=analysis.content_hash)
+
+
+def not_a_face(analysis: Analysis, track_id: int) -> IdentityEdit:
+    face = _face_of_track(analysis, track_id)
+    return IdentityEdit(op="not_a_face", frame=face.frame, box=face.box, video=analysis.content_hash)
+
+
+def edit_identities(analysis: Analysis, edit: IdentityEdit, same_person: float) -> Analysis:
+    """The analysis with ``edit`` recorded and identities assigned again."""
+    analysis = replace(analysis, identity_edits=analysis.identity_edits + (edit,))
+    return assign_identities([analysis], same_person)[0]
