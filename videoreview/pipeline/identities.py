@@ -131,10 +131,11 @@ def _rebuild(analysis: Analysis, v: int, ids, removed, id_names, id_edited, step
 
 def _spans(tracks, step: float) -> tuple[Appearance, ...]:
     """When an identity is on screen: its tracks' spans (a face seen at a sample stays
-    seen until the next sample), joined where they touch."""
+    seen until the next sample), joined where they touch or miss each other by less than
+    half a sample step (sample times fall on frame times, not exactly every step)."""
     spans: list[list[float]] = []
     for start, end in sorted((t.start, t.end + step) for t in tracks):
-        if spans and start <= spans[-1][1] + 1e-6:
+        if spans and start <= spans[-1][1] + step / 2:
             spans[-1][1] = max(spans[-1][1], end)
         else:
             spans.append([start, end])

@@ -79,7 +79,7 @@ class DlibFaceEngine:
 
     def _shapes(self, frame: np.ndarray, faces: Sequence[Face]):
         dlib = self._dlib
-        shapes = []
+        shapes = dlib.full_object_detections()
         for face in faces:
             x, y, w, h = face.box
             rect = dlib.rectangle(int(round(x)), int(round(y)), int(round(x + w)) - 1, int(round(y + h)) - 1)
