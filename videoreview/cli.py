@@ -59,25 +59,21 @@ def _output_path(video: Path, output: str | None, many: bool) -> Path | None:
     return out
 
 
-def cmd_analyze(args: argparse.Namespace) -> int:
+def _analyze_each(args: argparse.Namespace, outputs: bool):
+    """Analyse every video of ``args.videos`` with a progress bar each. Yields
+    (video, output path or None, Analysis or None when the video failed, with its error printed)."""
     from tqdm import tqdm
 
     from .pipeline import CancelToken, StageCache, analyze, build_stages
     from .records import Analysis
 
-    try:
-        engines = _parse_engines(args.engines)
-        stages = build_stages(engines)
-    except (argparse.ArgumentTypeError, KeyError) as exc:
-        _error(str(exc).strip("'\""))
-        return EXIT_USAGE
+    stages = build_stages(_parse_engines(args.engines))
     many = len(args.videos) > 1
-    if many and args.output not in (None, "-"):
+    if outputs and many and args.output not in (None, "-"):
         Path(args.output).mkdir(parents=True, exist_ok=True)
     cache = StageCache()
-    failures = 0
     for video in map(Path, args.videos):
-        out = _output_path(video, args.output, many)
+        out = _output_path(video, args.output, many) if outputs else None
         previous = None
         if out is not None and out.exists():
             try:
@@ -101,19 +97,84 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         except VideoReviewError as exc:
             bar.close()
             _error(str(exc))
-            failures += 1
+            yield video, out, None
             continue
         bar.n = 100
         bar.close()
+        yield video, out, analysis
+
+
+def _same_person(analyses) -> float:
+    from .engines.faces import same_person_distance
+
+    return same_person_distance(next(iter(a.engines.get("faces", "") for a in analyses), ""))
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    try:
+        done = list(_analyze_each(args, outputs=True))
+    except (argparse.ArgumentTypeError, KeyError) as exc:
+        _error(str(exc).strip("'\""))
+        return EXIT_USAGE
+    good = [(video, out, a) for video, out, a in done if a is not None]
+    if args.videoset and good and "faces" in good[0][2].engines:
+        from .pipeline.identities import assign_identities
+
+        shared = assign_identities([a for _, _, a in good], _same_person([a for _, _, a in good]))
+        good = [(video, out, a) for (video, out, _), a in zip(good, shared)]
+    for video, out, analysis in good:
         if out is None:
             print(analysis.to_json())
-        else:
-            analysis.save(out)
-            if not args.quiet:
-                kinds = {k: sum(b.kind == k for b in analysis.boundaries) for k in ("cut", "gradual", "event")}
-                print(f"{out}: {len(analysis.boundaries)} boundaries "
-                      f"({kinds['cut']} cuts, {kinds['gradual']} gradual, {kinds['event']} events)", file=sys.stderr)
-    return EXIT_ERROR if failures else 0
+            continue
+        analysis.save(out)
+        if not args.quiet:
+            kinds = {k: sum(b.kind == k for b in analysis.boundaries) for k in ("cut", "gradual", "event")}
+            print(f"{out}: {len(analysis.boundaries)} boundaries "
+                  f"({kinds['cut']} cuts, {kinds['gradual']} gradual, {kinds['event']} events), "
+                  f"{len(analysis.faces)} faces, {len(analysis.identities)} identities", file=sys.stderr)
+    return EXIT_ERROR if len(good) < len(done) else 0
+
+
+def cmd_identities(args: argparse.Namespace) -> int:
+    """Identities over the videos as one set: a table, and each identity's face as a JPEG."""
+    from .pipeline.identities import assign_identities, exemplar_image
+
+    args.output = None
+    try:
+        done = list(_analyze_each(args, outputs=False))
+    except (argparse.ArgumentTypeError, KeyError) as exc:
+        _error(str(exc).strip("'\""))
+        return EXIT_USAGE
+    good = [(video, a) for video, _, a in done if a is not None]
+    if good and "faces" not in good[0][1].engines:
+        _error("the faces capability is switched off (--engines faces=none)")
+        return EXIT_USAGE
+    analyses = assign_identities([a for _, a in good], _same_person([a for _, a in good])) if good else []
+    rows: dict[str, dict] = {}
+    for (video, _), analysis in zip(good, analyses):
+        for identity in analysis.identities:
+            row = rows.setdefault(identity.id, {"id": identity.id, "name": identity.name, "appearances": []})
+            row["name"] = row["name"] or identity.name
+            row["appearances"] += [{"video": str(video), "start": a.start, "end": a.end} for a in identity.appearances]
+            if args.crops and "crop" not in row and identity.exemplar is not None:
+                folder = Path(args.crops)
+                folder.mkdir(parents=True, exist_ok=True)
+                row["crop"] = str(folder / f"{identity.id}.jpg")
+                exemplar_image(analysis, identity.exemplar, Path(row["crop"]))
+    ordered = sorted(rows.values(), key=lambda r: int(r["id"][1:]))
+    if args.json:
+        print(json.dumps(ordered, indent=2, ensure_ascii=False))
+    else:
+        if not ordered:
+            print("no identities (no faces found)")
+        for row in ordered:
+            label = row["id"] + (f" ({row['name']})" if row["name"] else "")
+            seen = sum(a["end"] - a["start"] for a in row["appearances"])
+            print(f"{label}: on screen {seen:.1f} s" + (f", face: {row['crop']}" if "crop" in row else ""))
+            for video in dict.fromkeys(a["video"] for a in row["appearances"]):
+                spans = ", ".join(f"{a['start']:.1f}-{a['end']:.1f}" for a in row["appearances"] if a["video"] == video)
+                print(f"    {video}: {spans}")
+    return EXIT_ERROR if len(good) < len(done) else 0
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -147,16 +208,22 @@ def cmd_info(args: argparse.Namespace) -> int:
     return status
 
 
-def _times_from_json(path: str, kinds: set[str] | None) -> list[float]:
-    """Boundary times from an Analysis JSON, {"boundaries": [...]}, or a plain list of seconds."""
+def _load_json(path: str):
     from .errors import RecordError
 
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RecordError(path, "file not found") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise RecordError(path, f"not valid JSON ({exc})") from None
+
+
+def _times_from_json(path: str, kinds: set[str] | None) -> list[float]:
+    """Boundary times from an Analysis JSON, {"boundaries": [...]}, or a plain list of seconds."""
+    from .errors import RecordError
+
+    data = _load_json(path)
     items = data.get("boundaries") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise RecordError(path, "expected a list of boundary times or an object with 'boundaries'")
@@ -172,7 +239,51 @@ def _times_from_json(path: str, kinds: set[str] | None) -> list[float]:
     return times
 
 
+def _faces_from_json(path: str) -> list[tuple[int, tuple, str | None]]:
+    """(frame, box, identity) of each face in an Analysis JSON or {"faces": [...]} whose
+    faces have frame, box [x, y, w, h] and "identity" (or "person")."""
+    from .errors import RecordError
+
+    data = _load_json(path)
+    items = data.get("faces") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise RecordError(path, "expected an object with a 'faces' list")
+    faces = []
+    for n, item in enumerate(items):
+        try:
+            box = tuple(float(v) for v in item["box"])
+            label = item.get("identity", item.get("person"))
+            faces.append((int(item["frame"]), box, None if label is None else str(label)))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise RecordError(path, f"face {n} needs 'frame', 'box' [x, y, w, h] and 'identity' or 'person'") from None
+        if len(box) != 4:
+            raise RecordError(path, f"face {n}: box must be [x, y, w, h]")
+    return faces
+
+
+def _caption_sets_from_json(path: str) -> list[list[str | None]]:
+    """FITB blanks: a list of caption sets, each the ids of its blanks in order (or
+    {"caption_sets": [...]}); a caption set may also be a list of captions' id lists."""
+    from .errors import RecordError
+
+    data = _load_json(path)
+    sets = data.get("caption_sets") if isinstance(data, dict) else data
+    if not isinstance(sets, list) or not all(isinstance(x, list) for x in sets):
+        raise RecordError(path, "expected a list of caption sets (lists of ids) or {'caption_sets': [...]}")
+    flat = []
+    for caption_set in sets:
+        ids = [i for item in caption_set for i in (item if isinstance(item, list) else [item])]
+        if not all(i is None or isinstance(i, str) for i in ids):
+            raise RecordError(path, "ids must be strings (or null for an unfilled blank)")
+        flat.append(ids)
+    return flat
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.task == "identities":
+        return _eval_identities(args)
+    if args.task == "fitb":
+        return _eval_fitb(args)
     if args.task != "boundaries":
         _error(f"eval {args.task} is not yet available")
         return EXIT_USAGE
@@ -199,6 +310,62 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_identities(args: argparse.Namespace) -> int:
+    """B-cubed over the true faces: each takes the identity of the predicted face at its
+    frame overlapping it most (IoU >= 0.5), or none when the detector missed it."""
+    from .engines.faces.tracking import iou
+    from .metrics.identities import bcubed
+
+    try:
+        predicted = _faces_from_json(args.predicted)
+        truth = _faces_from_json(args.truth)
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    by_frame: dict[int, list] = {}
+    for frame, box, label in predicted:
+        by_frame.setdefault(frame, []).append((box, label))
+    pred, true = {}, {}
+    for n, (frame, box, label) in enumerate(truth):
+        if label is None:
+            continue
+        true[n] = label
+        overlaps = [(iou(box, pbox), plabel) for pbox, plabel in by_frame.get(frame, [])]
+        best = max(overlaps, default=(0.0, None), key=lambda o: o[0])
+        pred[n] = best[1] if best[0] >= 0.5 else None
+    if not true:
+        _error(f"{args.truth}: no labelled faces")
+        return EXIT_ERROR
+    score = bcubed(pred, true)
+    if args.json:
+        print(json.dumps(score.__dict__, indent=2))
+    else:
+        print(f"{len(true)} true faces; identities found {score.found}, true {score.true}; "
+              f"faces unassigned or missed {score.unassigned}")
+        print(f"B-cubed precision {score.precision:.3f} recall {score.recall:.3f} F1 {score.f1:.3f}")
+    return 0
+
+
+def _eval_fitb(args: argparse.Namespace) -> int:
+    from .metrics.identities import fitb_pairs
+
+    try:
+        score = fitb_pairs(_caption_sets_from_json(args.predicted), _caption_sets_from_json(args.truth))
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    except ValueError as exc:
+        _error(f"{args.predicted}: {exc}")
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(score.__dict__, indent=2))
+    else:
+        print(f"pairs of blanks: {score.same_pairs} same person, {score.diff_pairs} different")
+        print(f"Same-acc {score.same_acc:.3f}  Diff-acc {score.diff_acc:.3f}  "
+              f"Inst-acc {score.inst_acc:.3f}  Class-acc {score.class_acc:.3f}")
+    return 0
+
+
 def _planned(name: str):
     def run(args: argparse.Namespace) -> int:
         _error(f"'videoreview {name}' ({PLANNED[name]}) is not yet available in this version")
@@ -221,7 +388,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="recompute every stage")
     p.add_argument("--backend", choices=["auto", "decord", "pyav"], default="auto", help="video decoder")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--videoset", action="store_true",
+                   help="the videos are one set (clips of one film): identities P1, P2, ... are shared")
     p.set_defaults(run=cmd_analyze)
+
+    p = sub.add_parser("identities", help="people in a set of videos: P1, P2, ... with their times and faces")
+    p.add_argument("videos", nargs="+", metavar="VIDEO")
+    p.add_argument("--crops", metavar="DIR", help="write each identity's face to DIR/P1.jpg, ...")
+    p.add_argument("--engines", action="append", metavar="CAP=NAME[,CAP=NAME]",
+                   help="e.g. faces=dlib-cnn (slower, finds more turned and smaller faces)")
+    p.add_argument("--no-cache", action="store_true", help="recompute every stage")
+    p.add_argument("--backend", choices=["auto", "decord", "pyav"], default="auto", help="video decoder")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_identities)
 
     p = sub.add_parser("info", help="print what the probe finds in videos")
     p.add_argument("videos", nargs="+", metavar="VIDEO")
@@ -229,7 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_info)
 
     p = sub.add_parser("eval", help="score predictions against ground truth")
-    p.add_argument("task", choices=["boundaries", "captions", "identities", "retrieval"])
+    p.add_argument("task", choices=["boundaries", "identities", "fitb", "captions", "retrieval"])
     p.add_argument("predicted", metavar="PRED.json")
     p.add_argument("truth", metavar="TRUTH.json")
     p.add_argument("--kind", help="only these boundary kinds, e.g. cut,gradual")

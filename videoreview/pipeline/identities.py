@@ -142,6 +142,23 @@ def _spans(tracks, step: float) -> tuple[Appearance, ...]:
     return tuple(Appearance(round(s, 3), round(e, 3)) for s, e in spans)
 
 
+def exemplar_image(analysis: Analysis, face: FaceDetection, path, margin: float = 0.4) -> None:
+    """Save the face (with ``margin`` of its size around it) from the video as an image."""
+    import cv2
+
+    from ..media import open_video
+
+    with open_video(analysis.video.path) as source:
+        frame = source.frames_at_indices([face.frame]).frames[0]
+    x, y, w, h = face.box
+    height, width = frame.shape[:2]
+    x0, y0 = max(0, int(x - margin * w)), max(0, int(y - margin * h))
+    x1, y1 = min(width, int(x + w * (1 + margin))), min(height, int(y + h * (1 + margin)))
+    crop = cv2.cvtColor(np.ascontiguousarray(frame[y0:y1, x0:x1]), cv2.COLOR_RGB2BGR)
+    if not cv2.imwrite(str(path), crop):
+        raise OSError(f"{path}: could not write the image")
+
+
 # -- edits a reviewer makes (the GUI and the CLI call these) --------------------------------
 
 def _face_of_identity(analysis: Analysis, pid: str) -> FaceDetection:

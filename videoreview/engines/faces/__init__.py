@@ -16,7 +16,7 @@ from .protocol import Face, FaceEngine
 
 CAPABILITY = "faces"
 
-__all__ = ["CAPABILITY", "Face", "FaceEngine", "register_builtin"]
+__all__ = ["CAPABILITY", "Face", "FaceEngine", "register_builtin", "same_person_distance"]
 
 
 def _dlib(detector: str):
@@ -26,6 +26,17 @@ def _dlib(detector: str):
         return DlibFaceEngine(detector=detector)
 
     return make
+
+
+def same_person_distance(engine: str) -> float:
+    """The identity-vector distance that separates people for a face engine, given as
+    "name" or "name@version" (as Analysis.engines records it), without loading it."""
+    name = engine.split("@", 1)[0]
+    if name.startswith("dlib-") or not name:
+        from .dlib_faces import DlibFaceEngine
+
+        return DlibFaceEngine.same_person
+    raise KeyError(f"unknown face engine {name!r}")
 
 
 def register_builtin() -> None:
