@@ -105,18 +105,23 @@ def _paste(canvas: np.ndarray, p: Placement, dx: float):
 
 
 def make_face_video(path: Path, shots: list[Shot], size: tuple[int, int] = (640, 360), fps: float = 25) -> FaceVideo:
-    frames, boxes, cuts = [], [], []
-    for n, shot in enumerate(shots):
-        if n:
-            cuts.append(len(frames))
-        for k in range(int(round(shot.seconds * fps))):
-            canvas = np.empty((size[1], size[0], 3), np.uint8)
-            canvas[:] = shot.background
-            canvas[:, :, 0] = np.linspace(shot.background[0], 255 - shot.background[0], size[0]).astype(np.uint8)
-            boxes.append([(p.person, _paste(canvas, p, k * p.drift)) for p in shot.placements])
-            frames.append(canvas)
-    encode_frames(path, frames, fps)
-    return FaceVideo(path, fps, size, len(frames), tuple(cuts), boxes)
+    video = FaceVideo(path, fps, size, 0, ())
+    cuts = []
+
+    def frames():
+        for n, shot in enumerate(shots):
+            if n:
+                cuts.append(len(video.boxes))
+            for k in range(int(round(shot.seconds * fps))):
+                canvas = np.empty((size[1], size[0], 3), np.uint8)
+                canvas[:] = shot.background
+                canvas[:, :, 0] = np.linspace(shot.background[0], 255 - shot.background[0], size[0]).astype(np.uint8)
+                video.boxes.append([(p.person, _paste(canvas, p, k * p.drift)) for p in shot.placements])
+                yield canvas
+
+    encode_frames(path, frames(), fps)  # streamed: a long 720p clip never sits in memory
+    video.frame_count, video.cut_frames = len(video.boxes), tuple(cuts)
+    return video
 
 
 # The set used by the tests: a scene of two people, and a second clip of the same people.
