@@ -104,10 +104,10 @@ def _analyze_each(args: argparse.Namespace, outputs: bool):
         yield video, out, analysis
 
 
-def _same_person(analyses) -> float:
-    from .engines.faces import same_person_distance
+def _cluster_distance(analyses) -> float:
+    from .engines.faces import cluster_distance
 
-    return same_person_distance(next(iter(a.engines.get("faces", "") for a in analyses), ""))
+    return cluster_distance(next(iter(a.engines.get("faces", "") for a in analyses), ""))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
@@ -120,7 +120,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.videoset and good and "faces" in good[0][2].engines:
         from .pipeline.identities import assign_identities
 
-        shared = assign_identities([a for _, _, a in good], _same_person([a for _, _, a in good]))
+        shared = assign_identities([a for _, _, a in good], _cluster_distance([a for _, _, a in good]))
         good = [(video, out, a) for (video, out, _), a in zip(good, shared)]
     for video, out, analysis in good:
         if out is None:
@@ -149,7 +149,7 @@ def cmd_identities(args: argparse.Namespace) -> int:
     if good and "faces" not in good[0][1].engines:
         _error("the faces capability is switched off (--engines faces=none)")
         return EXIT_USAGE
-    analyses = assign_identities([a for _, a in good], _same_person([a for _, a in good])) if good else []
+    analyses = assign_identities([a for _, a in good], _cluster_distance([a for _, a in good])) if good else []
     rows: dict[str, dict] = {}
     for (video, _), analysis in zip(good, analyses):
         for identity in analysis.identities:

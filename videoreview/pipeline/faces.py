@@ -130,7 +130,7 @@ class FaceStage:
         faces, tracks = build_tracks(result["samples"], cut_frames(analysis.boundaries), self.engine.same_person)
         edits = previous.identity_edits if previous is not None else analysis.identity_edits
         analysis = replace(analysis, faces=faces, face_tracks=tracks, identity_edits=edits)
-        return assign_identities([analysis], self.engine.same_person, 1.0 / result["sample_rate"])[0]
+        return assign_identities([analysis], self.engine.cluster_distance, 1.0 / result["sample_rate"])[0]
 
 
 def build_tracks(samples: list[dict], cuts: list[int], same_person: float) -> tuple[tuple, tuple]:

@@ -1,7 +1,9 @@
 """Identities over one video or a set of videos, and the reviewer's corrections to them.
 
-    analyses = assign_identities([a1, a2, a3], same_person)   # P1, P2, ... shared by the set
-    a1 = edit_identities(a1, rename("P2", "Anna", a1), same_person)
+    analyses = assign_identities([a1, a2, a3], distance)   # P1, P2, ... shared by the set
+    a1 = edit_identities(a1, rename(a1, "P2", "Anna"), distance)
+
+``distance`` is the face engine's ``cluster_distance`` (engines.faces.cluster_distance).
 
 Clustering itself is in engines/faces/clustering.py. Edits (rename, merge, split, not a
 face) are records in the Analysis, replayed after every clustering, so a re-analysis
@@ -28,7 +30,7 @@ EDIT_MATCH_IOU = 0.5
 Key = tuple[int, int]  # (index of the analysis in the set, track id)
 
 
-def assign_identities(analyses: list[Analysis], same_person: float, sample_interval: float = 0.5) -> list[Analysis]:
+def assign_identities(analyses: list[Analysis], distance: float, sample_interval: float = 0.5) -> list[Analysis]:
     """The analyses with identities assigned over the whole set: clustering, then edits."""
     infos, first_seen = [], {}
     for v, analysis in enumerate(analyses):
@@ -39,7 +41,7 @@ def assign_identities(analyses: list[Analysis], same_person: float, sample_inter
                                    first_time=track.start, frames=frozenset(frames[track.id]), shot=track.shot,
                                    good=track.quality >= GOOD_QUALITY))
             first_seen[key] = (v, track.start)
-    labels = cluster_tracks(infos, same_person)
+    labels = cluster_tracks(infos, distance)
     labels, names, removed, edited = _replay_edits(analyses, labels)
     ids = name_by_first_appearance({k: lab for k, lab in labels.items() if k not in removed}, first_seen)
     id_names = {ids[k]: names[lab] for k, lab in labels.items() if k in ids and lab in names}
@@ -116,6 +118,7 @@ def _rebuild(analysis: Analysis, v: int, ids, removed, id_names, id_edited, step
     for track in tracks:
         if track.identity is not None:
             by_id[track.identity].append(track)
+    shot_starts = sorted(b.time for b in analysis.boundaries if b.kind in ("cut", "gradual"))
     identities = []
     for pid in sorted(by_id, key=lambda p: int(p[1:])):
         members = by_id[pid]
@@ -123,18 +126,23 @@ def _rebuild(analysis: Analysis, v: int, ids, removed, id_names, id_edited, step
         best_faces = [f for f in faces if f.track == best.id]
         exemplar = max(best_faces, key=lambda f: f.box[2] * f.box[3]) if best_faces else None
         identities.append(Identity(
-            id=pid, name=id_names.get(pid), appearances=_spans(members, step),
+            id=pid, name=id_names.get(pid), appearances=_spans(members, step, shot_starts),
             track_ids=tuple(sorted(t.id for t in members)), exemplar=exemplar, edited=pid in id_edited,
         ))
     return replace(analysis, faces=faces, face_tracks=tracks, identities=tuple(identities))
 
 
-def _spans(tracks, step: float) -> tuple[Appearance, ...]:
+def _spans(tracks, step: float, shot_starts: list[float]) -> tuple[Appearance, ...]:
     """When an identity is on screen: its tracks' spans (a face seen at a sample stays
-    seen until the next sample), joined where they touch or miss each other by less than
-    half a sample step (sample times fall on frame times, not exactly every step)."""
+    seen until the next sample, or the next cut if that comes first), joined where they
+    touch or miss each other by less than half a sample step (sample times fall on frame
+    times, not exactly every step)."""
     spans: list[list[float]] = []
-    for start, end in sorted((t.start, t.end + step) for t in tracks):
+    for track in sorted(tracks, key=lambda t: t.start):
+        start, end = track.start, track.end + step
+        later_cuts = [t for t in shot_starts if t > track.end]
+        if later_cuts:
+            end = min(end, later_cuts[0])
         if spans and start <= spans[-1][1] + step / 2:
             spans[-1][1] = max(spans[-1][1], end)
         else:
@@ -196,7 +204,7 @@ def not_a_face(analysis: Analysis, track_id: int) -> IdentityEdit:
     return IdentityEdit(op="not_a_face", frame=face.frame, box=face.box, video=analysis.content_hash)
 
 
-def edit_identities(analysis: Analysis, edit: IdentityEdit, same_person: float) -> Analysis:
+def edit_identities(analysis: Analysis, edit: IdentityEdit, distance: float) -> Analysis:
     """The analysis with ``edit`` recorded and identities assigned again."""
     analysis = replace(analysis, identity_edits=analysis.identity_edits + (edit,))
-    return assign_identities([analysis], same_person)[0]
+    return assign_identities([analysis], distance)[0]

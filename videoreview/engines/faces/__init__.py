@@ -16,7 +16,7 @@ from .protocol import Face, FaceEngine
 
 CAPABILITY = "faces"
 
-__all__ = ["CAPABILITY", "Face", "FaceEngine", "register_builtin", "same_person_distance"]
+__all__ = ["CAPABILITY", "Face", "FaceEngine", "register_builtin", "cluster_distance"]
 
 
 def _dlib(detector: str):
@@ -28,14 +28,14 @@ def _dlib(detector: str):
     return make
 
 
-def same_person_distance(engine: str) -> float:
-    """The identity-vector distance that separates people for a face engine, given as
-    "name" or "name@version" (as Analysis.engines records it), without loading it."""
+def cluster_distance(engine: str) -> float:
+    """The clustering distance of a face engine given as "name" or "name@version" (as
+    Analysis.engines records it), without loading its models."""
     name = engine.split("@", 1)[0]
     if name.startswith("dlib-") or not name:
         from .dlib_faces import DlibFaceEngine
 
-        return DlibFaceEngine.same_person
+        return DlibFaceEngine.cluster_distance
     raise KeyError(f"unknown face engine {name!r}")
 
 

@@ -3,7 +3,7 @@
 A face engine is all a video's identities need: the pipeline samples frames, the engine
 detects and embeds, tracking and clustering work on the vectors. An ONNX RetinaFace +
 ArcFace pair (what MICap uses) fits the same protocol with ``dim = 512`` and a cosine
-``same_person`` distance; only the dlib engine ships today.
+``same_person`` and ``cluster_distance``; only the dlib engine ships today.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ class FaceEngine(Protocol):
     # Distance between two identity vectors below which they are very likely one person
     # (Euclidean for dlib, whose own guidance is 0.6).
     same_person: float
+    # Average-linkage distance between groups of track mean vectors at which clustering
+    # stops merging: below ``same_person`` because means are less noisy than single faces.
+    cluster_distance: float
 
     def detect(self, frame: np.ndarray) -> list[Face]:
         """Faces in one RGB uint8 frame [h, w, 3], most confident first."""

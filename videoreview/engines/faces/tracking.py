@@ -36,10 +36,6 @@ class Track:
     def last(self) -> Detection:
         return self.detections[-1]
 
-    @property
-    def frames(self) -> set[int]:
-        return {d.frame for d in self.detections}
-
     def mean_embedding(self) -> np.ndarray:
         return np.mean([d.embedding for d in self.detections], axis=0).astype(np.float32)
 
@@ -55,11 +51,6 @@ def iou(a, b) -> float:
     return inter / (aw * ah + bw * bh - inter)
 
 
-def shot_of(frames: np.ndarray, cut_frames: np.ndarray) -> np.ndarray:
-    """Shot number of each frame: how many cuts come at or before it."""
-    return np.searchsorted(np.sort(cut_frames), frames, side="right")
-
-
 def link_tracks(samples: list[list[Detection]], cut_frames, same_person: float,
                 max_gap: int = 2, min_iou: float = 0.2) -> list[Track]:
     """Tracks from per-sample detections (samples in time order, each a list of faces).
@@ -67,19 +58,15 @@ def link_tracks(samples: list[list[Detection]], cut_frames, same_person: float,
     ``cut_frames``: first frames of new shots (cuts, and the middle of gradual transitions).
     Returns tracks in order of their first face."""
     cuts = np.asarray(sorted(cut_frames), np.int64)
-    done: list[Track] = []
+    tracks: list[Track] = []  # every track, from its first face on
     active: list[tuple[Track, int]] = []  # (track, index of the sample it last had a face in)
     for k, faces in enumerate(samples):
         if not faces:
             active = [(t, last) for t, last in active if k - last <= max_gap]
             continue
-        shot = int(shot_of(np.array([faces[0].frame]), cuts)[0])
+        shot = int(np.searchsorted(cuts, faces[0].frame, side="right"))  # cuts at or before it
         # Tracks from another shot, or silent too long, end here.
-        keep = []
-        for track, last in active:
-            if track.shot == shot and k - last <= max_gap:
-                keep.append((track, last))
-        active = keep
+        active = [(t, last) for t, last in active if t.shot == shot and k - last <= max_gap]
         cost = np.full((len(active), len(faces)), np.inf)
         for i, (track, _) in enumerate(active):
             for j, face in enumerate(faces):
@@ -98,7 +85,6 @@ def link_tracks(samples: list[list[Detection]], cut_frames, same_person: float,
         for j, face in enumerate(faces):
             if j not in matched:
                 track = Track(shot=shot, detections=[face])
-                done.append(track)
+                tracks.append(track)
                 active.append((track, k))
-    # ``done`` holds every track from its creation; order by first face.
-    return sorted(done, key=lambda t: (t.detections[0].time, t.detections[0].box[0]))
+    return sorted(tracks, key=lambda t: (t.detections[0].time, t.detections[0].box[0]))
