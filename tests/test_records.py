@@ -22,7 +22,7 @@ def sample_analysis() -> Analysis:
         boundaries=(
             Boundary(time=2.0, frame=50, kind="cut", confidence=0.98),
             Boundary(time=5.5, frame=137, kind="event", confidence=0.6,
-                     caption=BoundaryCaption("the man", "standing", "running"), edited=True),
+                     caption=BoundaryCaption("the man", "standing", "running", engine="builtin"), edited=True),
         ),
         captions=(FrameCaption(time=0.0, frame=0, text="P1 picks up a cup", engine="x"),),
         faces=(det,),
@@ -54,7 +54,7 @@ def test_public_json_layout():
     b0, b1 = data["boundaries"]
     assert set(b0) >= {"time", "frame", "kind", "confidence", "caption"}
     assert b0["caption"] is None and b0["kind"] == "cut"
-    assert b1["caption"] == {"subject": "the man", "status_before": "standing", "status_after": "running"}
+    assert b1["caption"] == {"subject": "the man", "before": "standing", "after": "running", "engine": "builtin"}
     face = data["faces"][0]
     assert {k: face[k] for k in ("time", "frame", "box", "score", "track", "identity")} == {
         "time": 1.0, "frame": 25, "box": [1.0, 2.0, 30.0, 40.0], "score": 0.9, "track": 3, "identity": "P1"}

@@ -88,8 +88,9 @@ class BoundaryCaption(_Record):
     """Kinetic-GEB+ style: the dominant subject and its status before and after."""
 
     subject: str
-    status_before: str
-    status_after: str
+    before: str  # the subject's status before the boundary
+    after: str  # and after it
+    engine: str = ""
 
 
 @dataclass(frozen=True)

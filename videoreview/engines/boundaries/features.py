@@ -36,7 +36,7 @@ from torch import nn
 
 from .transnet import area_resize, limit_torch_threads
 
-__all__ = ["EfficientNetLite0", "FeatureExtractor", "load_efficientnet_lite0", "FEATURE_DIM"]
+__all__ = ["EfficientNetLite0", "FeatureExtractor", "load_efficientnet_lite0", "imagenet_labels", "FEATURE_DIM"]
 
 FEATURE_DIM = 1280
 BN_EPS = 1e-3  # TensorFlow's default for these models
@@ -180,16 +180,19 @@ class FeatureExtractor:
             self.net = self.net.to(memory_format=torch.channels_last)
 
     def __call__(self, frames: np.ndarray) -> np.ndarray:
+        return self.features_and_probabilities(frames, with_probabilities=False)[0]
+
+    def features_and_probabilities(self, frames: np.ndarray, with_probabilities: bool = True):
+        """(features [N, 1280], ImageNet class probabilities [N, 1000] or None)."""
         frames = np.asarray(frames)
         if frames.ndim == 3:
             frames = frames[None]
         if frames.dtype != np.uint8 or frames.ndim != 4 or frames.shape[-1] != 3:
             raise ValueError(f"expected uint8 RGB frames [N, H, W, 3], got {frames.dtype} {frames.shape}")
-        if len(frames) == 0:
-            return np.zeros((0, FEATURE_DIM), np.float32)
-        if self.size is not None and frames.shape[2:0:-1] != tuple(self.size):
+        if self.size is not None and len(frames) and frames.shape[2:0:-1] != tuple(self.size):
             frames = np.stack([area_resize(f, tuple(self.size)) for f in frames])
         out = np.empty((len(frames), FEATURE_DIM), np.float32)
+        probs = np.empty((len(frames), 1000), np.float32) if with_probabilities else None
         with torch.inference_mode():
             for i in range(0, len(frames), self.batch):
                 x = torch.from_numpy(np.ascontiguousarray(frames[i:i + self.batch])).to(self.device)
@@ -197,7 +200,19 @@ class FeatureExtractor:
                 x = x.permute(0, 3, 1, 2).float().sub_(INPUT_MEAN).div_(INPUT_STD)
                 f = self.net.pooled(x)
                 out[i:i + len(f)] = F.normalize(f, dim=1).cpu().numpy()
-        return out
+                if probs is not None:
+                    probs[i:i + len(f)] = torch.softmax(self.net._fc(f), dim=1).cpu().numpy()
+        return out, probs
+
+
+def imagenet_labels() -> list[str]:
+    """The 1000 ImageNet class names in the classifier's order, the first WordNet lemma of
+    each ("wine bottle", "tabby"), from resources/imagenet_labels.txt (timm's list, Apache-2.0)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "resources" / "imagenet_labels.txt"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.split("\t", 1)[1].split(",")[0].strip() for line in lines]
 
 
 def benchmark(sizes: Sequence[tuple[int, int]] = ((224, 126), (160, 90)), frames: int = 64,

@@ -1,0 +1,37 @@
+"""What a captioner does, whatever model is behind it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class CaptionContext:
+    """What is known about a window of frames besides the pixels."""
+
+    identities: tuple[str, ...] = ()  # P-ids visible in the window, most prominent first
+    nearby_boundaries: tuple[float, ...] = ()  # seconds
+
+
+class Captioner(Protocol):
+    name: str
+    version: str
+
+    def caption(self, frames: Sequence[np.ndarray], context: CaptionContext | None = None) -> list[str | None]:
+        """One caption per frame of a window of 2 to 6 RGB frames (None where the model
+        gave nothing usable for that frame)."""
+        ...
+
+
+class BoundaryCaptioner(Protocol):
+    name: str
+    version: str
+
+    def caption_boundary(self, before: Sequence[np.ndarray], at: np.ndarray, after: Sequence[np.ndarray],
+                         context: CaptionContext | None = None) -> tuple[str, str, str] | None:
+        """(subject, status before, status after) for the frames around a boundary
+        (GEB+ sampling: up to 10 before, 1 at, up to 10 after)."""
+        ...
