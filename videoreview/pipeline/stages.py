@@ -46,19 +46,23 @@ class BoundaryStage:
 def build_stages(engines: dict[str, str]) -> list[Stage]:
     """Stages in run order for the engines chosen per capability (capability -> engine name)."""
     from ..engines import base, boundaries, faces
+    from .captions import BuiltinCaptionEngine, CaptionStage
     from .faces import FaceStage
 
     boundaries.register_builtin()
     faces.register_builtin()
+    base.register("captions", "builtin", BuiltinCaptionEngine)
     stages: list[Stage] = []
     if "boundaries" in engines:
         stages.append(BoundaryStage(base.create("boundaries", engines["boundaries"])))
     if "faces" in engines:  # after boundaries: tracks never cross a cut
         stages.append(FaceStage(base.create("faces", engines["faces"])))
+    if "captions" in engines:  # after faces: captions name the identities
+        stages.append(CaptionStage(base.create("captions", engines["captions"])))
     return stages
 
 
-DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin", "faces": "dlib-hog"}
+DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin", "faces": "dlib-hog", "captions": "builtin"}
 
 
 def with_stage_engine(analysis: Analysis, stage: Stage) -> Analysis:

@@ -25,7 +25,9 @@ LABEL_MIN_P = 0.15  # a label is said when the classifier gives it at least this
 LABEL_KEEP_P = 0.05  # ...and kept while it stays above this in the same shot (no flicker)
 MAX_LABELS = 2
 PAN_PX = 0.25  # median flow, pixels per frame at 160 px width, above which the camera moves
-MOTION_PX = 0.35  # flow beyond the camera's, pixels per frame, above which things move
+# Flow beyond the camera's (98th percentile, so an object of a few % of the frame counts),
+# pixels per frame at 160 px width, above which something moves.
+MOTION_PX = 0.5
 
 
 @dataclass(frozen=True)
@@ -36,17 +38,18 @@ class Sample:
     frame: int
     labels: tuple[tuple[str, float], ...]  # top classifier labels with probabilities
     camera: tuple[float, float]  # median optical flow (dx, dy), px per frame at 160 px width
-    motion: float  # mean flow magnitude beyond the camera's
+    motion: float  # flow beyond the camera's (98th percentile)
 
 
 def measure_motion(first: np.ndarray, second: np.ndarray) -> tuple[tuple[float, float], float]:
-    """Camera (median flow) and subject motion (mean residual) between two adjacent frames."""
+    """Camera (median flow) and subject motion (98th percentile of the flow left after
+    removing the camera's) between two adjacent frames."""
     a = cv2.cvtColor(first, cv2.COLOR_RGB2GRAY)
     b = cv2.cvtColor(second, cv2.COLOR_RGB2GRAY)
     flow = cv2.calcOpticalFlowFarneback(a, b, None, 0.5, 3, 15, 3, 5, 1.2, 0)
     scale = 160.0 / a.shape[1]
     median = np.median(flow.reshape(-1, 2), axis=0)
-    residual = np.linalg.norm(flow - median, axis=2).mean()
+    residual = np.percentile(np.linalg.norm(flow - median, axis=2), 98)
     return (float(median[0] * scale), float(median[1] * scale)), float(residual * scale)
 
 
@@ -135,7 +138,8 @@ def describe(samples: list[Sample], faces_at, shot_of, width: float, height: flo
                 changes.append("now " + ", ".join(new))
         motion = state.camera + ("; movement in frame" if state.moving else "")
         head = f"Shot {shot}" + (f", {state.view}" if state.view else "")
-        text = f"{head}: {state.scene()}. " + "; ".join(changes + [motion]) + "."
+        tail = "; ".join(changes + [motion])
+        text = f"{head}: {state.scene()}. {tail[0].upper()}{tail[1:]}."
         out.append((state, text))
         previous = state
     return out

@@ -1,0 +1,95 @@
+"""The builtin captioner, boundary captions and keyframes on clips with known changes:
+nothing happens, the camera pans, an object enters, a cut, people come and go."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from faces import people
+from videos import encode_frames
+from videoreview.pipeline import StageCache, analyze
+
+
+def run(path, tmp_path):
+    return analyze(path, cache=StageCache(tmp_path / "cache"))
+
+
+def texture(size=(320, 180)) -> np.ndarray:
+    """A real photograph as scenery (the astronaut picture without its person in view)."""
+    import cv2
+
+    image = people()["eileen"].image
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
+def test_nothing_happens_means_one_caption_and_one_keyframe(tmp_path):
+    still = texture()
+    path = tmp_path / "still.mp4"
+    encode_frames(path, (still for _ in range(100)), 25)
+    analysis = run(path, tmp_path)
+    texts = [c.text for c in analysis.captions]
+    assert len(texts) == 4 and len(set(texts)) == 1  # no made-up progression
+    assert "Camera static" in texts[0] and all(c.engine == "builtin@1" for c in analysis.captions)
+    assert [k.reason for k in analysis.keyframes] == ["first frame"]
+
+
+def test_camera_pan_is_said(tmp_path):
+    import cv2
+
+    wide = cv2.resize(people()["eileen"].image, (900, 180), interpolation=cv2.INTER_CUBIC)
+    path = tmp_path / "pan.mp4"
+    encode_frames(path, (np.ascontiguousarray(wide[:, 4 * i:4 * i + 320]) for i in range(100)), 25)
+    texts = [c.text for c in run(path, tmp_path).captions]
+    assert all("camera pans right" in t.lower() for t in texts), texts  # the view slides right over the scene
+
+
+def test_object_entering_changes_the_caption_after_it_and_not_before(event_video, tmp_path):
+    analysis = run(event_video.path, tmp_path)
+    by_time = {round(c.time): c.text for c in analysis.captions}
+    enter = event_video.events["enter"]
+    before = [t for s, t in by_time.items() if s < enter]
+    assert len(set(before)) == 1  # static background: same caption
+    during = [t for s, t in by_time.items() if enter < s < event_video.events["stop"]]
+    assert during and all("movement in frame" in t for t in during)
+    assert all(t not in before for t in during)
+
+
+def test_cut_changes_shot_and_boundaries_get_captions(cuts_video, tmp_path):
+    analysis = run(cuts_video.path, tmp_path)
+    shots = [c.text.split(",")[0].split(":")[0] for c in analysis.captions]
+    assert shots[0] == "Shot 1" and shots[-1] == f"Shot {len(cuts_video.cut_frames) + 1}"
+    for boundary in analysis.boundaries:
+        assert boundary.caption is not None and boundary.caption.engine == "builtin@1"
+        assert boundary.caption.subject and boundary.caption.before and boundary.caption.after
+    kept_shots = {s for s, k in zip(shots, analysis.captions) if k.frame in {kf.frame for kf in analysis.keyframes}}
+    assert len(kept_shots) == len(set(shots))  # a keyframe in every shot
+    assert all(k.reason for k in analysis.keyframes)
+
+
+def test_people_entering_and_leaving_within_a_shot():
+    from videoreview.engines.captions.builtin import Person, Sample, describe
+
+    samples = [Sample(float(t), 25 * t, (("wine glass", 0.6),), (0.0, 0.0), 0.0) for t in range(4)]
+    seen = {0: [Person("P1", (50, 50, 100, 100))],
+            1: [Person("P1", (50, 50, 100, 100)), Person("P2", (450, 60, 90, 90))],
+            2: [Person("P2", (450, 60, 90, 90))],
+            3: [Person("P2", (450, 60, 90, 90))]}
+    texts = [t for _, t in describe(samples, lambda time: seen[int(time)], lambda f: 1, 640, 360)]
+    assert texts == [
+        "Shot 1, close-up: P1 (left); wine glass. Camera static.",
+        "Shot 1, close-up: P1 (left), P2 (right); wine glass. P2 entered; camera static.",
+        "Shot 1, close-up: P2 (right); wine glass. P1 left the frame; camera static.",
+        "Shot 1, close-up: P2 (right); wine glass. Camera static.",
+    ]
+
+
+def test_reviewer_caption_survives_reanalysis(cuts_video, tmp_path):
+    from dataclasses import replace
+
+    first = run(cuts_video.path, tmp_path)
+    mine = replace(first.captions[1], text="A reviewer's caption", edited=True)
+    edited = replace(first, captions=(first.captions[0], mine) + first.captions[2:])
+    again = analyze(cuts_video.path, cache=StageCache(tmp_path / "cache"), previous=edited)
+    assert again.captions[1].text == "A reviewer's caption" and again.captions[1].edited
+    assert len(again.captions) == len(first.captions)

@@ -1,0 +1,37 @@
+"""Keyframe selection: progression mode adapts to content, budget mode covers shots and people."""
+
+import numpy as np
+
+from videoreview.summary.keyframes import Candidate, best_keyframes, measured_judge, progression_keyframes
+
+
+def unit(*values):
+    v = np.zeros(8, np.float32)
+    v[: len(values)] = values
+    return v / np.linalg.norm(v)
+
+
+def cand(t, shot, ids=(), feature=(1.0,)):
+    return Candidate(time=float(t), frame=25 * t, shot=shot, ids=frozenset(ids), feature=unit(*feature))
+
+
+def test_progression_keeps_only_frames_that_progress():
+    frames = [cand(0, 1), cand(1, 1), cand(2, 1, feature=(1, 0.02)),  # nothing happens
+              cand(3, 1, ids=["P1"]),  # someone enters
+              cand(4, 1, ids=["P1"], feature=(0.2, 1)),  # the scene changes a lot
+              cand(5, 2, ids=["P1"], feature=(0.2, 1))]  # a cut
+    kept = progression_keyframes(frames)
+    assert [(k.time, k.reason) for k in kept] == [
+        (0.0, "first frame"), (3.0, "P1 entered"), (4.0, "appearance changed (0.80)"), (5.0, "new shot")]
+    assert measured_judge()(frames[0], frames[1]) is None
+
+
+def test_best_k_covers_shots_then_people_then_novelty():
+    frames = [cand(t, 1) for t in range(5)] + [cand(5, 2), cand(6, 2, ids=["P2"]), cand(7, 3, feature=(0, 1))]
+    one = best_keyframes(frames, 1)
+    assert len(one) == 1 and one[0].reason == "most typical frame of shot 1"
+    three = best_keyframes(frames, 3)
+    assert sorted(k.reason.split(" of shot ")[-1] for k in three) == ["1", "2", "3"]
+    four = best_keyframes(frames, 4)
+    assert any(k.reason == "first view of P2" for k in four) and [k.time for k in four] == sorted(k.time for k in four)
+    assert len(best_keyframes(frames, 20)) == len(frames) and best_keyframes([], 3) == []

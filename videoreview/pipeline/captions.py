@@ -1,0 +1,129 @@
+"""The captions stage: frame captions at 1 fps, a caption for every boundary, keyframes.
+
+``compute`` (cached) measures each sampled frame: classifier labels, an appearance
+vector, camera and subject motion. ``apply`` (every time, cheap) writes the builtin
+captions from those measurements plus the faces, identities and shots already in the
+Analysis, captions each boundary, and picks keyframes; records a reviewer edited are kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..engines.base import ProgressFn
+from ..engines.captions.builtin import Person, Sample, boundary_status, describe, measure_motion
+from ..media import FrameSource, scaled_size
+from ..records import Analysis, BoundaryCaption, FrameCaption
+from ..summary.keyframes import Candidate, progression_keyframes
+from .cancel import CancelToken
+from .faces import cut_frames
+
+TOP_LABELS = 5
+
+
+class BuiltinCaptionEngine:
+    """Holds the classifier; the words are composed in engines/captions/builtin.py."""
+
+    name = "builtin"
+    version = "1"
+    device = "cpu"
+
+    def __init__(self) -> None:
+        from ..engines.boundaries.features import FeatureExtractor, imagenet_labels
+
+        self.extract = FeatureExtractor(size=(224, 126))
+        self.labels = imagenet_labels()
+
+
+class CaptionStage:
+    name = "captions"
+
+    def __init__(self, engine: BuiltinCaptionEngine, sample_rate: float = 1.0) -> None:
+        self.engine = engine
+        self.sample_rate = sample_rate
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
+        info = source.info
+        indices = source.sample_indices(self.sample_rate)
+        flow_size = scaled_size(info.width, info.height, 160)
+        samples = []
+        for start in range(0, len(indices), 16):
+            cancel.check()
+            chunk = indices[start:start + 16]
+            batch = source.frames_at_indices(chunk, size=(224, 126))
+            features, probs = self.engine.extract.features_and_probabilities(batch.frames)
+            # Motion between each sampled frame and the next decoded one.
+            pairs = source.frames_at_indices(np.minimum(np.concatenate([chunk, chunk + 1]), info.frame_count - 1),
+                                             size=flow_size).frames
+            for k, (frame, time) in enumerate(zip(batch.indices, batch.times)):
+                camera, motion = measure_motion(pairs[k], pairs[k + len(chunk)])
+                top = np.argsort(-probs[k])[:TOP_LABELS]
+                samples.append({
+                    "time": round(float(time), 6), "frame": int(frame),
+                    "labels": [[self.engine.labels[i], round(float(probs[k, i]), 4)] for i in top],
+                    "camera": [round(camera[0], 3), round(camera[1], 3)], "motion": round(motion, 3),
+                    "feature": [round(float(x), 4) for x in features[k]],
+                })
+            progress(len(samples) / max(1, len(indices)), f"frame {len(samples)}/{len(indices)}")
+        return {"sample_rate": self.sample_rate, "samples": samples}
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        raw = result["samples"]
+        samples = [Sample(time=s["time"], frame=s["frame"], labels=tuple((n, p) for n, p in s["labels"]),
+                          camera=tuple(s["camera"]), motion=s["motion"]) for s in raw]
+        cuts = np.array(sorted(cut_frames(analysis.boundaries)), np.int64)
+
+        def shot_of(frame: int) -> int:
+            return int(np.searchsorted(cuts, frame, side="right")) + 1
+
+        faces_by_time: dict[float, list] = {}
+        for face in analysis.faces:
+            faces_by_time.setdefault(face.time, []).append(face)
+        face_times = np.array(sorted(faces_by_time))
+        window = 0.5 / self.sample_rate
+
+        def faces_at(time: float) -> list[Person]:
+            if not len(face_times):
+                return []
+            nearest = float(face_times[np.argmin(np.abs(face_times - time))])
+            if abs(nearest - time) > window:
+                return []
+            return [Person(f.identity, f.box) for f in faces_by_time[nearest]]
+
+        info = analysis.video
+        described = describe(samples, faces_at, shot_of, info.width, info.height)
+        engine = f"{self.engine.name}@{self.engine.version}"
+        captions = [FrameCaption(time=s.time, frame=s.frame, text=text, engine=engine)
+                    for s, (_, text) in zip(samples, described)]
+        captions = _keep_edited(captions, previous.captions if previous else ())
+
+        states = [state for state, _ in described]
+        times = np.array([s.time for s in samples])
+        boundaries = []
+        for b in analysis.boundaries:
+            if b.caption is not None and b.edited:
+                boundaries.append(b)
+                continue
+            before = states[int(np.searchsorted(times, b.time, side="left")) - 1] if len(times) and times[0] < b.time else None
+            after_index = int(np.searchsorted(times, b.time, side="left"))
+            after = states[after_index] if after_index < len(states) else None
+            subject, was, now = boundary_status(before, after)
+            boundaries.append(replace(b, caption=BoundaryCaption(subject, was, now, engine=engine)))
+
+        candidates = [Candidate(time=s.time, frame=s.frame, shot=st.shot, ids=st.ids,
+                                feature=np.asarray(r["feature"], np.float32))
+                      for s, st, r in zip(samples, states, raw)]
+        keyframes = progression_keyframes(candidates)
+        if previous is not None:
+            edited = [k for k in previous.keyframes if k.edited]
+            keyframes = sorted(edited + [k for k in keyframes if k.frame not in {e.frame for e in edited}],
+                               key=lambda k: k.time)
+        return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
+
+
+def _keep_edited(captions: list[FrameCaption], previous) -> list[FrameCaption]:
+    """A reviewer's caption replaces the engine's at its frame."""
+    edited = {c.frame: c for c in previous if c.edited}
+    return [edited.pop(c.frame, c) for c in captions] + sorted(edited.values(), key=lambda c: c.time)

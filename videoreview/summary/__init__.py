@@ -1,0 +1,1 @@
+"""Summaries: keyframe selection now; the summary builder, ViSIL and exporters come later."""
