@@ -103,7 +103,7 @@ def ffmpeg(*args: str | os.PathLike) -> None:
 
 
 # Shot kinds: lavfi sources that look unlike each other and all move.
-SHOT_KINDS = ("testsrc2", "mandelbrot", "gradients", "bars", "life", "cellauto")
+SHOT_KINDS = ("testsrc2", "mandelbrot", "rgbtestsrc", "bars", "life", "cellauto")
 
 
 def _shot_source(kind: int, k: int, w: int, h: int, fps: float) -> str:
@@ -120,7 +120,8 @@ def _shot_source(kind: int, k: int, w: int, h: int, fps: float) -> str:
     if kind == 1:
         return f"mandelbrot={q}:start_scale=2.5:end_scale=0.05:end_pts=60,{up}"
     if kind == 2:
-        return f"gradients={q}:speed=0.03:seed={1000 + k}:nb_colors=3,{up}"
+        # (lavfi's gradients source looked right but renders differently run to run, seed or not)
+        return f"rgbtestsrc={q},hue=H=t+{k}:s=1.5,scroll=h=0.01,{up}"
     if kind == 3:
         return f"smptehdbars={s},scroll=h=0.01:v=0.004"
     if kind == 4:

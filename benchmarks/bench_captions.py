@@ -1,0 +1,43 @@
+"""Builtin captions + boundary captions + keyframes: speed on a 720p 25 fps clip at 1 fps sampling.
+
+    .venv/bin/python benchmarks/bench_captions.py CLIP.mp4
+
+Runs the pipeline (boundaries, faces, captions) and prints the captions stage's time
+(measuring: classifier, optical flow; then composing captions, boundary captions and
+keyframes) as a realtime factor, with the process's peak RSS. Any clip works; the
+boundary benchmark's generated 720p clip (bench_boundaries.py --keep DIR) is the usual one.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+
+def main() -> None:
+    from videoreview.pipeline import StageCache, analyze
+
+    marks: dict[str, float] = {}
+
+    def progress(stage: str, fraction: float, message: str) -> None:
+        if message == "starting":
+            marks[stage] = time.perf_counter()
+
+    with tempfile.TemporaryDirectory() as root:
+        analysis = analyze(sys.argv[1], cache=StageCache(Path(root)), use_cache=False, progress=progress)
+    elapsed = time.perf_counter() - marks["captions"]
+    with open("/proc/self/status") as status:
+        peak = int(status.read().split("VmHWM:")[1].split()[0]) / 1024
+    print(f"{analysis.video.duration:.0f} s clip: captions stage {elapsed:.1f} s = "
+          f"{analysis.video.duration / elapsed:.1f}x realtime, {len(analysis.captions)} captions, "
+          f"{sum(b.caption is not None for b in analysis.boundaries)} boundary captions, "
+          f"{len(analysis.keyframes)} keyframes; peak RSS {peak:.0f} MB (whole pipeline)")
+
+
+if __name__ == "__main__":
+    main()
