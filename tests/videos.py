@@ -121,7 +121,7 @@ def _shot_source(kind: int, k: int, w: int, h: int, fps: float) -> str:
         return f"mandelbrot={q}:start_scale=2.5:end_scale=0.05:end_pts=60,{up}"
     if kind == 2:
         # (lavfi's gradients source looked right but renders differently run to run, seed or not)
-        return f"rgbtestsrc={q},hue=H=t+{k}:s=1.5,scroll=h=0.01,{up}"
+        return f"rgbtestsrc={q},hue=H={k}:s=1.5,scroll=h=0.01,{up}"
     if kind == 3:
         return f"smptehdbars={s},scroll=h=0.01:v=0.004"
     if kind == 4:
