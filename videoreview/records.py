@@ -23,6 +23,7 @@ SCHEMA_VERSION = 2
 BoundaryKind = Literal["cut", "gradual", "event"]
 BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
 SUMMARY_FORMATS: tuple[str, ...] = ("text", "keyframes+text", "keyframes")
+SHOT_CHANGE_KINDS: tuple[str, ...] = ("cut", "gradual")  # boundaries that start a new shot
 
 
 class _Record:

@@ -106,9 +106,9 @@ class CaptionStage:
             if b.caption is not None and b.edited:
                 boundaries.append(b)
                 continue
-            before = states[int(np.searchsorted(times, b.time, side="left")) - 1] if len(times) and times[0] < b.time else None
-            after_index = int(np.searchsorted(times, b.time, side="left"))
-            after = states[after_index] if after_index < len(states) else None
+            first_after = int(np.searchsorted(times, b.time, side="left"))  # first sample at or after it
+            before = states[first_after - 1] if first_after > 0 else None
+            after = states[first_after] if first_after < len(states) else None
             subject, was, now = boundary_status(before, after)
             boundaries.append(replace(b, caption=BoundaryCaption(subject, was, now, engine=engine)))
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..engines.base import ProgressFn
 from ..engines.faces.tracking import Detection, Track, iou, link_tracks
 from ..media import FrameSource, scaled_size
-from ..records import Analysis, Boundary, FaceDetection, FaceTrack
+from ..records import SHOT_CHANGE_KINDS, Analysis, Boundary, FaceDetection, FaceTrack
 from .cancel import CancelToken
 from .identities import assign_identities
 
@@ -77,7 +77,7 @@ class EmbeddingReuse:
 
 def cut_frames(boundaries: tuple[Boundary, ...]) -> list[int]:
     """Frames where a new shot starts: cuts, and the middle of gradual transitions."""
-    return [b.frame for b in boundaries if b.kind in ("cut", "gradual")]
+    return [b.frame for b in boundaries if b.kind in SHOT_CHANGE_KINDS]
 
 
 def track_quality(size: float, blur: float, faces: int) -> float:

@@ -13,6 +13,7 @@ when track ids and P-numbers change.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from dataclasses import replace
 
@@ -20,7 +21,7 @@ import numpy as np
 
 from ..engines.faces.clustering import TrackInfo, cluster_tracks, name_by_first_appearance
 from ..engines.faces.tracking import iou
-from ..records import Analysis, Appearance, FaceDetection, Identity, IdentityEdit
+from ..records import SHOT_CHANGE_KINDS, Analysis, Appearance, FaceDetection, Identity, IdentityEdit
 
 # Tracks below this quality (see faces.track_quality) do not shape clusters.
 GOOD_QUALITY = 0.35
@@ -118,7 +119,7 @@ def _rebuild(analysis: Analysis, v: int, ids, removed, id_names, id_edited, step
     for track in tracks:
         if track.identity is not None:
             by_id[track.identity].append(track)
-    shot_starts = sorted(b.time for b in analysis.boundaries if b.kind in ("cut", "gradual"))
+    shot_starts = sorted(b.time for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS)
     identities = []
     for pid in sorted(by_id, key=lambda p: int(p[1:])):
         members = by_id[pid]
@@ -140,9 +141,9 @@ def _spans(tracks, step: float, shot_starts: list[float]) -> tuple[Appearance, .
     spans: list[list[float]] = []
     for track in sorted(tracks, key=lambda t: t.start):
         start, end = track.start, track.end + step
-        later_cuts = [t for t in shot_starts if t > track.end]
-        if later_cuts:
-            end = min(end, later_cuts[0])
+        next_cut = bisect.bisect_right(shot_starts, track.end)
+        if next_cut < len(shot_starts):
+            end = min(end, shot_starts[next_cut])
         if spans and start <= spans[-1][1] + step / 2:
             spans[-1][1] = max(spans[-1][1], end)
         else:

@@ -192,7 +192,7 @@ class FeatureExtractor:
         if self.size is not None and len(frames) and frames.shape[2:0:-1] != tuple(self.size):
             frames = np.stack([area_resize(f, tuple(self.size)) for f in frames])
         out = np.empty((len(frames), FEATURE_DIM), np.float32)
-        probs = np.empty((len(frames), 1000), np.float32) if with_probabilities else None
+        probs = np.empty((len(frames), self.net._fc.out_features), np.float32) if with_probabilities else None
         with torch.inference_mode():
             for i in range(0, len(frames), self.batch):
                 x = torch.from_numpy(np.ascontiguousarray(frames[i:i + self.batch])).to(self.device)
