@@ -104,17 +104,25 @@ def _analyze_each(args: argparse.Namespace, outputs: bool):
         yield video, out, analysis
 
 
+def _analyze_all(args: argparse.Namespace, outputs: bool):
+    """Everything _analyze_each yields, or None (the error printed) when --engines is wrong."""
+    try:
+        return list(_analyze_each(args, outputs))
+    except (argparse.ArgumentTypeError, KeyError) as exc:
+        _error(str(exc).strip("'\""))
+        return None
+
+
 def _cluster_distance(analyses) -> float:
+    """The face engine's clustering distance for analyses made with it (at least one)."""
     from .engines.faces import cluster_distance
 
-    return cluster_distance(next(iter(a.engines.get("faces", "") for a in analyses), ""))
+    return cluster_distance(analyses[0].engines.get("faces", ""))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    try:
-        done = list(_analyze_each(args, outputs=True))
-    except (argparse.ArgumentTypeError, KeyError) as exc:
-        _error(str(exc).strip("'\""))
+    done = _analyze_all(args, outputs=True)
+    if done is None:
         return EXIT_USAGE
     good = [(video, out, a) for video, out, a in done if a is not None]
     if args.videoset and good and "faces" in good[0][2].engines:
@@ -141,14 +149,17 @@ def cmd_identities(args: argparse.Namespace) -> int:
 
     args.output = None
     try:
-        done = list(_analyze_each(args, outputs=False))
-    except (argparse.ArgumentTypeError, KeyError) as exc:
-        _error(str(exc).strip("'\""))
+        faces_on = "faces" in _parse_engines(args.engines)
+    except argparse.ArgumentTypeError as exc:
+        _error(str(exc))
         return EXIT_USAGE
-    good = [(video, a) for video, _, a in done if a is not None]
-    if good and "faces" not in good[0][1].engines:
+    if not faces_on:
         _error("the faces capability is switched off (--engines faces=none)")
         return EXIT_USAGE
+    done = _analyze_all(args, outputs=False)
+    if done is None:
+        return EXIT_USAGE
+    good = [(video, a) for video, _, a in done if a is not None]
     analyses = assign_identities([a for _, a in good], _cluster_distance([a for _, a in good])) if good else []
     rows: dict[str, dict] = {}
     for (video, _), analysis in zip(good, analyses):

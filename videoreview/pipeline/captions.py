@@ -13,7 +13,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..engines.base import ProgressFn
-from ..engines.captions.builtin import Person, Sample, boundary_status, describe, measure_motion
+from ..engines.captions.builtin import (BuiltinCaptionEngine, Person, Sample, boundary_status, describe,
+                                         measure_motion)
 from ..media import FrameSource, scaled_size
 from ..records import Analysis, BoundaryCaption, FrameCaption
 from ..summary.keyframes import Candidate, progression_keyframes
@@ -21,20 +22,6 @@ from .cancel import CancelToken
 from .faces import cut_frames
 
 TOP_LABELS = 5
-
-
-class BuiltinCaptionEngine:
-    """Holds the classifier; the words are composed in engines/captions/builtin.py."""
-
-    name = "builtin"
-    version = "1"
-    device = "cpu"
-
-    def __init__(self) -> None:
-        from ..engines.boundaries.features import FeatureExtractor, imagenet_labels
-
-        self.extract = FeatureExtractor(size=(224, 126))
-        self.labels = imagenet_labels()
 
 
 class CaptionStage:

@@ -45,13 +45,12 @@ class BoundaryStage:
 
 def build_stages(engines: dict[str, str]) -> list[Stage]:
     """Stages in run order for the engines chosen per capability (capability -> engine name)."""
-    from ..engines import base, boundaries, faces
-    from .captions import BuiltinCaptionEngine, CaptionStage
+    from ..engines import base, boundaries, captions, faces
+    from .captions import CaptionStage
     from .faces import FaceStage
 
-    boundaries.register_builtin()
-    faces.register_builtin()
-    base.register("captions", "builtin", BuiltinCaptionEngine)
+    for capability in (boundaries, faces, captions):
+        capability.register_builtin()
     stages: list[Stage] = []
     if "boundaries" in engines:
         stages.append(BoundaryStage(base.create("boundaries", engines["boundaries"])))

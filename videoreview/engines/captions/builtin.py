@@ -30,6 +30,20 @@ PAN_PX = 0.25  # median flow, pixels per frame at 160 px width, above which the 
 MOTION_PX = 0.5
 
 
+class BuiltinCaptionEngine:
+    """Holds the classifier the captions stage measures with; the words are composed below."""
+
+    name = "builtin"
+    version = "1"
+    device = "cpu"
+
+    def __init__(self) -> None:
+        from ..boundaries.features import FeatureExtractor, imagenet_labels
+
+        self.extract = FeatureExtractor(size=(224, 126))
+        self.labels = imagenet_labels()
+
+
 @dataclass(frozen=True)
 class Sample:
     """What was measured at one sampled frame (the cached part of the captions stage)."""
