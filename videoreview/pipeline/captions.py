@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from ..engines.base import ProgressFn
@@ -39,13 +40,13 @@ class CaptionStage:
         for start in range(0, len(indices), 16):
             cancel.check()
             chunk = indices[start:start + 16]
-            batch = source.frames_at_indices(chunk, size=(224, 126))
-            features, probs = self.engine.extract.features_and_probabilities(batch.frames)
-            # Motion between each sampled frame and the next decoded one.
-            pairs = source.frames_at_indices(np.minimum(np.concatenate([chunk, chunk + 1]), info.frame_count - 1),
-                                             size=flow_size).frames
-            for k, (frame, time) in enumerate(zip(batch.indices, batch.times)):
-                camera, motion = measure_motion(pairs[k], pairs[k + len(chunk)])
+            # One decode for the sampled frames and the frame after each (for motion).
+            batch = source.frames_at_indices(np.minimum(np.concatenate([chunk, chunk + 1]), info.frame_count - 1),
+                                             size=(224, 126))
+            features, probs = self.engine.extract.features_and_probabilities(batch.frames[:len(chunk)])
+            small = [cv2.resize(f, flow_size, interpolation=cv2.INTER_AREA) for f in batch.frames]
+            for k, (frame, time) in enumerate(zip(batch.indices[:len(chunk)], batch.times)):
+                camera, motion = measure_motion(small[k], small[k + len(chunk)])
                 top = np.argsort(-probs[k])[:TOP_LABELS]
                 samples.append({
                     "time": round(float(time), 6), "frame": int(frame),
