@@ -32,3 +32,12 @@ class Cancelled(VideoReviewError):
 
     def __init__(self) -> None:
         super().__init__("cancelled")
+
+
+class ModelError(VideoReviewError):
+    """A model folder that videoreview will not load: missing, unsupported, unsafe, incomplete."""
+
+    def __init__(self, path: str | os.PathLike, reason: str):
+        self.path = os.fspath(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")

@@ -1,0 +1,120 @@
+"""Tiny LLaVA-OneVision and Qwen2-VL models, built from configs into a folder in Hugging
+Face layout (random weights, a byte-level BPE tokenizer trained here on a few sentences,
+a chat template like the real models'), so tests run the real loader, processors,
+batching and generation with no download. Also used by benchmarks/bench_vlm.py on CPUs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>",
+           "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
+CORPUS = [
+    "<Frame 1>: a person walks to the door and opens it.",
+    "<Frame 2>: the person steps through the open door.",
+    "These are 2 frames extracted from a video sequence depicting action. Provide a detailed description.",
+    "Subject: the man Before: standing still After: running to the left",
+    "A. Action Progression B. No Action Progression C. Uncertain",
+]
+# Qwen-style chat template; IMAGE is replaced by each family's image placeholder.
+CHAT = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{% if m['content'] is string %}{{ m['content'] }}"
+        "{% else %}{% for c in m['content'] %}{% if c['type'] == 'image' %}IMAGE{% elif c['type'] == 'text' %}"
+        "{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+TEXT = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, max_position_embeddings=4096)
+
+
+def tokenizer():
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIAL,
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+
+
+def build(family: str, folder: str | Path, seed: int = 0) -> Path:
+    """Write a tiny model of ``family`` ("llava_onevision" or "qwen2_vl") into ``folder``."""
+    import transformers
+
+    from videoreview.engines.captions.vlm import FAMILIES, _image_only
+
+    folder = Path(folder)
+    tok = tokenizer()
+    ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIAL}
+    text = dict(TEXT, vocab_size=len(tok), bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
+                pad_token_id=ids["<|endoftext|>"])
+    if family == "qwen2_vl":
+        from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+        config = transformers.Qwen2VLConfig(
+            text_config=dict(text, rope_scaling={"type": "mrope", "mrope_section": [2, 1, 1]}),
+            vision_config=dict(depth=2, embed_dim=32, hidden_size=32, num_heads=4, mlp_ratio=2, patch_size=14,
+                               spatial_merge_size=2, temporal_patch_size=2, in_chans=3),
+            image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+            vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
+        images = Qwen2VLImageProcessorPil(min_pixels=56 * 56, max_pixels=112 * 112)
+        extra = {}
+        chat = CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
+    elif family == "llava_onevision":
+        from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
+            LlavaOnevisionImageProcessorPil)
+
+        config = transformers.LlavaOnevisionConfig(
+            text_config=dict(text, model_type="qwen2"),
+            vision_config=dict(model_type="siglip_vision_model", hidden_size=32, intermediate_size=64,
+                               num_hidden_layers=2, num_attention_heads=4, image_size=28, patch_size=14),
+            image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-1,
+            vision_feature_select_strategy="full", image_grid_pinpoints=[[28, 28]])
+        images = LlavaOnevisionImageProcessorPil(size={"height": 28, "width": 28}, image_grid_pinpoints=[[28, 28]])
+        extra = dict(num_image_tokens=4, vision_feature_select_strategy="full")  # 2 x 2 patches of 14 px
+        chat = CHAT.replace("IMAGE", "<image>")
+    else:
+        raise ValueError(family)
+    torch.manual_seed(seed)
+    model_class, processor_class = FAMILIES[family]
+    getattr(transformers, model_class)(config).save_pretrained(folder)
+    _image_only(processor_class)(image_processor=images, tokenizer=tok, chat_template=chat, **extra).save_pretrained(folder)
+    return folder
+
+
+def teach(folder: str | Path, examples, steps: int = 300, lr: float = 3e-3) -> None:
+    """Overfit the tiny model at ``folder`` so that each (images, prompt, reply) example's
+    prompt gets its reply, then save it. The replies can only be right if the images
+    reach the model in order, so a test on it checks the whole path end to end."""
+    import transformers
+    from PIL import Image
+
+    from videoreview.engines.captions.vlm import FAMILIES, _image_only, check_model_dir
+
+    family, _ = check_model_dir(folder)
+    model_class, processor_class = FAMILIES[family]
+    processor = _image_only(processor_class).from_pretrained(folder)
+    model = getattr(transformers, model_class).from_pretrained(folder, dtype=torch.float32)
+    batches = []
+    for images, prompt, reply in examples:
+        content = [{"type": "image"} for _ in images] + [{"type": "text", "text": prompt}]
+        head = processor.apply_chat_template([{"role": "user", "content": content}], add_generation_prompt=True)
+        pil = [Image.fromarray(i) for i in images]
+        full = processor(text=[head + reply + "<|im_end|>"], images=[pil], return_tensors="pt")
+        prompt_len = processor(text=[head], images=[pil], return_tensors="pt")["input_ids"].shape[1]
+        labels = full["input_ids"].clone()
+        labels[:, :prompt_len] = -100
+        batches.append((full, labels))
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    model.train()
+    for step in range(steps):
+        inputs, labels = batches[step % len(batches)]
+        loss = model(**inputs, labels=labels).loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    model.save_pretrained(folder)

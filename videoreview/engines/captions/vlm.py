@@ -1,0 +1,277 @@
+"""Vision-language captioners (transformers): LLaVA-OneVision and Qwen2-VL from a local folder.
+
+One engine implements both caption protocols (frame windows, boundaries) and the two
+judges the papers use (progression between two captions, matching a frame to one of
+several captions), all through one ``generate`` that batches requests.
+
+Safety and honesty rules for model folders (checked before anything is loaded):
+  * the folder is in Hugging Face layout (config.json, tokenizer, processor config);
+  * its ``model_type`` is one of FAMILIES; a folder that needs remote code (``auto_map``)
+    is refused: ``trust_remote_code`` is never enabled;
+  * weights load from ``*.safetensors`` only; pickle-only folders are refused.
+Generation is greedy and capped (``max_new_tokens``): a model that never stops costs at
+most the cap. Replies go through parse.py, which recovers every frame it can.
+
+transformers' processors for these families insist on a video processor, which needs
+torchvision; we only ever pass images, so ``_image_only`` makes the processor without it
+(and torchvision stays out of the dependencies: it has no CPU build matching our torch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ...errors import ModelError
+from .parse import parse_boundary_caption, parse_choice, parse_frame_captions
+from .prompts import boundary_prompt, caption_prompt, matching_prompt, progression_prompt
+from .protocol import CaptionContext
+
+# model_type in config.json -> (model class, processor class) in transformers
+FAMILIES = {
+    "llava_onevision": ("LlavaOnevisionForConditionalGeneration", "LlavaOnevisionProcessor"),
+    "qwen2_vl": ("Qwen2VLForConditionalGeneration", "Qwen2VLProcessor"),
+}
+# Frames are scaled to this long side before the processor sees them: LLaVA-OneVision
+# resizes to 384 anyway; Qwen2-VL would otherwise spend ~1200 tokens on a 720p frame
+# (448 px long side: 16 x 9 merged patches = 144 tokens).
+FRAME_LONG_SIDE = {"llava_onevision": 384, "qwen2_vl": 448}
+TOKENS_PER_FRAME_CAPTION = 96  # cap on new tokens per frame of a caption window
+BOUNDARY_TOKENS = 160
+CHOICE_TOKENS = 8
+
+
+def check_model_dir(path: str | Path) -> tuple[str, dict]:
+    """(family, config) of a model folder, or ModelError saying why it will not be loaded."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ModelError(folder, "not a folder (a model is a folder in Hugging Face layout)")
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(folder, "no config.json: not a model folder in Hugging Face layout") from None
+    except (OSError, ValueError) as exc:
+        raise ModelError(folder, f"config.json cannot be read ({exc})") from None
+    if not isinstance(config, dict):
+        raise ModelError(folder, "config.json is not a JSON object")
+    if "auto_map" in config:
+        raise ModelError(folder, "the model needs remote code (auto_map in config.json); "
+                                 "videoreview never runs code shipped in a model folder")
+    family = config.get("model_type")
+    if family not in FAMILIES:
+        raise ModelError(folder, f"model_type {family!r} is not supported (supported: {', '.join(FAMILIES)})")
+    if not list(folder.glob("*.safetensors")):
+        pickles = [p.name for p in folder.iterdir() if p.suffix in (".bin", ".pt", ".pth", ".ckpt")]
+        reason = (f"only pickle weights ({', '.join(sorted(pickles))}); videoreview loads safetensors only"
+                  if pickles else "no weights (*.safetensors)")
+        raise ModelError(folder, reason)
+    if not (folder / "tokenizer.json").exists() and not (folder / "tokenizer_config.json").exists():
+        raise ModelError(folder, "no tokenizer (tokenizer.json)")
+    if not (folder / "processor_config.json").exists() and not (folder / "preprocessor_config.json").exists():
+        raise ModelError(folder, "no image processor config (preprocessor_config.json or processor_config.json)")
+    return family, config
+
+
+def fingerprint(path: str | Path) -> str:
+    """Short id of a model folder's contents (config and weight file sizes) for cache keys;
+    hashing gigabytes of weights on every start would be too slow."""
+    folder = Path(path)
+    digest = hashlib.sha256((folder / "config.json").read_bytes())
+    for weights in sorted(folder.glob("*.safetensors")):
+        digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
+    return digest.hexdigest()[:12]
+
+
+def pick_device(requested: str | None = None):
+    """(device, dtype): CUDA with bf16 (fp16 where bf16 is unsupported), Apple MPS with
+    fp16, else the CPU with fp32."""
+    import torch
+
+    if requested is None:
+        requested = "cuda" if torch.cuda.is_available() else (
+            "mps" if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available() else "cpu")
+    if requested.startswith("cuda"):
+        return requested, torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    if requested == "mps":
+        return requested, torch.float16
+    return requested, torch.float32
+
+
+def _image_only(processor_class):
+    """The family's processor without its video processor (see the module docstring). The
+    keyword arguments must be spelled out: transformers reads them off ``__init__``."""
+    import transformers
+
+    base = getattr(transformers, processor_class)
+    if processor_class == "LlavaOnevisionProcessor":
+        class Processor(base):
+            def __init__(self, image_processor=None, tokenizer=None, num_image_tokens=None,
+                         vision_feature_select_strategy=None, chat_template=None, image_token="<image>",
+                         video_token="<video>", vision_aspect_ratio="anyres_max_9", **kwargs):
+                super().__init__(image_processor=image_processor, tokenizer=tokenizer, video_processor=None,
+                                 num_image_tokens=num_image_tokens,
+                                 vision_feature_select_strategy=vision_feature_select_strategy,
+                                 chat_template=chat_template, image_token=image_token, video_token=video_token,
+                                 vision_aspect_ratio=vision_aspect_ratio, **kwargs)
+    else:
+        class Processor(base):
+            def __init__(self, image_processor=None, tokenizer=None, chat_template=None, **kwargs):
+                super().__init__(image_processor=image_processor, tokenizer=tokenizer, video_processor=None,
+                                 chat_template=chat_template, **kwargs)
+    Processor.__name__ = processor_class
+    return Processor
+
+
+@dataclass(frozen=True)
+class Request:
+    """One prompt: images (RGB arrays, possibly none) then text, and a cap on the reply."""
+
+    images: Sequence[np.ndarray]
+    text: str
+    max_new_tokens: int
+
+
+class VisionLanguageModel:
+    """A loaded model and its processor; ``generate`` answers a list of requests in batches."""
+
+    def __init__(self, path: str | Path, device: str | None = None, batch_size: int | None = None):
+        import torch
+        import transformers
+
+        self.path = Path(path)
+        self.family, _ = check_model_dir(self.path)
+        model_class, processor_class = FAMILIES[self.family]
+        self.device, self.dtype = pick_device(device)
+        self.batch_size = batch_size or (8 if self.device.startswith("cuda") else 2)
+        try:
+            self.processor = _image_only(processor_class).from_pretrained(self.path)
+            self.model = getattr(transformers, model_class).from_pretrained(
+                self.path, dtype=self.dtype, use_safetensors=True, trust_remote_code=False,
+                attn_implementation="sdpa")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ModelError(self.path, f"cannot be loaded ({type(exc).__name__}: {exc})") from None
+        self.model.to(self.device).eval()
+        self.processor.tokenizer.padding_side = "left"  # batched generation continues on the right
+        self._torch = torch
+
+    def generate(self, requests: Sequence[Request]) -> list[str]:
+        """One reply per request, in order. Requests with the same number of images are
+        batched together (the processors batch those cleanly)."""
+        replies: list[str | None] = [None] * len(requests)
+        groups: dict[int, list[int]] = {}
+        for i, request in enumerate(requests):
+            groups.setdefault(len(request.images), []).append(i)
+        for members in groups.values():
+            for start in range(0, len(members), self.batch_size):
+                chunk = members[start:start + self.batch_size]
+                for i, reply in zip(chunk, self._generate_batch([requests[i] for i in chunk])):
+                    replies[i] = reply
+        return replies  # type: ignore[return-value]
+
+    def _generate_batch(self, batch: Sequence[Request]) -> list[str]:
+        from PIL import Image
+
+        texts, images = [], []
+        for request in batch:
+            content = [{"type": "image"} for _ in request.images] + [{"type": "text", "text": request.text}]
+            texts.append(self.processor.apply_chat_template([{"role": "user", "content": content}],
+                                                            add_generation_prompt=True))
+            images.append([Image.fromarray(self._fit(frame)) for frame in request.images])
+        inputs = self.processor(text=texts, images=images if any(images) else None,
+                                return_tensors="pt", padding=True)
+        inputs = inputs.to(self.device)
+        if "pixel_values" in inputs:
+            inputs["pixel_values"] = inputs["pixel_values"].to(self.dtype)
+        pad = self.processor.tokenizer.pad_token_id
+        with self._torch.inference_mode():
+            out = self.model.generate(**inputs, max_new_tokens=max(r.max_new_tokens for r in batch),
+                                      do_sample=False, pad_token_id=pad)
+        new = out[:, inputs["input_ids"].shape[1]:]
+        replies = []
+        for request, tokens in zip(batch, new):
+            replies.append(self.processor.tokenizer.decode(tokens[:request.max_new_tokens], skip_special_tokens=True))
+        return replies
+
+    def _fit(self, frame: np.ndarray) -> np.ndarray:
+        import cv2
+
+        long_side = FRAME_LONG_SIDE[self.family]
+        h, w = frame.shape[:2]
+        if max(h, w) <= long_side:
+            return np.ascontiguousarray(frame)
+        scale = long_side / max(h, w)
+        return cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+
+
+class VLMEngine:
+    """A VLM from a local folder as a captions engine (``--engines captions=vlm:FOLDER``).
+
+    The folder is checked at once; the model loads on first use, so a cached analysis
+    never loads it, and ``release`` frees it after a job."""
+
+    kind = "vlm"
+
+    def __init__(self, path: str | Path, device: str | None = None, batch_size: int | None = None):
+        self.path = Path(path).expanduser().resolve()
+        self.family, _ = check_model_dir(self.path)
+        self.name = f"{self.family}:{self.path.name}"
+        self.version = f"1-{fingerprint(self.path)}"
+        self.device = device or pick_device()[0]
+        self.batch_size = batch_size
+        self._model: VisionLanguageModel | None = None
+
+    @property
+    def model(self) -> VisionLanguageModel:
+        if self._model is None:
+            self._model = VisionLanguageModel(self.path, self.device, self.batch_size)
+        return self._model
+
+    def release(self) -> None:
+        self._model = None
+
+    # -- Captioner ---------------------------------------------------------------------
+    def caption(self, frames: Sequence[np.ndarray], context: CaptionContext | None = None) -> list[str | None]:
+        return self.caption_windows([(frames, context)])[0]
+
+    def caption_windows(self, windows: Sequence[tuple[Sequence[np.ndarray], CaptionContext | None]]
+                        ) -> list[list[str | None]]:
+        """Captions for many windows at once (batched): one list per window, one entry per frame."""
+        requests = []
+        for frames, context in windows:
+            if not 1 <= len(frames) <= 6:
+                raise ValueError(f"a caption window has 1 to 6 frames, got {len(frames)}")
+            ids = context.identities if context else ()
+            requests.append(Request(frames, caption_prompt(len(frames), identities=ids),
+                                    TOKENS_PER_FRAME_CAPTION * len(frames)))
+        replies = self.model.generate(requests)
+        return [parse_frame_captions(reply, len(frames)) for reply, (frames, _) in zip(replies, windows)]
+
+    # -- BoundaryCaptioner ---------------------------------------------------------------
+    def caption_boundary(self, before: Sequence[np.ndarray], at: np.ndarray, after: Sequence[np.ndarray],
+                         context: CaptionContext | None = None) -> tuple[str, str, str] | None:
+        return self.caption_boundaries([(before, at, after)])[0]
+
+    def caption_boundaries(self, items: Sequence[tuple[Sequence[np.ndarray], np.ndarray, Sequence[np.ndarray]]]
+                           ) -> list[tuple[str, str, str] | None]:
+        requests = [Request([*before, at, *after], boundary_prompt(len(before), len(after)), BOUNDARY_TOKENS)
+                    for before, at, after in items]
+        return [parse_boundary_caption(reply) for reply in self.model.generate(requests)]
+
+    # -- judges ---------------------------------------------------------------------------
+    def progression(self, first: str, second: str) -> str | None:
+        """ProgressCaptioner's progression question on two captions: "A" (progression),
+        "B" (none), "C" (uncertain) or None (no usable answer)."""
+        reply = self.model.generate([Request((), progression_prompt(first, second), CHOICE_TOKENS)])[0]
+        choice = parse_choice(reply, 3)
+        return None if choice is None else "ABC"[choice]
+
+    def match(self, image: np.ndarray, captions: Sequence[str]) -> int | None:
+        """Caption matching: the index of the caption the model picks for the image,
+        ``len(captions)`` for "none of the above", None for no usable answer."""
+        reply = self.model.generate([Request([image], matching_prompt(captions), CHOICE_TOKENS)])[0]
+        return parse_choice(reply, len(captions) + 1)
