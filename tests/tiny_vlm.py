@@ -24,7 +24,7 @@ CHAT = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{% if m['content'] 
         "{% else %}{% for c in m['content'] %}{% if c['type'] == 'image' %}IMAGE{% elif c['type'] == 'text' %}"
         "{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
         "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
-TEXT = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+TEXT = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
             num_key_value_heads=2, max_position_embeddings=4096)
 
 
@@ -55,8 +55,8 @@ def build(family: str, folder: str | Path, seed: int = 0) -> Path:
         from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
         config = transformers.Qwen2VLConfig(
-            text_config=dict(text, rope_scaling={"type": "mrope", "mrope_section": [2, 1, 1]}),
-            vision_config=dict(depth=2, embed_dim=32, hidden_size=32, num_heads=4, mlp_ratio=2, patch_size=14,
+            text_config=dict(text, rope_scaling={"type": "mrope", "mrope_section": [4, 2, 2]}),
+            vision_config=dict(depth=2, embed_dim=32, hidden_size=TEXT["hidden_size"], num_heads=4, mlp_ratio=2, patch_size=14,
                                spatial_merge_size=2, temporal_patch_size=2, in_chans=3),
             image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
             vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
@@ -85,7 +85,7 @@ def build(family: str, folder: str | Path, seed: int = 0) -> Path:
     return folder
 
 
-def teach(folder: str | Path, examples, steps: int = 300, lr: float = 3e-3) -> None:
+def teach(folder: str | Path, examples, steps: int = 300, lr: float = 2e-3) -> None:
     """Overfit the tiny model at ``folder`` so that each (images, prompt, reply) example's
     prompt gets its reply, then save it. The replies can only be right if the images
     reach the model in order, so a test on it checks the whole path end to end."""
@@ -102,19 +102,58 @@ def teach(folder: str | Path, examples, steps: int = 300, lr: float = 3e-3) -> N
     for images, prompt, reply in examples:
         content = [{"type": "image"} for _ in images] + [{"type": "text", "text": prompt}]
         head = processor.apply_chat_template([{"role": "user", "content": content}], add_generation_prompt=True)
-        pil = [Image.fromarray(i) for i in images]
-        full = processor(text=[head + reply + "<|im_end|>"], images=[pil], return_tensors="pt")
-        prompt_len = processor(text=[head], images=[pil], return_tensors="pt")["input_ids"].shape[1]
+        pil = [[Image.fromarray(i) for i in images]] if images else None
+        full = processor(text=[head + reply + "<|im_end|>"], images=pil, return_tensors="pt")
+        prompt_len = processor(text=[head], images=pil, return_tensors="pt")["input_ids"].shape[1]
         labels = full["input_ids"].clone()
         labels[:, :prompt_len] = -100
         batches.append((full, labels))
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 - step / steps)  # settle at the end
+    order = torch.Generator().manual_seed(0)
     model.train()
     for step in range(steps):
-        inputs, labels = batches[step % len(batches)]
+        if step % len(batches) == 0:
+            epoch = torch.randperm(len(batches), generator=order).tolist()
+        inputs, labels = batches[epoch[step % len(batches)]]
         loss = model(**inputs, labels=labels).loss
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        schedule.step()
     model.eval()
     model.save_pretrained(folder)
+
+
+COLOURS = {"red": (220, 30, 30), "blue": (30, 30, 220), "green": (30, 200, 30)}
+
+
+def colour_frame(name: str, size: tuple[int, int] = (160, 90)) -> "np.ndarray":
+    import numpy as np
+
+    return np.full((size[1], size[0], 3), COLOURS[name], np.uint8)
+
+
+def colour_lessons():
+    """What the taught models answer, by the colour of the frames they are shown: caption
+    windows of 2 frames, boundaries with 1 frame each side, and the progression question."""
+    from videoreview.engines.captions.prompts import boundary_prompt, caption_prompt, progression_prompt
+
+    lessons = []
+    for a in COLOURS:
+        lessons.append(([colour_frame(a)], caption_prompt(1), f"<Frame 1>: a {a} frame."))
+        for b in COLOURS:
+            lessons.append(([colour_frame(a), colour_frame(b)], caption_prompt(2),
+                            f"<Frame 1>: a {a} frame.\n<Frame 2>: a {b} frame."))
+            lessons.append(([], progression_prompt(f"a {a} frame.", f"a {b} frame."), "A" if a != b else "B"))
+            if a != b:
+                lessons.append(([colour_frame(a), colour_frame(b), colour_frame(b)], boundary_prompt(1, 1),
+                                f"Subject: the frame\nBefore: {a}\nAfter: {b}"))
+    return lessons
+
+
+def taught(family: str, folder: str | Path, steps: int = 2000) -> Path:
+    """A tiny model that captions solid red / blue / green frames by their colour."""
+    build(family, folder)
+    teach(folder, colour_lessons(), steps=steps)
+    return Path(folder)

@@ -105,10 +105,13 @@ def _analyze_each(args: argparse.Namespace, outputs: bool):
 
 
 def _analyze_all(args: argparse.Namespace, outputs: bool):
-    """Everything _analyze_each yields, or None (the error printed) when --engines is wrong."""
+    """Everything _analyze_each yields, or None (the error printed) when --engines is wrong
+    or names a model folder that will not load."""
+    from .errors import ModelError
+
     try:
         return list(_analyze_each(args, outputs))
-    except (argparse.ArgumentTypeError, KeyError) as exc:
+    except (argparse.ArgumentTypeError, KeyError, ModelError) as exc:
         _error(str(exc).strip("'\""))
         return None
 

@@ -51,7 +51,10 @@ def analyze(
     try:
         for stage in stages:
             cancel.check()
-            key = (content_hash, stage.name, stage.engine.name, stage.engine.version)
+            prepare = getattr(stage, "prepare", None)
+            depends = prepare(analysis) if prepare else ""
+            version = f"{stage.engine.version}+{depends}" if depends else stage.engine.version
+            key = (content_hash, stage.name, stage.engine.name, version)
             result = cache.get(*key) if use_cache else None
             if result is None:
                 if source is None:

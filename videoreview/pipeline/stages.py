@@ -24,6 +24,10 @@ class Stage(Protocol):
 
     def apply(self, analysis: Analysis, result: Any, previous: Analysis | None) -> Analysis: ...
 
+    # Optional: ``prepare(analysis) -> str`` is called before ``compute`` with the Analysis
+    # so far, for a stage whose result depends on earlier stages; what it returns (a digest
+    # of what it took) joins the cache key.
+
 
 class BoundaryStage:
     name = "boundaries"
@@ -57,7 +61,15 @@ def build_stages(engines: dict[str, str]) -> list[Stage]:
     if "faces" in engines:  # after boundaries: tracks never cross a cut
         stages.append(FaceStage(base.create("faces", engines["faces"])))
     if "captions" in engines:  # after faces: captions name the identities
-        stages.append(CaptionStage(base.create("captions", engines["captions"])))
+        engine = base.create("captions", engines["captions"])
+        if getattr(engine, "kind", "") == "vlm":
+            from .vlm_captions import VLMCaptionStage
+
+            # The builtin captioner still measures every frame: keyframe features, and a
+            # caption for any frame the model gives nothing usable for.
+            stages.append(VLMCaptionStage(engine, CaptionStage(base.create("captions", "builtin"))))
+        else:
+            stages.append(CaptionStage(engine))
     return stages
 
 

@@ -1,0 +1,199 @@
+"""The captions stage with a vision-language model (``--engines captions=vlm:FOLDER``).
+
+ProgressCaptioner's way over a long video: frames sampled at 1 fps, each captioned from a
+sliding 2-frame window, the pair (t-1, t), so its caption is specific to it and can say
+what progressed since t-1. A window never spans a cut: the first sample of a shot pairs
+with the next one instead (and a one-sample shot is captioned alone). The model is told
+which identities are visible (P1, P2, ..., most prominent first) so captions use the ids
+(MICap's style); where none were known, fill-in-the-blanks puts ids in afterwards.
+
+Boundaries get Kinetic-GEB+ captions from frames sampled between the previous and the
+next boundary (up to 10 before, the boundary frame, up to 10 after). Keyframes are
+ProgressCaptioner's selection with the model as the judge: keep a caption that shows
+progression over the last kept one (a new shot always does).
+
+The builtin captions stage runs too: its measurements pick keyframes' features, and any
+frame the model gave nothing usable for keeps its builtin caption, labelled as such.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import replace
+
+import numpy as np
+
+from ..engines.base import ProgressFn
+from ..engines.captions.protocol import CaptionContext
+from ..engines.captions.vlm import FRAME_LONG_SIDE, VLMEngine
+from ..engines.faces.fitb import fill_in, visibility_from_faces
+from ..media import FrameSource, scaled_size
+from ..records import Analysis, BoundaryCaption, Keyframe
+from .cancel import CancelToken
+from .captions import CaptionStage
+from .faces import cut_frames
+
+WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
+BOUNDARY_CONTEXT = 10  # GEB+: up to 10 frames before and 10 after a boundary
+BOUNDARIES_PER_CHUNK = 4
+
+
+def caption_windows(shots: list[int]) -> list[tuple[list[int], int]]:
+    """For each sample: the samples of its window and its position in it."""
+    windows = []
+    for i, shot in enumerate(shots):
+        if i > 0 and shots[i - 1] == shot:
+            windows.append(([i - 1, i], 1))
+        elif i + 1 < len(shots) and shots[i + 1] == shot:
+            windows.append(([i, i + 1], 0))
+        else:
+            windows.append(([i], 0))
+    return windows
+
+
+def boundary_context(frame: int, previous: int, following: int, count: int = BOUNDARY_CONTEXT
+                     ) -> tuple[list[int], list[int]]:
+    """Frames before (from the previous boundary) and after (to the next one), evenly
+    spaced, at most ``count`` on each side."""
+    before = np.unique(np.linspace(previous, frame - 1, count).round().astype(int)) if frame > previous else []
+    after = np.unique(np.linspace(frame + 1, following, count).round().astype(int)) if following > frame else []
+    return [int(f) for f in before], [int(f) for f in after]
+
+
+class VLMCaptionStage:
+    name = "captions"
+
+    def __init__(self, engine: VLMEngine, builtin: CaptionStage, sample_rate: float = 1.0) -> None:
+        self.engine = engine
+        self.builtin = builtin
+        self.sample_rate = sample_rate
+        self._cuts: list[int] = []
+        self._boundaries: list[int] = []
+        self._visible = lambda time: []
+
+    def prepare(self, analysis: Analysis) -> str:
+        """Take the shots, boundaries and visible identities from the earlier stages; their
+        digest joins the cache key (new ids or boundaries mean new prompts)."""
+        info = analysis.video
+        self._cuts = sorted(cut_frames(analysis.boundaries))
+        self._boundaries = sorted({b.frame for b in analysis.boundaries})
+        self._visible = visibility_from_faces(analysis.faces, info.width, info.height, window=0.5 / self.sample_rate)
+        faces = sorted((f.frame, f.identity) for f in analysis.faces if f.identity)
+        digest = hashlib.sha256(json.dumps([self._cuts, self._boundaries, faces]).encode())
+        return digest.hexdigest()[:12]
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
+        info = source.info
+        size = scaled_size(info.width, info.height, FRAME_LONG_SIDE[self.engine.family])
+
+        def part(start: float, end: float) -> ProgressFn:
+            return lambda fraction, message="": progress(start + (end - start) * fraction, message)
+
+        builtin = self.builtin.compute(source, part(0.0, 0.1), cancel)
+        samples = builtin["samples"]
+        frames = [s["frame"] for s in samples]
+        times = [s["time"] for s in samples]
+        shots = [int(np.searchsorted(self._cuts, f, side="right")) for f in frames]
+        windows = caption_windows(shots)
+        captions = []
+        for start in range(0, len(windows), WINDOWS_PER_CHUNK):
+            cancel.check()
+            chunk = windows[start:start + WINDOWS_PER_CHUNK]
+            needed = sorted({frames[i] for members, _ in chunk for i in members})
+            decoded = dict(zip(needed, source.frames_at_indices(np.array(needed), size=size).frames))
+            requests, contexts = [], []
+            for members, position in chunk:
+                target = members[position]
+                ids = self._window_ids([times[target]] + [times[i] for i in members if i != target])
+                contexts.append(ids)
+                requests.append(([decoded[frames[i]] for i in members], CaptionContext(identities=ids)))
+            for (members, position), ids, texts in zip(chunk, contexts, self.engine.caption_windows(requests)):
+                target = members[position]
+                captions.append({"frame": frames[target], "time": times[target], "text": texts[position],
+                                 "ids": list(ids)})
+            progress(0.1 + 0.7 * len(captions) / max(1, len(windows)), f"frame {len(captions)}/{len(windows)}")
+
+        boundaries = self._caption_boundaries(source, size, info.frame_count, part(0.8, 0.92), cancel)
+        keyframes = self._keyframes(captions, shots, cancel)
+        progress(1.0, "done")
+        return {"model": self.engine.name, "builtin": builtin, "captions": captions,
+                "boundaries": boundaries, "keyframes": keyframes}
+
+    def _window_ids(self, times: list[float]) -> tuple[str, ...]:
+        ids: list[str] = []
+        for time in times:  # the caption's own frame first, then the rest of the window
+            ids += [pid for pid in self._visible(time) if pid not in ids]
+        return tuple(ids)
+
+    def _caption_boundaries(self, source: FrameSource, size, frame_count: int, progress: ProgressFn,
+                            cancel: CancelToken) -> list[dict]:
+        marks = [0] + self._boundaries + [frame_count - 1]
+        out: list[dict] = []
+        for start in range(0, len(self._boundaries), BOUNDARIES_PER_CHUNK):
+            cancel.check()
+            items = []
+            for k in range(start + 1, min(start + BOUNDARIES_PER_CHUNK, len(self._boundaries)) + 1):
+                before, after = boundary_context(marks[k], marks[k - 1], marks[k + 1])
+                batch = source.frames_at_indices(np.array(before + [marks[k]] + after), size=size).frames
+                items.append((batch[:len(before)], batch[len(before)], batch[len(before) + 1:]))
+            for k, found in enumerate(self.engine.caption_boundaries(items), start=start + 1):
+                out.append({"frame": marks[k], "caption": list(found) if found else None})
+            progress(len(out) / len(self._boundaries), f"boundary {len(out)}/{len(self._boundaries)}")
+        return out
+
+    def _keyframes(self, captions: list[dict], shots: list[int], cancel: CancelToken) -> list[dict]:
+        """ProgressCaptioner's selection with the model judging each caption against the
+        last kept one (its progression question: A = progression)."""
+        usable = [(c, shot) for c, shot in zip(captions, shots) if c["text"]]
+        if not usable:
+            return []
+        kept = [{"frame": usable[0][0]["frame"], "time": usable[0][0]["time"], "reason": "first frame"}]
+        last, last_shot = usable[0]
+        for caption, shot in usable[1:]:
+            cancel.check()
+            if shot != last_shot:
+                reason = "new shot"
+            elif caption["text"] == last["text"]:
+                continue
+            elif self.engine.progression(last["text"], caption["text"]) == "A":
+                reason = "progression (model judge)"
+            else:
+                continue
+            kept.append({"frame": caption["frame"], "time": caption["time"], "reason": reason})
+            last, last_shot = caption, shot
+        return kept
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        base = self.builtin.apply(analysis, result["builtin"], previous)
+        engine = f"{self.engine.name}@{self.engine.version}"
+        by_frame = {c["frame"]: c for c in result["captions"] if c["text"]}
+        # Captions written without ids: fill them in from the identities known now.
+        info = analysis.video
+        visible = visibility_from_faces(analysis.faces, info.width, info.height, window=0.5 / self.sample_rate)
+        blank = [c for c in result["captions"] if c["text"] and not c["ids"]]
+        filled = {c["frame"]: f.text for c, f in zip(blank, fill_in([(c["time"], c["text"]) for c in blank], visible))}
+        captions = []
+        for caption in base.captions:
+            found = by_frame.get(caption.frame)
+            if caption.edited or found is None:
+                captions.append(caption)  # a reviewer's text, or the builtin one where the model gave nothing
+            else:
+                captions.append(replace(caption, text=filled.get(caption.frame, found["text"]), engine=engine))
+
+        boundary_captions = {b["frame"]: b["caption"] for b in result["boundaries"] if b["caption"]}
+        boundaries = []
+        for b in base.boundaries:
+            found = boundary_captions.get(b.frame)
+            if found and not (b.edited and b.caption is not None):
+                b = replace(b, caption=BoundaryCaption(*found, engine=engine))
+            boundaries.append(b)
+
+        keyframes = list(base.keyframes)
+        if result["keyframes"]:
+            edited = [k for k in base.keyframes if k.edited]
+            taken = {k.frame for k in edited}
+            keyframes = sorted(edited + [Keyframe(time=k["time"], frame=k["frame"], score=1.0, reason=k["reason"])
+                                         for k in result["keyframes"] if k["frame"] not in taken],
+                               key=lambda k: k.time)
+        return replace(base.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
