@@ -115,3 +115,21 @@ def bad_inputs(video_dir) -> dict:
 def truncated_videos(video_dir) -> dict:
     """name -> SyntheticVideo of cut-off files that still open (truncated_mkv, truncated_faststart)."""
     return V.make_truncated_videos(video_dir / "truncated")
+
+
+@pytest.fixture(scope="session")
+def taught(tmp_path_factory):
+    """Tiny VLMs of each family taught to caption solid colour frames (tiny_vlm.taught)."""
+    import tiny_vlm
+    from videoreview.engines.captions.vlm import FAMILIES
+
+    root = tmp_path_factory.mktemp("vlm")
+    return {family: tiny_vlm.taught(family, root / family) for family in FAMILIES}
+
+
+@pytest.fixture(scope="session")
+def untrained(tmp_path_factory):
+    """A tiny Qwen2-VL with random weights."""
+    import tiny_vlm
+
+    return tiny_vlm.build("qwen2_vl", tmp_path_factory.mktemp("vlm") / "untrained")

@@ -24,17 +24,6 @@ from videoreview.pipeline import StageCache, analyze
 from videoreview.pipeline.vlm_captions import boundary_context, caption_windows
 
 
-@pytest.fixture(scope="session")
-def taught(tmp_path_factory):
-    root = tmp_path_factory.mktemp("vlm")
-    return {family: tiny_vlm.taught(family, root / family) for family in FAMILIES}
-
-
-@pytest.fixture(scope="session")
-def untrained(tmp_path_factory):
-    return tiny_vlm.build("qwen2_vl", tmp_path_factory.mktemp("vlm") / "untrained")
-
-
 WINDOWS = [([frame("red"), frame("green")], None),
            ([frame("blue"), frame("red")], None),
            ([frame("green")], None),
@@ -191,3 +180,59 @@ def test_frames_the_model_leaves_blank_keep_the_builtin_caption(untrained, tmp_p
     assert all(c.engine == "builtin@1" and c.text.startswith("Shot ") for c in analysis.captions)
     assert analysis.engines["captions"].startswith("qwen2_vl:")
     assert np.all(np.diff([c.time for c in analysis.captions]) > 0)
+
+
+def _eval(*args):
+    return subprocess.run([sys.executable, "-m", "videoreview", "eval", "captions", *map(str, args)],
+                          capture_output=True, text=True)
+
+
+def test_eval_captions_with_the_builtin_and_a_vlm_judge(taught, tmp_path):
+    from videoreview.media import probe
+    from videoreview.records import Analysis, FrameCaption
+
+    clip = colour_clip(tmp_path / "c.mp4", seconds=1)  # red, blue, green: one sampled frame each
+    texts = ["a red frame.", "a blue frame.", "a blue frame."]  # the third is wrong
+    pred = tmp_path / "pred.json"
+    Analysis(video=probe(clip), captions=tuple(FrameCaption(float(t), 25 * t, text) for t, text in enumerate(texts))
+             ).save(pred)
+    truth = tmp_path / "truth.json"
+    truth.write_text(json.dumps({"progression": [{"first": 0, "second": 1, "label": True},
+                                                 {"first": 1, "second": 2, "label": True}],
+                                 "matching": [[0, 1, 2]], "distinct": [True, True]}))
+    run = _eval(pred, truth, "--json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["diversity"]["identical"] == 1 and report["diversity"]["pairs"] == 2
+    assert report["progression"]["balanced_accuracy"] == 0.5  # identical captions hide a real change
+    assert report["matching"].startswith("skipped")
+
+    run = _eval(pred, truth, "--json", "--judge", f"vlm:{taught['qwen2_vl']}")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["judge"] == "qwen2_vl:qwen2_vl" and report["progression"]["n"] == 2
+    assert report["matching"]["n_sequences"] == 1 and report["matching"]["n_frames"] == 3
+    # the blue caption cannot be matched to both blue and green frames
+    assert report["matching"]["sequence_accuracy"] == 0.0
+
+    text = _eval(pred, truth).stdout
+    assert "balanced accuracy 0.500" in text and "identical captions on distinct adjacent frames: 1/2" in text
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "file not found"), ("{", "not valid JSON"), ('{"other": 1}', "expected an object"),
+    ('{"progression": [{"first": 0}]}', "malformed caption labels"),
+])
+def test_eval_captions_bad_truth_is_one_line(tmp_path, content, message):
+    from videoreview.media import probe
+    from videoreview.records import Analysis, FrameCaption
+
+    clip = colour_clip(tmp_path / "c.mp4", seconds=1)
+    pred = tmp_path / "pred.json"
+    Analysis(video=probe(clip), captions=(FrameCaption(0.0, 0, "x"),)).save(pred)
+    truth = tmp_path / "truth.json"
+    if content is not None:
+        truth.write_text(content)
+    run = _eval(pred, truth)
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 1 and len(lines) == 1 and str(truth) in lines[0] and message in lines[0]

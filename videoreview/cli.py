@@ -293,9 +293,100 @@ def _caption_sets_from_json(path: str) -> list[list[str | None]]:
     return flat
 
 
+def _caption_truth(path: str) -> dict:
+    """{"progression": [{"first": s, "second": s, "label": bool}], "matching": [[s, ...]],
+    "distinct": [bool per adjacent caption pair]}: times in seconds; every part optional."""
+    from .errors import RecordError
+
+    data = _load_json(path)
+    if not isinstance(data, dict) or not {"progression", "matching", "distinct"} & set(data):
+        raise RecordError(path, "expected an object with 'progression', 'matching' and/or 'distinct'")
+    try:
+        pairs = [(float(p["first"]), float(p["second"]), bool(p["label"])) for p in data.get("progression", [])]
+        sequences = [[float(t) for t in seq] for seq in data.get("matching", [])]
+        distinct = data.get("distinct")
+        distinct = None if distinct is None else [bool(d) for d in distinct]
+    except (TypeError, KeyError, ValueError) as exc:
+        raise RecordError(path, f"malformed caption labels ({type(exc).__name__}: {exc})") from None
+    return {"progression": pairs, "matching": sequences, "distinct": distinct}
+
+
+def _eval_captions(args: argparse.Namespace) -> int:
+    """ProgressCaptioner's checks on an Analysis's captions, judged by the builtin lexical
+    stand-in or a VLM (--judge vlm:FOLDER); caption matching needs a VLM and the video."""
+    import numpy as np
+
+    from .engines import base, captions as caption_engines
+    from .metrics.captions import caption_diversity, caption_matching, progression_detection, text_change_judge
+    from .records import Analysis
+
+    try:
+        analysis = Analysis.load(args.predicted)
+        truth = _caption_truth(args.truth)
+        if not analysis.captions:
+            raise VideoReviewError(f"{args.predicted}: no captions")
+        times = np.array([c.time for c in analysis.captions])
+
+        def caption_at(time: float):
+            return analysis.captions[int(np.argmin(np.abs(times - time)))]
+
+        judge = None
+        if args.judge != "builtin":
+            caption_engines.register_builtin()
+            judge = base.create("captions", args.judge)
+        report: dict = {"captions": len(analysis.captions), "judge": judge.name if judge else "builtin (lexical)"}
+        report["diversity"] = caption_diversity(analysis.captions, truth["distinct"]).to_dict()
+        if truth["progression"]:
+            pairs = [(caption_at(a).text, caption_at(b).text, label) for a, b, label in truth["progression"]]
+            report["progression"] = progression_detection(pairs, judge.progression if judge else text_change_judge
+                                                          ).to_dict()
+        if truth["matching"]:
+            if judge is None:
+                report["matching"] = "skipped: caption matching needs a VLM judge (--judge vlm:FOLDER)"
+            else:
+                from .media import open_video
+
+                with open_video(args.video or analysis.video.path) as source:
+                    sequences = []
+                    for seq in truth["matching"]:
+                        chosen = [caption_at(t) for t in seq]
+                        frames = source.frames_at_indices([c.frame for c in chosen]).frames
+                        sequences.append((list(frames), [c.text for c in chosen]))
+                report["matching"] = caption_matching(sequences, judge.match).to_dict()
+    except (VideoReviewError, KeyError) as exc:
+        _error(str(exc).strip("'\""))
+        return EXIT_ERROR
+    except ValueError as exc:
+        _error(f"{args.truth}: {exc}")
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{report['captions']} captions; judge: {report['judge']}")
+    d = report["diversity"]
+    rate = "n/a" if d["identical_rate"] is None else f"{d['identical_rate']:.3f}"
+    print(f"diversity: {d['unique']} distinct texts of {d['captions']}; identical captions on distinct "
+          f"adjacent frames: {d['identical']}/{d['pairs']} ({rate})")
+    if "progression" in report:
+        p = report["progression"]
+        tnr = "n/a" if p["tnr"] is None else f"{p['tnr']:.3f}"
+        tpr = "n/a" if p["tpr"] is None else f"{p['tpr']:.3f}"
+        print(f"progression detection: balanced accuracy {p['balanced_accuracy']:.3f} "
+              f"(TPR {tpr}, TNR {tnr}, {p['n']} pairs, {p['uncertain']} uncertain)")
+    if isinstance(report.get("matching"), str):
+        print(f"caption matching: {report['matching']}")
+    elif "matching" in report:
+        m = report["matching"]
+        print(f"caption matching: sequence accuracy {m['sequence_accuracy']:.3f}, frame accuracy "
+              f"{m['frame_accuracy']:.3f} ({m['n_sequences']} sequences, {m['n_frames']} frames)")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     if args.task == "identities":
         return _eval_identities(args)
+    if args.task == "captions":
+        return _eval_captions(args)
     if args.task == "fitb":
         return _eval_fitb(args)
     if args.task != "boundaries":
@@ -428,6 +519,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("truth", metavar="TRUTH.json")
     p.add_argument("--kind", help="only these boundary kinds, e.g. cut,gradual")
     p.add_argument("--tolerances", help="comma-separated seconds (default: 0.1,0.2,0.5,1,1.5,2,2.5,3)")
+    p.add_argument("--judge", default="builtin", help="captions: builtin (lexical stand-in) or vlm:FOLDER")
+    p.add_argument("--video", help="captions: the video (default: the path in PRED.json)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_eval)
 
