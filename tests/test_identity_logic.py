@@ -104,3 +104,23 @@ def test_fill_in_the_blanks():
 def test_fill_in_leaves_mentions_when_nobody_is_visible():
     filled = fill_in([(0.0, "Someone opens the door.")], lambda t: [])
     assert filled[0].text == "Someone opens the door." and filled[0].ids == (None,)
+
+
+def test_caption_ids_follow_renumbering():
+    from videoreview.pipeline.identities import _id_changes, _rename_ids_in_captions
+    from videoreview.records import Analysis, Boundary, BoundaryCaption, FaceTrack, FrameCaption, VideoInfo
+
+    def track(tid, pid, faces=4):
+        return FaceTrack(id=tid, start=0, end=1, shot=0, faces=faces, size=100, score=1, blur=50, quality=1,
+                         identity=pid)
+
+    old = [track(0, "P1"), track(1, "P2"), track(2, "P2", faces=1), track(3, "P3")]
+    new = [track(0, "P2"), track(1, "P1"), track(2, "P4"), track(3, None)]  # swapped, and P3 dropped
+    changes = _id_changes(old, new)
+    assert changes == {"P1": "P2", "P2": "P1", "P3": None}  # P2's bigger track decides
+    analysis = Analysis(video=VideoInfo("v.mp4", 1, 25, 25, 64, 64), captions=(
+        FrameCaption(0.0, 0, "P1 hands P2 a cup; P3 and P10 watch."),), boundaries=(
+        Boundary(0.5, 12, "event", 1.0, caption=BoundaryCaption("P2", "P2 sits", "P1 stands")),))
+    renamed = _rename_ids_in_captions(analysis, changes)
+    assert renamed.captions[0].text == "P2 hands P1 a cup; someone and P10 watch."
+    assert renamed.boundaries[0].caption == BoundaryCaption("P1", "P1 sits", "P2 stands")

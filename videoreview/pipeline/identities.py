@@ -14,6 +14,7 @@ when track ids and P-numbers change.
 from __future__ import annotations
 
 import bisect
+import re
 from collections import defaultdict
 from dataclasses import replace
 
@@ -130,7 +131,37 @@ def _rebuild(analysis: Analysis, v: int, ids, removed, id_names, id_edited, step
             id=pid, name=id_names.get(pid), appearances=_spans(members, step, shot_starts),
             track_ids=tuple(sorted(t.id for t in members)), exemplar=exemplar, edited=pid in id_edited,
         ))
-    return replace(analysis, faces=faces, face_tracks=tracks, identities=tuple(identities))
+    renamed = _rename_ids_in_captions(analysis, _id_changes(analysis.face_tracks, tracks))
+    return replace(renamed, faces=faces, face_tracks=tracks, identities=tuple(identities))
+
+
+def _id_changes(old_tracks, new_tracks) -> dict[str, str | None]:
+    """Old id -> new id, by the tracks that had each (the new id most of its faces got)."""
+    votes: dict[str, dict[str | None, int]] = defaultdict(lambda: defaultdict(int))
+    new_of = {t.id: t.identity for t in new_tracks}
+    for track in old_tracks:
+        if track.identity is not None:
+            votes[track.identity][new_of.get(track.id)] += track.faces
+    return {old: max(counts, key=counts.get) for old, counts in votes.items()}
+
+
+_ID = re.compile(r"\bP\d+\b")
+
+
+def _rename_ids_in_captions(analysis: Analysis, changes: dict[str, str | None]) -> Analysis:
+    """Captions name people by id (P1, ...); when clustering renumbers them (a video set,
+    an edit), the text follows. An id that no longer exists becomes "someone"."""
+    if all(old == new for old, new in changes.items()):
+        return analysis
+
+    def fix(text: str) -> str:
+        return _ID.sub(lambda m: (changes[m.group(0)] or "someone") if m.group(0) in changes else m.group(0), text)
+
+    captions = tuple(replace(c, text=fix(c.text)) for c in analysis.captions)
+    boundaries = tuple(b if b.caption is None else replace(b, caption=replace(
+        b.caption, subject=fix(b.caption.subject), before=fix(b.caption.before), after=fix(b.caption.after)))
+        for b in analysis.boundaries)
+    return replace(analysis, captions=captions, boundaries=boundaries)
 
 
 def _spans(tracks, step: float, shot_starts: list[float]) -> tuple[Appearance, ...]:
