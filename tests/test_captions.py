@@ -53,6 +53,13 @@ def test_object_entering_changes_the_caption_after_it_and_not_before(event_video
     during = [t for s, t in by_time.items() if enter < s < event_video.events["stop"]]
     assert during and all("movement in frame" in t for t in during)
     assert all(t not in before for t in during)
+    # Keyframes: the first frame, then one after each event boundary (entering, stopping,
+    # turning cyan); nothing while the background is still.
+    kept = [(k.time, k.reason) for k in analysis.keyframes]
+    assert kept[0] == (0.0, "first frame") and all(r == "event boundary" for _, r in kept[1:])
+    assert not any(0 < t <= enter for t, _ in kept)
+    assert any(enter < t <= event_video.events["stop"] + 1 for t, _ in kept)
+    assert any(event_video.events["change"] <= t <= event_video.events["change"] + 1 for t, _ in kept)
 
 
 def test_cut_changes_shot_and_boundaries_get_captions(cuts_video, tmp_path):

@@ -35,3 +35,11 @@ def test_best_k_covers_shots_then_people_then_novelty():
     four = best_keyframes(frames, 4)
     assert any(k.reason == "first view of P2" for k in four) and [k.time for k in four] == sorted(k.time for k in four)
     assert len(best_keyframes(frames, 20)) == len(frames) and best_keyframes([], 3) == []
+
+
+def test_an_event_boundary_is_progression_even_when_the_picture_barely_changes():
+    judge = measured_judge()
+    same = cand(0, 1)
+    after_event = Candidate(time=1.0, frame=25, shot=1, ids=frozenset(), feature=same.feature, events=1)
+    assert judge(same, after_event) == "event boundary"
+    assert judge(same, cand(1, 1, feature=(1, 0.5))) is None  # cosine distance 0.11: below 0.25

@@ -100,8 +100,10 @@ class CaptionStage:
             subject, was, now = boundary_status(before, after)
             boundaries.append(replace(b, caption=BoundaryCaption(subject, was, now, engine=engine)))
 
+        events = np.array(sorted(b.frame for b in analysis.boundaries if b.kind == "event"), np.int64)
         candidates = [Candidate(time=s.time, frame=s.frame, shot=st.shot, ids=st.ids,
-                                feature=np.asarray(r["feature"], np.float32))
+                                feature=np.asarray(r["feature"], np.float32),
+                                events=int(np.searchsorted(events, s.frame, side="right")))
                       for s, st, r in zip(samples, states, raw)]
         keyframes = progression_keyframes(candidates)
         if previous is not None:
