@@ -18,6 +18,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
+from memory import peak_rss_mb  # noqa: E402  (benchmarks/memory.py)
+
 
 def main() -> None:
     from videoreview.pipeline import StageCache, analyze
@@ -31,8 +33,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as root:
         analysis = analyze(sys.argv[1], cache=StageCache(Path(root)), use_cache=False, progress=progress)
     elapsed = time.perf_counter() - marks["captions"]
-    with open("/proc/self/status") as status:
-        peak = int(status.read().split("VmHWM:")[1].split()[0]) / 1024
+    peak = peak_rss_mb()
     print(f"{analysis.video.duration:.0f} s clip: captions stage {elapsed:.1f} s = "
           f"{analysis.video.duration / elapsed:.1f}x realtime, {len(analysis.captions)} captions, "
           f"{sum(b.caption is not None for b in analysis.boundaries)} boundary captions, "

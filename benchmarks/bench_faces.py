@@ -23,12 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-
-def peak_rss_mb() -> float:
-    """This process's peak RSS since it started (VmHWM; ru_maxrss would include the parent's
-    peak at fork time)."""
-    with open("/proc/self/status") as status:
-        return int(status.read().split("VmHWM:")[1].split()[0]) / 1024
+from memory import peak_rss_mb  # noqa: E402  (benchmarks/memory.py)
 
 
 def make_clip(path: Path, seconds: float):

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -30,10 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # the checkout's videoreview, tiny_vlm and videos
 
-
-def peak_rss_mib() -> float:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # macOS: bytes, Linux: KiB
+from memory import peak_rss_mb  # noqa: E402  (benchmarks/memory.py)
 
 
 def main() -> None:
@@ -116,7 +112,7 @@ def main() -> None:
         "frames_per_s": round(len(captions) / caption_s, 3) if caption_s else None,
         "parsed": sum(c is not None for c in captions),
         "peak_gpu_mib": round(torch.cuda.max_memory_allocated() / 2**20, 1) if cuda else None,
-        "peak_rss_mib": round(peak_rss_mib(), 1),
+        "peak_rss_mib": round(peak_rss_mb(), 1),
     }
     if args.json:
         print(json.dumps(result))

@@ -362,17 +362,17 @@ def _eval_captions(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
+    def rate(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
     print(f"{report['captions']} captions; judge: {report['judge']}")
     d = report["diversity"]
-    rate = "n/a" if d["identical_rate"] is None else f"{d['identical_rate']:.3f}"
     print(f"diversity: {d['unique']} distinct texts of {d['captions']}; identical captions on distinct "
-          f"adjacent frames: {d['identical']}/{d['pairs']} ({rate})")
+          f"adjacent frames: {d['identical']}/{d['pairs']} ({rate(d['identical_rate'])})")
     if "progression" in report:
         p = report["progression"]
-        tnr = "n/a" if p["tnr"] is None else f"{p['tnr']:.3f}"
-        tpr = "n/a" if p["tpr"] is None else f"{p['tpr']:.3f}"
         print(f"progression detection: balanced accuracy {p['balanced_accuracy']:.3f} "
-              f"(TPR {tpr}, TNR {tnr}, {p['n']} pairs, {p['uncertain']} uncertain)")
+              f"(TPR {rate(p['tpr'])}, TNR {rate(p['tnr'])}, {p['n']} pairs, {p['uncertain']} uncertain)")
     if isinstance(report.get("matching"), str):
         print(f"caption matching: {report['matching']}")
     elif "matching" in report:

@@ -8,6 +8,7 @@ Analysis, captions each boundary, and picks keyframes; records a reviewer edited
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import replace
 
 import cv2
@@ -17,7 +18,7 @@ from ..engines.base import ProgressFn
 from ..engines.captions.builtin import (BuiltinCaptionEngine, Person, Sample, boundary_status, describe,
                                          measure_motion)
 from ..media import FrameSource, scaled_size
-from ..records import Analysis, BoundaryCaption, FrameCaption
+from ..records import Analysis, BoundaryCaption, FrameCaption, Keyframe
 from ..summary.keyframes import Candidate, progression_keyframes
 from .cancel import CancelToken
 from .faces import cut_frames
@@ -61,10 +62,10 @@ class CaptionStage:
         raw = result["samples"]
         samples = [Sample(time=s["time"], frame=s["frame"], labels=tuple((n, p) for n, p in s["labels"]),
                           camera=tuple(s["camera"]), motion=s["motion"]) for s in raw]
-        cuts = np.array(sorted(cut_frames(analysis.boundaries)), np.int64)
+        cuts = sorted(cut_frames(analysis.boundaries))
 
         def shot_of(frame: int) -> int:
-            return int(np.searchsorted(cuts, frame, side="right")) + 1
+            return shot_number(cuts, frame)
 
         faces_by_time: dict[float, list] = {}
         for face in analysis.faces:
@@ -105,12 +106,21 @@ class CaptionStage:
                                 feature=np.asarray(r["feature"], np.float32),
                                 events=int(np.searchsorted(events, s.frame, side="right")))
                       for s, st, r in zip(samples, states, raw)]
-        keyframes = progression_keyframes(candidates)
-        if previous is not None:
-            edited = [k for k in previous.keyframes if k.edited]
-            keyframes = sorted(edited + [k for k in keyframes if k.frame not in {e.frame for e in edited}],
-                               key=lambda k: k.time)
+        keyframes = keep_edited_keyframes(progression_keyframes(candidates),
+                                          previous.keyframes if previous else ())
         return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
+
+
+def shot_number(cuts: list[int], frame: int) -> int:
+    """1-based number of the shot ``frame`` is in, given the sorted frames where shots start."""
+    return bisect.bisect_right(cuts, frame) + 1
+
+
+def keep_edited_keyframes(keyframes, previous) -> list[Keyframe]:
+    """The engine's keyframes plus the reviewer's (which win at their frame), in time order."""
+    edited = [k for k in previous if k.edited]
+    taken = {k.frame for k in edited}
+    return sorted(edited + [k for k in keyframes if k.frame not in taken], key=lambda k: k.time)
 
 
 def _keep_edited(captions: list[FrameCaption], previous) -> list[FrameCaption]:

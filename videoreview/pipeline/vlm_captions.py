@@ -31,7 +31,7 @@ from ..engines.faces.fitb import fill_in, visibility_from_faces
 from ..media import FrameSource, scaled_size
 from ..records import Analysis, BoundaryCaption, Keyframe
 from .cancel import CancelToken
-from .captions import CaptionStage
+from .captions import CaptionStage, keep_edited_keyframes, shot_number
 from .faces import cut_frames
 
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
@@ -94,7 +94,7 @@ class VLMCaptionStage:
         samples = builtin["samples"]
         frames = [s["frame"] for s in samples]
         times = [s["time"] for s in samples]
-        shots = [int(np.searchsorted(self._cuts, f, side="right")) for f in frames]
+        shots = [shot_number(self._cuts, f) for f in frames]
         windows = caption_windows(shots)
         captions = []
         for start in range(0, len(windows), WINDOWS_PER_CHUNK):
@@ -117,8 +117,7 @@ class VLMCaptionStage:
         boundaries = self._caption_boundaries(source, size, info.frame_count, part(0.8, 0.92), cancel)
         keyframes = self._keyframes(captions, shots, cancel)
         progress(1.0, "done")
-        return {"model": self.engine.name, "builtin": builtin, "captions": captions,
-                "boundaries": boundaries, "keyframes": keyframes}
+        return {"builtin": builtin, "captions": captions, "boundaries": boundaries, "keyframes": keyframes}
 
     def _window_ids(self, times: list[float]) -> tuple[str, ...]:
         ids: list[str] = []
@@ -189,11 +188,9 @@ class VLMCaptionStage:
                 b = replace(b, caption=BoundaryCaption(*found, engine=engine))
             boundaries.append(b)
 
-        keyframes = list(base.keyframes)
+        keyframes = base.keyframes
         if result["keyframes"]:
-            edited = [k for k in base.keyframes if k.edited]
-            taken = {k.frame for k in edited}
-            keyframes = sorted(edited + [Keyframe(time=k["time"], frame=k["frame"], score=1.0, reason=k["reason"])
-                                         for k in result["keyframes"] if k["frame"] not in taken],
-                               key=lambda k: k.time)
+            judged = [Keyframe(time=k["time"], frame=k["frame"], score=1.0, reason=k["reason"])
+                      for k in result["keyframes"]]
+            keyframes = keep_edited_keyframes(judged, base.keyframes)
         return replace(base.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))

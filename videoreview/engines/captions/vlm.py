@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import ModelError
+from ...media import scaled_size
 from .parse import parse_boundary_caption, parse_choice, parse_frame_captions
 from .prompts import boundary_prompt, caption_prompt, matching_prompt, progression_prompt
 from .protocol import CaptionContext
@@ -200,12 +201,10 @@ class VisionLanguageModel:
     def _fit(self, frame: np.ndarray) -> np.ndarray:
         import cv2
 
-        long_side = FRAME_LONG_SIDE[self.family]
         h, w = frame.shape[:2]
-        if max(h, w) <= long_side:
+        if max(h, w) <= FRAME_LONG_SIDE[self.family]:
             return np.ascontiguousarray(frame)
-        scale = long_side / max(h, w)
-        return cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        return cv2.resize(frame, scaled_size(w, h, FRAME_LONG_SIDE[self.family]), interpolation=cv2.INTER_AREA)
 
 
 class VLMEngine:
