@@ -211,6 +211,8 @@ class Analysis(_Record):
     identity_edits: tuple[IdentityEdit, ...] = ()
     keyframes: tuple[Keyframe, ...] = ()
     summaries: tuple[Summary, ...] = ()
+    # Frames of engine boundaries a reviewer deleted (or moved away): a re-run drops them.
+    removed_boundaries: tuple[int, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     _nested: ClassVar[dict[str, type]] = {

@@ -240,3 +240,10 @@ def edit_identities(analysis: Analysis, edit: IdentityEdit, distance: float) -> 
     """The analysis with ``edit`` recorded and identities assigned again."""
     analysis = replace(analysis, identity_edits=analysis.identity_edits + (edit,))
     return assign_identities([analysis], distance)[0]
+
+
+def apply_identity_edit(analysis: Analysis, edit: IdentityEdit) -> Analysis:
+    """``edit_identities`` at the clustering distance of the face engine that made ``analysis``."""
+    from ..engines.faces import cluster_distance
+
+    return edit_identities(analysis, edit, cluster_distance(analysis.engines.get("faces", "")))

@@ -31,10 +31,14 @@ def analyze(
     backend: str = "auto",
     previous: Analysis | None = None,
     stages: list[Stage] | None = None,
+    on_stage: Callable[[Analysis], None] | None = None,
 ) -> Analysis:
     """Analyse one video. Raises MediaError for a file that is not a usable video,
-    Cancelled when ``cancel`` is set; in both cases nothing in the cache is changed."""
+    Cancelled when ``cancel`` is set; in both cases nothing in the cache is changed.
+    ``on_stage`` gets the Analysis so far after the probe and after each stage, so a
+    window can fill in as results arrive."""
     progress = progress or _ignore
+    on_stage = on_stage or (lambda analysis: None)
     cancel = cancel or CancelToken()
     cache = cache or StageCache()
     stages = stages if stages is not None else build_stages(engines or DEFAULT_ENGINES)
@@ -46,6 +50,7 @@ def analyze(
     progress("probe", 1.0, f"{info.duration:.1f} s, {info.frame_count} frames")
     content_hash = cache.content_hash(path)
     analysis = Analysis(video=info, content_hash=content_hash)
+    on_stage(analysis)
 
     source: FrameSource | None = None
     try:
@@ -71,6 +76,7 @@ def analyze(
             else:
                 progress(stage.name, 1.0, "from cache")
             analysis = with_stage_engine(stage.apply(analysis, result, previous), stage)
+            on_stage(analysis)
     finally:
         if source is not None:
             source.close()

@@ -41,10 +41,12 @@ class BoundaryStage:
     def apply(self, analysis: Analysis, result: list[dict], previous: Analysis | None) -> Analysis:
         found = [Boundary.from_dict(d) for d in result]
         kept = [b for b in previous.boundaries if b.edited] if previous else []
-        # A reviewer's boundary replaces whatever the engine put on (or next to) its frame.
-        edited_frames = {b.frame + d for b in kept for d in (-1, 0, 1)}
-        merged = kept + [b for b in found if b.frame not in edited_frames]
-        return analysis.with_boundaries(merged)
+        removed = previous.removed_boundaries if previous else ()
+        # A reviewer's boundary replaces whatever the engine put on (or next to) its frame,
+        # and an engine boundary the reviewer deleted stays deleted.
+        reviewed = {f + d for f in [b.frame for b in kept] + list(removed) for d in (-1, 0, 1)}
+        merged = kept + [b for b in found if b.frame not in reviewed]
+        return replace(analysis.with_boundaries(merged), removed_boundaries=tuple(removed))
 
 
 def build_stages(engines: dict[str, str]) -> list[Stage]:

@@ -1,0 +1,100 @@
+"""A reviewer's corrections of captions and boundaries, as pure functions Analysis -> Analysis.
+
+Each result marks what it changed ``edited=True`` (or records a deleted engine boundary in
+``removed_boundaries``) so that the stages keep it when the video is analysed again.
+Identity corrections (rename, merge, split) live in ``identities.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import RecordError
+from ..records import BOUNDARY_KINDS, Analysis, Boundary, BoundaryCaption
+
+REVIEWER = "reviewer"
+
+
+def frame_at(analysis: Analysis, seconds: float) -> int:
+    """The frame shown at ``seconds`` (clamped to the video)."""
+    info = analysis.video
+    return max(0, min(info.frame_count - 1, int(seconds * info.fps + 1e-6)))
+
+
+def time_of(analysis: Analysis, frame: int) -> float:
+    return round(frame / analysis.video.fps, 6)
+
+
+def _boundary(analysis: Analysis, frame: int) -> Boundary:
+    for boundary in analysis.boundaries:
+        if boundary.frame == frame:
+            return boundary
+    raise RecordError(None, f"no boundary at frame {frame}")
+
+
+def edit_caption(analysis: Analysis, frame: int, text: str) -> Analysis:
+    """The frame caption at ``frame`` gets the reviewer's text."""
+    text = text.strip()
+    if not text:
+        raise RecordError(None, "a caption cannot be empty")
+    captions = list(analysis.captions)
+    for i, caption in enumerate(captions):
+        if caption.frame == frame:
+            captions[i] = replace(caption, text=text, edited=True)
+            return replace(analysis, captions=tuple(captions))
+    raise RecordError(None, f"no caption at frame {frame}")
+
+
+def add_boundary(analysis: Analysis, seconds: float, kind: str = "event",
+                 caption: BoundaryCaption | None = None) -> Analysis:
+    if kind not in BOUNDARY_KINDS:
+        raise RecordError(None, f"boundary kind {kind!r} is not one of {', '.join(BOUNDARY_KINDS)}")
+    frame = frame_at(analysis, seconds)
+    if any(b.frame == frame for b in analysis.boundaries):
+        raise RecordError(None, f"there is already a boundary at frame {frame}")
+    added = Boundary(time=time_of(analysis, frame), frame=frame, kind=kind, confidence=1.0,
+                     caption=caption, engine=REVIEWER, edited=True)
+    removed = tuple(f for f in analysis.removed_boundaries if abs(f - frame) > 1)
+    return replace(analysis.with_boundaries(analysis.boundaries + (added,)), removed_boundaries=removed)
+
+
+def delete_boundary(analysis: Analysis, frame: int) -> Analysis:
+    _boundary(analysis, frame)
+    kept = [b for b in analysis.boundaries if b.frame != frame]
+    removed = tuple(sorted(set(analysis.removed_boundaries) | {frame}))
+    return replace(analysis.with_boundaries(kept), removed_boundaries=removed)
+
+
+def move_boundary(analysis: Analysis, frame: int, seconds: float) -> Analysis:
+    """The boundary at ``frame`` moves to the frame at ``seconds``, keeping its kind and a
+    reviewer's caption (an engine's caption described the old moment: the next run redoes it)."""
+    old = _boundary(analysis, frame)
+    new_frame = frame_at(analysis, seconds)
+    if new_frame == frame:
+        return analysis
+    if any(b.frame == new_frame for b in analysis.boundaries):
+        raise RecordError(None, f"there is already a boundary at frame {new_frame}")
+    moved = delete_boundary(analysis, frame)
+    caption = old.caption if old.caption is not None and old.caption.engine == REVIEWER else None
+    return add_boundary(moved, time_of(analysis, new_frame), old.kind, caption)
+
+
+def set_boundary_kind(analysis: Analysis, frame: int, kind: str) -> Analysis:
+    if kind not in BOUNDARY_KINDS:
+        raise RecordError(None, f"boundary kind {kind!r} is not one of {', '.join(BOUNDARY_KINDS)}")
+    old = _boundary(analysis, frame)
+    return _replace_boundary(analysis, old, replace(old, kind=kind, edited=True))
+
+
+def edit_boundary_caption(analysis: Analysis, frame: int, subject: str, before: str, after: str) -> Analysis:
+    """The boundary at ``frame`` gets the reviewer's Subject / Status Before / Status After."""
+    parts = [subject.strip(), before.strip(), after.strip()]
+    if not all(parts):
+        raise RecordError(None, "subject, before and after must all be filled in")
+    old = _boundary(analysis, frame)
+    caption = BoundaryCaption(*parts, engine=REVIEWER)
+    return _replace_boundary(analysis, old, replace(old, caption=caption, edited=True))
+
+
+def _replace_boundary(analysis: Analysis, old: Boundary, new: Boundary) -> Analysis:
+    return analysis.with_boundaries([new if b is old else b for b in analysis.boundaries])
