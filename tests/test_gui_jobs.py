@@ -1,0 +1,109 @@
+"""The background analysis queue and the document with undo, on real videos and QThreads."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+from videoreview.gui.document import VideoDocument  # noqa: E402
+from videoreview.gui.jobs import AnalysisQueue  # noqa: E402
+from videoreview.pipeline import edits, store  # noqa: E402
+
+ENGINES = {"boundaries": "builtin", "faces": "dlib-hog", "captions": "builtin"}
+
+
+@pytest.fixture()
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("VIDEOREVIEW_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture()
+def queue(qtbot, home):
+    q = AnalysisQueue(ENGINES)
+    yield q
+    q.shutdown()
+
+
+def test_stages_arrive_one_by_one_then_the_saved_result(qtbot, queue, cuts_video):
+    partials, progress = [], []
+    queue.partial.connect(lambda path, analysis: partials.append(analysis))
+    queue.progress.connect(progress.append)
+    with qtbot.waitSignal(queue.finished, timeout=120_000) as done:
+        queue.enqueue(str(cuts_video.path))
+    path, final = done.args
+    assert path == str(cuts_video.path) and queue.is_idle()
+    # probe first (nothing yet), then each stage adds its records
+    assert partials[0].boundaries == () and partials[0].captions == ()
+    assert [sorted(p.engines) for p in partials[1:]] == [["boundaries"], ["boundaries", "faces"],
+                                                          ["boundaries", "captions", "faces"]]
+    assert [b.frame for b in final.boundaries if b.kind == "cut"] == list(cuts_video.cut_frames)
+    assert store.load_saved(final.content_hash) == final
+    assert {p.stage for p in progress} >= {"boundaries", "faces", "captions"}
+    fractions = [p.fraction for p in progress]
+    assert fractions == sorted(fractions) and 0 < fractions[-1] <= 1
+
+    # Reopening: the saved Analysis arrives first, and the run is all from cache.
+    partials.clear()
+    with qtbot.waitSignal(queue.finished, timeout=60_000):
+        queue.enqueue(str(cuts_video.path))
+    assert partials == [final]
+
+
+def test_cancel_mid_analysis_saves_nothing(qtbot, queue, cuts_video, home):
+    def cancel_in_faces(progress):
+        if progress.stage == "faces":
+            queue.cancel(progress.path)
+
+    queue.progress.connect(cancel_in_faces)
+    with qtbot.waitSignal(queue.cancelled, timeout=120_000):
+        queue.enqueue(str(cuts_video.path))
+    assert queue.is_idle()
+    assert not (home / "analyses").exists() or not any((home / "analyses").iterdir())
+
+
+def test_queued_jobs_run_in_turn_and_a_bad_file_fails_alone(qtbot, queue, cuts_video, bad_inputs):
+    finished, failed = [], []
+    queue.finished.connect(lambda path, analysis: finished.append(path))
+    queue.failed.connect(lambda path, message: failed.append((path, message)))
+    broken = str(bad_inputs["random"])
+    queue.enqueue(broken)
+    queue.enqueue(str(cuts_video.path))
+    queue.enqueue(str(cuts_video.path))  # already queued: ignored
+    assert len(queue.jobs()) == 2
+    qtbot.waitUntil(queue.is_idle, timeout=120_000)
+    assert finished == [str(cuts_video.path)]
+    assert len(failed) == 1 and failed[0][0] == broken and broken in failed[0][1]
+
+
+def test_document_edits_undo_redo_and_persist(qtbot, queue, cuts_video):
+    document = VideoDocument(str(cuts_video.path))
+    document.set_status("queued")
+    queue.partial.connect(lambda path, analysis: document.show_partial(analysis))
+    queue.finished.connect(lambda path, analysis: document.finish(analysis))
+    assert document.edit("Add boundary", lambda a: edits.add_boundary(a, 1.0)) is not None  # nothing yet
+    with qtbot.waitSignal(queue.finished, timeout=120_000):
+        queue.enqueue(str(cuts_video.path))
+    original = document.analysis
+    assert document.edit("Add boundary", lambda a: edits.add_boundary(a, 1.0)) is None
+    frame = document.analysis.captions[0].frame
+    assert document.edit("Edit caption", lambda a: edits.edit_caption(a, frame, "Hello.")) is None
+    assert store.load_saved(original.content_hash) == document.analysis  # saved as it happened
+    problem = document.edit("Add boundary", lambda a: edits.add_boundary(a, 1.0))
+    assert "already a boundary" in problem and document.undo_stack.count() == 2
+
+    document.undo_stack.undo()
+    assert document.analysis.captions[0].text != "Hello."
+    document.undo_stack.undo()
+    assert document.analysis == original and store.load_saved(original.content_hash) == original
+    document.undo_stack.redo()
+    document.undo_stack.redo()
+    assert document.analysis.captions[0].text == "Hello." and 25 in [b.frame for b in document.analysis.boundaries]
+
+    # Re-analysis keeps the edits.
+    document.set_status("queued")
+    with qtbot.waitSignal(queue.finished, timeout=60_000) as done:
+        queue.enqueue(document.path, previous=document.analysis)
+    again = done.args[1]
+    assert again.captions[0].text == "Hello." and 25 in [b.frame for b in again.boundaries]

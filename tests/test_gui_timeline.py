@@ -1,0 +1,398 @@
+"""The timeline widget and the thumbnail loader, offscreen: geometry, mouse, zoom, painting
+(checked on grabbed pixels) and decoding real frames in the loader's thread."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import random  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QColor, QHelpEvent, QImage, QWheelEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
+
+from videoreview.gui.colors import BOUNDARY_COLORS, KEYFRAME_COLOR, identity_color  # noqa: E402
+from videoreview.gui.thumbnails import ThumbnailLoader  # noqa: E402
+from videoreview.gui.timeline import MAX_PX_PER_FRAME, Timeline, ruler_steps, timecode  # noqa: E402
+from videoreview.pipeline import StageCache, analyze  # noqa: E402
+from videoreview.records import (Analysis, Appearance, Boundary, BoundaryCaption, FrameCaption, Identity,  # noqa: E402
+                                 Keyframe, VideoInfo)
+from videos import read_index  # noqa: E402
+
+FPS = 25.0
+
+
+def make_analysis(duration=60.0, boundaries=(), captions=(), identities=(), keyframes=(), path="/videos/a.mp4",
+                  content_hash="hash-a") -> Analysis:
+    """boundaries: (frame, kind); captions: (frame, text); identities: (id, name, [(start, end)])."""
+    video = VideoInfo(path=path, duration=duration, fps=FPS, frame_count=round(duration * FPS), width=1280, height=720)
+    return Analysis(
+        video=video,
+        content_hash=content_hash,
+        boundaries=tuple(Boundary(f / FPS, f, kind, 0.9) for f, kind in boundaries),
+        captions=tuple(FrameCaption(f / FPS, f, text) for f, text in captions),
+        identities=tuple(Identity(pid, name, tuple(Appearance(a, b) for a, b in spans))
+                         for pid, name, spans in identities),
+        keyframes=tuple(Keyframe(f / FPS, f) for f in keyframes),
+    )
+
+
+SAMPLE = dict(
+    boundaries=[(250, "cut"), (500, "gradual"), (750, "event"), (1000, "cut")],
+    captions=[(0, "A kitchen, nobody in it"), (300, "A man walks in and opens the fridge"),
+              (800, "He pours a glass of milk")],
+    identities=[("P1", "Alice", [(5.0, 15.0), (30.0, 40.0)]), ("P2", None, [(20.0, 25.0)])],
+    keyframes=[100, 600],
+)
+
+
+@pytest.fixture
+def timeline(qtbot):
+    widget = Timeline()
+    qtbot.addWidget(widget)
+    widget.resize(1000, 300)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def pixels(widget) -> np.ndarray:
+    """The widget as RGB [H, W, 3]."""
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    array = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
+    return array[:, :image.width() * 3].reshape(image.height(), image.width(), 3).copy()
+
+
+def rgb(color: QColor) -> tuple[int, int, int]:
+    return color.red(), color.green(), color.blue()
+
+
+def centre_y(widget, track: str) -> int:
+    return widget.track_rect(track).center().y()
+
+
+def recorder(signal) -> list:
+    calls = []
+    signal.connect(lambda *args: calls.append(args))
+    return calls
+
+
+def ctrl_wheel(widget, x: float, notches: float = 1, modifiers=Qt.KeyboardModifier.ControlModifier) -> None:
+    pos = QPointF(x, centre_y(widget, "captions"))
+    event = QWheelEvent(pos, widget.mapToGlobal(pos), QPoint(), QPoint(0, round(120 * notches)),
+                        Qt.MouseButton.NoButton, modifiers, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+# ---------------------------------------------------------------------- geometry and painting
+
+
+def test_items_land_at_their_times(timeline):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    assert timeline.time_at(timeline.x_of(12.34)) == pytest.approx(12.34)
+    assert timeline.x_of(0) == timeline.track_rect("captions").left()
+    for frame, _ in SAMPLE["boundaries"]:
+        x = timeline.x_of(frame / FPS)
+        assert timeline.item_at(QPointF(x, centre_y(timeline, "boundaries"))) == ("boundary", frame)
+    for frame, _ in SAMPLE["captions"]:
+        x = timeline.x_of(frame / FPS) + 2  # just inside the block's left edge
+        assert timeline.item_at(QPointF(x, centre_y(timeline, "captions"))) == ("caption", frame)
+    for frame in SAMPLE["keyframes"]:
+        assert timeline.item_at(QPointF(timeline.x_of(frame / FPS), centre_y(timeline, "keyframes"))) == \
+            ("keyframe", frame)
+    # A caption block lasts until the next caption: just before 300 is still the first one.
+    assert timeline.item_at(QPointF(timeline.x_of(299 / FPS) - 2, centre_y(timeline, "captions"))) == ("caption", 0)
+    assert timeline.item_at(QPointF(timeline.x_of(35.0), centre_y(timeline, "boundaries"))) is None
+
+
+def test_tracks_stack_top_to_bottom(timeline):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    names = ["ruler", "thumbnails", "boundaries", "captions", "identity:P1", "identity:P2", "keyframes"]
+    rects = [timeline.track_rect(name) for name in names]
+    assert all(r.isValid() for r in rects)
+    assert [r.top() for r in rects] == sorted(r.top() for r in rects)
+    assert timeline.track_rect("identity:P3").isNull()
+    assert rects[-1].bottom() < timeline.height() - 10  # above the scrollbar
+    assert timeline.minimumSizeHint().height() <= timeline.sizeHint().height()
+
+
+def test_grab_shows_boundary_colours_at_their_markers(timeline):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    image = pixels(timeline)
+    y = centre_y(timeline, "boundaries")
+    for frame, kind in SAMPLE["boundaries"]:
+        x = int(timeline.x_of(frame / FPS))
+        assert rgb(BOUNDARY_COLORS[kind]) in {tuple(image[y, x + dx]) for dx in (-1, 0, 1)}, kind
+    between = int(timeline.x_of(15.0))
+    assert tuple(image[y, between]) not in {rgb(c) for c in BOUNDARY_COLORS.values()}
+
+
+def test_identity_lanes_show_bars_where_the_appearances_are(timeline):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    image = pixels(timeline)
+    for pid, _, spans in SAMPLE["identities"]:
+        y = centre_y(timeline, f"identity:{pid}")
+        for start, end in spans:
+            x = int(timeline.x_of((start + end) / 2))
+            assert tuple(image[y, x]) == rgb(identity_color(pid))
+            assert timeline.item_at(QPointF(x, y)) == ("identity", pid)
+        outside = int(timeline.x_of(spans[-1][1] + 5))
+        assert tuple(image[y, outside]) != rgb(identity_color(pid))
+        assert timeline.item_at(QPointF(outside, y)) is None
+
+
+def test_partial_analyses_paint_and_keep_the_view(timeline):
+    boundaries_only = make_analysis(boundaries=SAMPLE["boundaries"])
+    timeline.set_analysis(boundaries_only)
+    assert not timeline.grab().isNull()
+    assert timeline.track_rect("captions").isValid()
+    timeline.set_selection("boundary", 500)
+    for _ in range(3):
+        timeline.zoom_in()
+    zoomed = timeline.pixels_per_second()
+    view = timeline.visible_range()
+    timeline.set_analysis(make_analysis(**SAMPLE))  # same video, more stages done
+    assert timeline.pixels_per_second() == zoomed and timeline.visible_range() == view
+    assert timeline.selection() == ("boundary", 500)
+    assert not timeline.grab().isNull()
+    timeline.set_analysis(make_analysis(path="/videos/b.mp4", content_hash="hash-b"))  # another video
+    assert timeline.visible_range() == pytest.approx((0.0, 60.0))
+    assert timeline.selection() is None
+    timeline.set_analysis(None)
+    assert not timeline.grab().isNull()
+
+
+def test_real_analysis_shows_the_cuts(timeline, cuts_video, tmp_path):
+    analysis = analyze(cuts_video.path, engines={"boundaries": "builtin"}, cache=StageCache(tmp_path))
+    timeline.set_analysis(analysis)
+    image = pixels(timeline)
+    y = centre_y(timeline, "boundaries")
+    cut = rgb(BOUNDARY_COLORS["cut"])
+    for t in cuts_video.cut_times:
+        x = int(timeline.x_of(t))
+        assert any(tuple(image[y, x + dx]) == cut for dx in range(-2, 3)), t
+
+
+def test_caption_tooltip_is_its_text(timeline, qtbot):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    pos = QPoint(int(timeline.x_of(20.0)), centre_y(timeline, "captions"))
+    assert timeline.tooltip_at(pos) == "A man walks in and opens the fridge"
+    QApplication.sendEvent(timeline, QHelpEvent(QEvent.Type.ToolTip, pos, timeline.mapToGlobal(pos)))
+    qtbot.waitUntil(lambda: QToolTip.text() == "A man walks in and opens the fridge")
+    QToolTip.hideText()
+    event = Boundary(10.0, 250, "event", 0.8, BoundaryCaption("man", "walking", "sitting"))
+    captioned = make_analysis().with_boundaries([event])
+    timeline.set_analysis(captioned)
+    tip = timeline.tooltip_at(QPointF(timeline.x_of(10.0), centre_y(timeline, "boundaries")))
+    assert "man: walking → sitting" in tip and "frame 250" in tip
+
+
+def test_ruler_labels_and_steps():
+    assert timecode(61.28, FPS) == "01:01.07"
+    assert timecode(3725.0, hours=True) == "1:02:05"
+    major, minor = ruler_steps(FPS * MAX_PX_PER_FRAME, FPS)
+    assert minor == pytest.approx(1 / FPS) and major < 1  # frame ticks at the deepest zoom
+    major, _ = ruler_steps(0.2, FPS)
+    assert major >= 300  # a two-hour video fitted into ~1500 px
+
+
+# ---------------------------------------------------------------------- mouse and zoom
+
+
+def test_click_on_empty_area_seeks_there(timeline, qtbot):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    selected = recorder(timeline.selected)
+    for track, t in (("ruler", 17.3), ("boundaries", 33.3), ("identity:P2", 50.0)):
+        x = round(timeline.x_of(t))
+        with qtbot.waitSignal(timeline.seekRequested) as blocker:
+            qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, centre_y(timeline, track)))
+        assert blocker.args[0] == pytest.approx(t, abs=1 / FPS), track
+    assert selected == []
+
+
+def test_click_on_boundary_selects_and_seeks(timeline, qtbot):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    seeks, selected = recorder(timeline.seekRequested), recorder(timeline.selected)
+    x = round(timeline.x_of(500 / FPS)) + 2  # a couple of pixels off still grabs the marker
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, centre_y(timeline, "boundaries")))
+    assert selected == [("boundary", 500)]
+    assert seeks == [(500 / FPS,)]
+    assert timeline.selection() == ("boundary", 500)
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
+                     pos=QPoint(round(timeline.x_of(35.0)), centre_y(timeline, "identity:P1")))
+    assert selected[-1] == ("identity", "P1") and seeks[-1] == (30.0,)  # the appearance's start
+
+
+def test_ctrl_wheel_zooms_around_the_mouse_down_to_frames(timeline, qtbot):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    fit = timeline.pixels_per_second()
+    x = 600.0
+    anchor = timeline.time_at(x)
+    with qtbot.waitSignal(timeline.zoomChanged) as blocker:
+        ctrl_wheel(timeline, x)
+    assert blocker.args[0] == pytest.approx(fit * 1.25)
+    assert timeline.x_of(anchor) == pytest.approx(x, abs=1)
+    for _ in range(60):
+        ctrl_wheel(timeline, x)
+        assert timeline.x_of(anchor) == pytest.approx(x, abs=1)
+    assert timeline.pixels_per_second() / FPS >= 40  # single frames
+    assert timeline.pixels_per_second() == pytest.approx(FPS * MAX_PX_PER_FRAME)
+    assert not timeline.grab().isNull()
+    ctrl_wheel(timeline, x, notches=-3)
+    assert timeline.pixels_per_second() < FPS * MAX_PX_PER_FRAME
+    # A plain wheel scrolls instead.
+    zoom, (start, _) = timeline.pixels_per_second(), timeline.visible_range()
+    ctrl_wheel(timeline, x, notches=-1, modifiers=Qt.KeyboardModifier.NoModifier)
+    assert timeline.pixels_per_second() == zoom and timeline.visible_range()[0] > start
+
+
+def test_zoom_to_fit_shows_the_whole_video(timeline):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    for _ in range(5):
+        timeline.zoom_in()
+    assert timeline.visible_range()[1] - timeline.visible_range()[0] < 20
+    timeline.zoom_to_fit()
+    assert timeline.visible_range() == pytest.approx((0.0, 60.0))
+    assert timeline.x_of(60.0) == pytest.approx(timeline.width())
+    timeline.zoom_out()  # no further than the whole video
+    assert timeline.visible_range() == pytest.approx((0.0, 60.0))
+
+
+def test_dragging_a_boundary_reports_the_new_frame(timeline, qtbot):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    for _ in range(2):
+        timeline.zoom_in()  # anchored on the playhead at 0
+    y = centre_y(timeline, "boundaries")
+    start = QPoint(round(timeline.x_of(250 / FPS)), y)
+    end = QPoint(start.x() + 123, y)
+    dragged = recorder(timeline.boundaryDragged)
+    qtbot.mousePress(timeline, Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(timeline, QPoint(start.x() + 60, y))
+    qtbot.mouseMove(timeline, end)
+    qtbot.mouseRelease(timeline, Qt.MouseButton.LeftButton, pos=end)
+    assert len(dragged) == 1
+    old, new_time = dragged[0]
+    assert old == 250
+    assert new_time * FPS == pytest.approx(round(new_time * FPS))  # on a frame
+    assert new_time == pytest.approx(timeline.time_at(end.x()), abs=0.5 / FPS + 1e-9)
+
+
+def test_playhead_pages_along_while_playing(timeline):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    for _ in range(4):
+        timeline.zoom_in()
+    start, end = timeline.visible_range()
+    timeline.set_position(end - 0.1)
+    assert timeline.visible_range() == (start, end)
+    timeline.set_position(end + 0.2)
+    new_start, new_end = timeline.visible_range()
+    assert new_start > start and new_start <= end + 0.2 <= new_end
+
+
+# ---------------------------------------------------------------------- thumbnails
+
+
+def test_thumbnail_strip_wants_frames_and_draws_them(timeline, qtbot):
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    frames = timeline.thumbnail_frames()
+    assert frames[0] == 0 and len(frames) == len(set(frames))
+    assert set(SAMPLE["keyframes"]) <= set(frames)  # the keyframe track's thumbnails too
+    red = QImage(96, 54, QImage.Format.Format_RGB888)
+    red.fill(QColor(255, 0, 0))
+    for frame in frames:
+        timeline.set_thumbnail(frame, red)
+    image = pixels(timeline)
+    strip = timeline.track_rect("thumbnails")
+    assert tuple(image[strip.center().y(), strip.left() + 10]) == (255, 0, 0)
+    keyframe_x = int(timeline.x_of(SAMPLE["keyframes"][0] / FPS))
+    assert tuple(image[timeline.track_rect("keyframes").top() + 10, keyframe_x]) == (255, 0, 0)
+    with qtbot.waitSignal(timeline.thumbnailsWanted) as blocker:
+        timeline.zoom_in()
+    assert blocker.args[0] == timeline.thumbnail_frames() and blocker.args[0] != frames
+
+
+def test_many_items_paint_zoomed_out_and_in(timeline):
+    rng = random.Random(5)
+    duration = 7200.0
+    caption_frames = sorted(rng.sample(range(int(duration * FPS)), 10_000))
+    boundary_frames = sorted(rng.sample(range(int(duration * FPS)), 2_000))
+    analysis = make_analysis(
+        duration=duration,
+        boundaries=[(f, rng.choice(("cut", "gradual", "event"))) for f in boundary_frames],
+        captions=[(f, f"caption {k}") for k, f in enumerate(caption_frames)],
+        identities=[(f"P{k}", None, [(s, s + 20.0) for s in range(k * 60, 7000, 400)]) for k in range(1, 7)],
+        keyframes=boundary_frames[::10],
+    )
+    timeline.resize(1600, 320)
+    timeline.set_analysis(analysis)
+    image = pixels(timeline)
+    assert timeline.last_paint_ms > 0
+    y = centre_y(timeline, "boundaries")
+    colours = {rgb(c) for c in BOUNDARY_COLORS.values()}
+    for f in boundary_frames[5::97]:  # (the first ones lie under the playhead)
+        assert tuple(image[y, int(timeline.x_of(f / FPS))]) in colours
+    assert tuple(image[centre_y(timeline, "keyframes") + 10, int(timeline.x_of(boundary_frames[10] / FPS))]) == \
+        rgb(KEYFRAME_COLOR)
+    middle = boundary_frames[1000] / FPS
+    timeline.set_position(middle)
+    for _ in range(40):
+        timeline.zoom_in()
+    assert timeline.pixels_per_second() == pytest.approx(FPS * MAX_PX_PER_FRAME)
+    assert not timeline.grab().isNull()
+    assert timeline.item_at(QPointF(timeline.x_of(middle), y)) == ("boundary", boundary_frames[1000])
+    timeline.repaint()
+    assert timeline.last_paint_ms > 0
+
+
+# ---------------------------------------------------------------------- ThumbnailLoader
+
+
+@pytest.fixture
+def loader_for(qtbot):
+    loaders = []
+
+    def make(path):
+        loader = ThumbnailLoader(path)
+        loaders.append(loader)
+        return loader
+
+    yield make
+    for loader in loaders:
+        loader.close()
+
+
+def as_array(image: QImage) -> np.ndarray:
+    image = image.convertToFormat(QImage.Format.Format_RGB888)
+    array = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
+    return array[:, :image.width() * 3].reshape(image.height(), image.width(), 3).copy()
+
+
+def test_loader_decodes_the_requested_frames(index_video, loader_for, qtbot):
+    loader = loader_for(index_video.path)
+    ready = recorder(loader.ready)
+    loader.request([10, 50, 99, 10])
+    qtbot.waitUntil(lambda: len(ready) >= 3, timeout=20_000)
+    assert sorted(frame for frame, _ in ready) == [10, 50, 99]
+    for frame, image in ready:
+        assert (image.width(), image.height()) == (96, 54)
+        assert read_index(as_array(image)) == frame
+    loader.request([50])  # cached: answered at once
+    assert ready[-1][0] == 50 and len(ready) == 4
+    with qtbot.waitSignal(loader.cropReady, timeout=20_000) as blocker:
+        loader.request_crop("P1", 20, (100.0, 40.0, 60.0, 60.0), 64)
+    key, crop = blocker.args
+    assert key == "P1" and (crop.width(), crop.height()) == (64, 64)
+
+
+def test_loader_reports_an_unreadable_file_once(tmp_path, loader_for, qtbot):
+    path = tmp_path / "notes.mp4"
+    path.write_text("not a video\n" * 50)
+    loader = loader_for(path)
+    failures = recorder(loader.failed)
+    qtbot.waitUntil(lambda: len(failures) == 1, timeout=20_000)
+    loader.request([0, 1, 2])
+    loader.request_crop("P1", 0, (0, 0, 10, 10))
+    qtbot.wait(200)
+    assert len(failures) == 1 and "notes.mp4" in failures[0][0]

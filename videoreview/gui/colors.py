@@ -1,0 +1,31 @@
+"""Colours shared by the timeline and the video overlays, so one identity or one boundary
+kind looks the same everywhere."""
+
+from __future__ import annotations
+
+import zlib
+
+from PySide6.QtGui import QColor
+
+BOUNDARY_COLORS: dict[str, QColor] = {
+    "cut": QColor("#e8453c"),  # red: a hard cut
+    "gradual": QColor("#f2a33a"),  # amber: fades and dissolves
+    "event": QColor("#3fa7e0"),  # blue: the subject's status changed
+}
+EDITED_COLOR = QColor("#b46cf0")  # violet outline/badge on anything a reviewer changed
+KEYFRAME_COLOR = QColor("#5cc98a")
+CAPTION_COLOR = QColor("#7b8794")
+
+# Well separated hues for the first identities; later ones hash to a hue.
+_IDENTITY_HUES = (210, 30, 120, 330, 55, 270, 175, 0, 90, 300)
+
+
+def identity_color(pid: str) -> QColor:
+    """A stable colour for an identity id ("P1", "P2", ...): the same id, the same colour,
+    in every run and every widget."""
+    number = int(pid[1:]) if pid[:1] == "P" and pid[1:].isdigit() else None
+    if number is not None and 1 <= number <= len(_IDENTITY_HUES):
+        hue = _IDENTITY_HUES[number - 1]
+    else:
+        hue = zlib.crc32(pid.encode("utf-8")) % 360
+    return QColor.fromHsv(hue, 200, 235)

@@ -1,0 +1,241 @@
+"""Decoding thumbnails and face crops off the GUI thread.
+
+The loader owns a QThread with a worker object in it; requests go to the worker and
+images come back as queued signals, so the GUI thread never waits on a decode. The worker
+takes a few frames per turn of its event loop, which lets a newer request (the user
+scrolled on) overtake the frames still queued from an older one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict, deque
+
+import numpy as np
+from PySide6.QtCore import QObject, QRect, QThread, Qt, Signal, Slot
+from PySide6.QtGui import QImage
+
+from ..media import open_video
+
+FRAMES_PER_TURN = 4  # decoded between looks at new requests
+CLOSE_TIMEOUT_MS = 2000
+CROP_MARGIN = 0.3  # space around a face box, as a share of its size
+
+# Threads (with their workers) whose close() timed out, kept for the rest of the process:
+# a QThread destroyed while it runs aborts the process.
+_lingering: list[tuple[QThread, QObject]] = []
+
+
+class ThumbnailLoader(QObject):
+    """Thumbnails (``ready``) and face crops (``cropReady``) of one video, decoded in a
+    thread of their own, with an LRU cache so repeated requests are answered at once."""
+
+    ready = Signal(int, QImage)  # frame, RGB image of the requested height
+    cropReady = Signal(str, QImage)  # key, square face crop
+    failed = Signal(str)  # why the video cannot be read; sent once
+
+    _frames_wanted = Signal(list, int)
+    _crop_wanted = Signal(str, int, object, int)
+    _shutdown = Signal()
+
+    def __init__(self, path: str | os.PathLike, parent: QObject | None = None, cache_size: int = 512):
+        super().__init__(parent)
+        self._cache: OrderedDict[tuple, QImage] = OrderedDict()
+        self._cache_size = cache_size
+        self._failed = False
+        self._closed = False
+        self._thread = QThread()
+        self._worker = _Worker(os.fspath(path))
+        self._worker.moveToThread(self._thread)
+        self._thread.started.connect(self._worker.open)
+        self._frames_wanted.connect(self._worker.want_frames)
+        self._crop_wanted.connect(self._worker.want_crop)
+        self._shutdown.connect(self._worker.shut_down)
+        self._worker.decoded.connect(self._on_decoded)
+        self._worker.cropped.connect(self._on_cropped)
+        self._worker.failed.connect(self._on_failed)
+        self._thread.start(QThread.Priority.LowPriority)
+
+    def request(self, frames: list[int], height: int = 54) -> None:
+        """Decode ``frames`` at ``height`` pixels (aspect kept). Cached ones are sent at
+        once; the rest replace whatever frames are still queued from earlier requests."""
+        if self._closed or self._failed:
+            return
+        missing = []
+        for frame in dict.fromkeys(int(f) for f in frames):
+            image = self._cached(("frame", frame, height))
+            if image is None:
+                missing.append(frame)
+            else:
+                self.ready.emit(frame, image)
+        self._frames_wanted.emit(missing, height)
+
+    def request_crop(self, key: str, frame: int, box: tuple[float, float, float, float], size: int = 96) -> None:
+        """A ``size`` x ``size`` crop around ``box`` (x, y, w, h in display pixels) of
+        ``frame``, sent as ``cropReady(key, image)``."""
+        if self._closed or self._failed:
+            return
+        box = tuple(float(v) for v in box)
+        image = self._cached(("crop", frame, box, size))
+        if image is not None:
+            self.cropReady.emit(key, image)
+        else:
+            self._crop_wanted.emit(key, int(frame), box, size)
+
+    def close(self) -> None:
+        """Stop the thread: the decode in progress is abandoned at the next frame."""
+        if self._closed:
+            return
+        self._closed = True
+        self._thread.requestInterruption()
+        self._shutdown.emit()
+        if not self._thread.wait(CLOSE_TIMEOUT_MS):
+            _lingering.append((self._thread, self._worker))
+
+    # -- from the worker (queued to the GUI thread)
+
+    def _cached(self, key: tuple) -> QImage | None:
+        image = self._cache.get(key)
+        if image is not None:
+            self._cache.move_to_end(key)
+        return image
+
+    def _store(self, key: tuple, image: QImage) -> None:
+        self._cache[key] = image
+        self._cache.move_to_end(key)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    @Slot(int, int, QImage)
+    def _on_decoded(self, frame: int, height: int, image: QImage) -> None:
+        self._store(("frame", frame, height), image)
+        if not self._closed:
+            self.ready.emit(frame, image)
+
+    @Slot(str, int, object, int, QImage)
+    def _on_cropped(self, key: str, frame: int, box: tuple, size: int, image: QImage) -> None:
+        self._store(("crop", frame, box, size), image)
+        if not self._closed:
+            self.cropReady.emit(key, image)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        if not self._failed and not self._closed:
+            self._failed = True
+            self.failed.emit(message)
+
+
+class _Worker(QObject):
+    """Lives in the loader's thread; owns the FrameSource (which is not thread-safe)."""
+
+    decoded = Signal(int, int, QImage)  # frame, height, image
+    cropped = Signal(str, int, object, int, QImage)  # key, frame, box, size, image
+    failed = Signal(str)
+    _more = Signal()
+
+    def __init__(self, path: str):
+        super().__init__()
+        self._path = path
+        self._source = None
+        self._frames: deque[int] = deque()
+        self._height = 54
+        self._crops: deque[tuple[str, int, tuple, int]] = deque()
+        self._scheduled = False
+        self._more.connect(self._work, Qt.ConnectionType.QueuedConnection)
+
+    @Slot()
+    def open(self) -> None:
+        try:
+            # PyAV seeks straight to each frame; decord would first index the whole file
+            # and keep decoding ahead, holding memory for as long as the loader lives.
+            self._source = open_video(self._path, backend="pyav")
+        except Exception as exc:  # anything: a thread must report, never raise
+            self.failed.emit(str(exc))
+
+    @Slot(list, int)
+    def want_frames(self, frames: list, height: int) -> None:
+        self._frames = deque(frames)
+        self._height = height
+        self._schedule()
+
+    @Slot(str, int, object, int)
+    def want_crop(self, key: str, frame: int, box: tuple, size: int) -> None:
+        self._crops = deque(c for c in self._crops if c[0] != key)
+        self._crops.appendleft((key, frame, box, size))  # newest first
+        self._schedule()
+
+    @Slot()
+    def shut_down(self) -> None:
+        if self._source is not None:
+            self._source.close()
+            self._source = None
+        self._frames.clear()
+        self._crops.clear()
+        QThread.currentThread().quit()
+
+    def _schedule(self) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            self._more.emit()
+
+    @Slot()
+    def _work(self) -> None:
+        """One turn: a face crop or a few frames, then back to the event loop."""
+        self._scheduled = False
+        if self._source is None or QThread.currentThread().isInterruptionRequested():
+            return
+        try:
+            if self._crops:
+                self._crop(*self._crops.popleft())
+            elif self._frames:
+                self._decode_some()
+        except Exception as exc:  # a damaged file: report it and stop decoding
+            self.failed.emit(str(exc))
+            self._frames.clear()
+            self._crops.clear()
+            return
+        if self._crops or self._frames:
+            self._schedule()
+
+    def _decode_some(self) -> None:
+        count = self._source.info.frame_count
+        batch = []
+        while self._frames and len(batch) < FRAMES_PER_TURN:
+            frame = self._frames.popleft()
+            if 0 <= frame < count:  # an analysis can count more frames than finally decode
+                batch.append(frame)
+        if not batch:
+            return
+        info = self._source.info
+        size = (max(2, round(self._height * info.width / info.height)), self._height)
+        result = self._source.frames_at_indices(batch, size=size)
+        for frame, rgb in zip(result.indices.tolist(), result.frames):
+            if QThread.currentThread().isInterruptionRequested():
+                return
+            self.decoded.emit(frame, self._height, _to_qimage(rgb))
+
+    def _crop(self, key: str, frame: int, box: tuple, size: int) -> None:
+        info = self._source.info
+        if not 0 <= frame < info.frame_count:
+            return
+        rgb = self._source.frames_at_indices([frame]).frames[0]
+        region = _square_around(box, info.width, info.height)
+        image = _to_qimage(rgb).copy(region).scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
+                                                     Qt.TransformationMode.SmoothTransformation)
+        self.cropped.emit(key, frame, box, size, image)
+
+
+def _to_qimage(rgb: np.ndarray) -> QImage:
+    """A QImage owning its pixels (the numpy buffer may be reused or freed)."""
+    rgb = np.ascontiguousarray(rgb)
+    height, width = rgb.shape[:2]
+    return QImage(rgb.data, width, height, rgb.strides[0], QImage.Format.Format_RGB888).copy()
+
+
+def _square_around(box: tuple, width: int, height: int) -> QRect:
+    """A square around the face box with some margin, inside the frame."""
+    x, y, w, h = box
+    side = min(max(w, h) * (1 + 2 * CROP_MARGIN), width, height)
+    left = min(max(0.0, x + w / 2 - side / 2), width - side)
+    top = min(max(0.0, y + h / 2 - side / 2), height - side)
+    return QRect(round(left), round(top), max(1, round(side)), max(1, round(side)))
