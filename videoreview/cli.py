@@ -18,7 +18,6 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 PLANNED = {
-    "gui": "the desktop window",
     "summarize": "keyframe summaries and exports",
     "visil": "ViSIL summary scores",
     "library": "the searchable library",
@@ -471,6 +470,12 @@ def _eval_fitb(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gui(args: argparse.Namespace) -> int:
+    from .gui.app import run
+
+    return run(args.videos, screenshot=args.screenshot, at=args.at, size=args.size)
+
+
 def _planned(name: str):
     def run(args: argparse.Namespace) -> int:
         _error(f"'videoreview {name}' ({PLANNED[name]}) is not yet available in this version")
@@ -524,6 +529,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_eval)
 
+    p = sub.add_parser("gui", help="open the window (the default with no command)")
+    p.add_argument("videos", nargs="*", metavar="VIDEO", help="videos or folders to open and analyse")
+    p.add_argument("--screenshot", metavar="OUT.png",
+                   help="analyse, seek, save the window as a PNG and exit (0 on success)")
+    p.add_argument("--at", type=float, default=None, metavar="SECONDS", help="with --screenshot: where to seek")
+    p.add_argument("--size", default="1600x1000", metavar="WxH", help="with --screenshot: window size")
+    p.set_defaults(run=cmd_gui)
+
     for name, what in PLANNED.items():
         p = sub.add_parser(name, help=f"{what} (not yet available)")
         p.add_argument("args", nargs=argparse.REMAINDER)
@@ -534,9 +547,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not getattr(args, "run", None):
-        parser.print_help()
-        return 0
+    if not getattr(args, "run", None):  # no command: the window, as a double-click would open it
+        args = parser.parse_args(["gui"])
     try:
         return args.run(args)
     except Cancelled:

@@ -1,0 +1,337 @@
+"""Side panels: the open videos with their analysis state, the details of what is selected
+(with the reviewer's edit controls), and the gallery of identities."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+                               QListWidgetItem, QPlainTextEdit, QPushButton, QStackedWidget, QVBoxLayout,
+                               QWidget)
+
+from ..records import BOUNDARY_KINDS, Analysis
+from .colors import EDITED_COLOR, identity_color
+
+STATUS_TEXT = {"queued": "queued", "analysing": "analysing…", "done": "", "failed": "failed",
+               "cancelled": "cancelled"}
+
+
+def timecode(seconds: float) -> str:
+    minutes, rest = divmod(max(0.0, seconds), 60)
+    return f"{int(minutes):02d}:{rest:05.2f}"
+
+
+def identity_label(identity) -> str:
+    return f"{identity.name} ({identity.id})" if identity.name else identity.id
+
+
+class VideosPanel(QListWidget):
+    """The open videos; the current one is selected. Emits the path picked by the user."""
+
+    picked = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.itemActivated.connect(lambda item: self.picked.emit(item.data(Qt.UserRole)))
+        self.itemClicked.connect(lambda item: self.picked.emit(item.data(Qt.UserRole)))
+
+    def update_video(self, path: str, status: str, detail: str = "") -> None:
+        item = self._item(path)
+        if item is None:
+            item = QListWidgetItem()
+            item.setData(Qt.UserRole, path)
+            item.setToolTip(path)
+            self.addItem(item)
+        state = STATUS_TEXT.get(status, status)
+        text = os.path.basename(path) + (f"\n{state} {detail}".rstrip() if state or detail else "")
+        item.setText(text)
+
+    def remove_video(self, path: str) -> None:
+        item = self._item(path)
+        if item is not None:
+            self.takeItem(self.row(item))
+
+    def set_current(self, path: str | None) -> None:
+        item = self._item(path) if path else None
+        self.setCurrentItem(item) if item else self.clearSelection()
+
+    def _item(self, path: str) -> QListWidgetItem | None:
+        for row in range(self.count()):
+            if self.item(row).data(Qt.UserRole) == path:
+                return self.item(row)
+        return None
+
+
+class DetailsPanel(QWidget):
+    """What the reviewer selected on the timeline, with its edit controls. Edit requests go
+    out as signals; the window applies them to the document (undoable)."""
+
+    captionEdited = Signal(int, str)  # frame, text
+    boundaryCaptionEdited = Signal(int, str, str, str)  # frame, subject, before, after
+    boundaryKindChanged = Signal(int, str)
+    boundaryDeleted = Signal(int)
+    boundaryMovedToPlayhead = Signal(int)
+    identityRenamed = Signal(str, str)  # id, name ("" clears it)
+    identityMerged = Signal(str, str)  # id, other id merged into it
+    trackSplit = Signal(int)
+    trackNotAFace = Signal(int)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.analysis: Analysis | None = None
+        self.kind: str | None = None
+        self.key = None
+        self.title = QLabel("Select a caption, boundary or identity on the timeline.")
+        self.title.setWordWrap(True)
+        self.badge = QLabel("edited")
+        self.badge.setStyleSheet(f"color: white; background: {EDITED_COLOR.name()}; border-radius: 3px; padding: 1px 5px;")
+        self.badge.hide()
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+        self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(QWidget())
+        self.pages.addWidget(self._caption_page())
+        self.pages.addWidget(self._boundary_page())
+        self.pages.addWidget(self._identity_page())
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.badge)
+        layout = QVBoxLayout(self)
+        layout.addLayout(head)
+        layout.addWidget(self.info)
+        layout.addWidget(self.pages)
+        layout.addStretch(1)
+
+    # -- pages ------------------------------------------------------------------------
+    def _caption_page(self) -> QWidget:
+        page = QWidget()
+        self.caption_text = QPlainTextEdit()
+        self.caption_text.setMaximumHeight(120)
+        save = QPushButton("Save caption")
+        save.clicked.connect(lambda: self.captionEdited.emit(self.key, self.caption_text.toPlainText()))
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption_text)
+        layout.addWidget(save)
+        return page
+
+    def _boundary_page(self) -> QWidget:
+        page = QWidget()
+        self.boundary_kind = QComboBox()
+        self.boundary_kind.addItems(BOUNDARY_KINDS)
+        self.boundary_kind.activated.connect(
+            lambda: self.boundaryKindChanged.emit(self.key, self.boundary_kind.currentText()))
+        self.subject, self.before, self.after = QLineEdit(), QLineEdit(), QLineEdit()
+        form = QFormLayout()
+        form.addRow("Kind", self.boundary_kind)
+        form.addRow("Subject", self.subject)
+        form.addRow("Before", self.before)
+        form.addRow("After", self.after)
+        save = QPushButton("Save caption")
+        save.clicked.connect(lambda: self.boundaryCaptionEdited.emit(
+            self.key, self.subject.text(), self.before.text(), self.after.text()))
+        move = QPushButton("Move to playhead")
+        move.clicked.connect(lambda: self.boundaryMovedToPlayhead.emit(self.key))
+        delete = QPushButton("Delete boundary")
+        delete.clicked.connect(lambda: self.boundaryDeleted.emit(self.key))
+        buttons = QHBoxLayout()
+        buttons.addWidget(save)
+        buttons.addWidget(move)
+        buttons.addWidget(delete)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        return page
+
+    def _identity_page(self) -> QWidget:
+        page = QWidget()
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText("name (empty: just the id)")
+        rename = QPushButton("Rename")
+        rename.clicked.connect(lambda: self.identityRenamed.emit(self.key, self.name_edit.text().strip()))
+        self.name_edit.returnPressed.connect(rename.click)
+        self.merge_with = QComboBox()
+        merge = QPushButton("Merge into this")
+        merge.clicked.connect(self._merge)
+        self.tracks = QListWidget()
+        self.tracks.setMaximumHeight(140)
+        split = QPushButton("Split track off")
+        split.setToolTip("This track is someone else: give it its own identity")
+        split.clicked.connect(lambda: self._track_action(self.trackSplit))
+        not_face = QPushButton("Not a face")
+        not_face.clicked.connect(lambda: self._track_action(self.trackNotAFace))
+        form = QFormLayout()
+        row = QHBoxLayout()
+        row.addWidget(self.name_edit, 1)
+        row.addWidget(rename)
+        form.addRow("Name", row)
+        row = QHBoxLayout()
+        row.addWidget(self.merge_with, 1)
+        row.addWidget(merge)
+        form.addRow("Same person as", row)
+        track_buttons = QHBoxLayout()
+        track_buttons.addWidget(split)
+        track_buttons.addWidget(not_face)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        layout.addWidget(QLabel("Face tracks"))
+        layout.addWidget(self.tracks)
+        layout.addLayout(track_buttons)
+        return page
+
+    def _merge(self) -> None:
+        other = self.merge_with.currentData()
+        if other:
+            self.identityMerged.emit(self.key, other)
+
+    def _track_action(self, signal) -> None:
+        item = self.tracks.currentItem()
+        if item is not None:
+            signal.emit(item.data(Qt.UserRole))
+
+    # -- showing a selection ------------------------------------------------------------
+    def set_analysis(self, analysis: Analysis | None) -> None:
+        self.analysis = analysis
+        self.show_item(self.kind, self.key)
+
+    def show_item(self, kind: str | None, key) -> None:
+        self.kind, self.key = kind, key
+        record = self._record(kind, key)
+        if record is None:
+            self.kind = self.key = None
+            self.title.setText("Select a caption, boundary or identity on the timeline.")
+            self.info.clear()
+            self.badge.hide()
+            self.pages.setCurrentIndex(0)
+            return
+        self.badge.setVisible(bool(getattr(record, "edited", False)))
+        getattr(self, f"_show_{kind}")(record)
+
+    def _record(self, kind: str | None, key):
+        if self.analysis is None or kind is None:
+            return None
+        items = {"caption": self.analysis.captions, "boundary": self.analysis.boundaries,
+                 "keyframe": self.analysis.keyframes, "identity": self.analysis.identities}.get(kind, ())
+        attribute = "id" if kind == "identity" else "frame"
+        return next((item for item in items if getattr(item, attribute) == key), None)
+
+    def _show_caption(self, caption) -> None:
+        self.title.setText(f"<b>Caption</b> at {timecode(caption.time)} (frame {caption.frame})")
+        self.info.setText(f"by {caption.engine or 'unknown engine'}")
+        self.caption_text.setPlainText(caption.text)
+        self.pages.setCurrentIndex(1)
+
+    def _show_boundary(self, boundary) -> None:
+        self.title.setText(f"<b>{boundary.kind.capitalize()} boundary</b> at {timecode(boundary.time)} "
+                           f"(frame {boundary.frame})")
+        self.info.setText(f"by {boundary.engine or 'unknown engine'}, confidence {boundary.confidence:.2f}")
+        self.boundary_kind.setCurrentText(boundary.kind)
+        caption = boundary.caption
+        for edit, value in ((self.subject, caption.subject if caption else ""),
+                            (self.before, caption.before if caption else ""),
+                            (self.after, caption.after if caption else "")):
+            edit.setText(value)
+        self.pages.setCurrentIndex(2)
+
+    def _show_keyframe(self, keyframe) -> None:
+        self.title.setText(f"<b>Keyframe</b> at {timecode(keyframe.time)} (frame {keyframe.frame})")
+        self.info.setText(keyframe.reason or "")
+        self.pages.setCurrentIndex(0)
+
+    def _show_identity(self, identity) -> None:
+        seen = sum(a.end - a.start for a in identity.appearances)
+        self.title.setText(f"<b>{identity_label(identity)}</b>")
+        self.info.setText(f"on screen {seen:.1f} s in {len(identity.appearances)} spans, "
+                          f"{len(identity.track_ids)} face tracks")
+        self.name_edit.setText(identity.name or "")
+        self.merge_with.clear()
+        for other in self.analysis.identities:
+            if other.id != identity.id:
+                self.merge_with.addItem(identity_label(other), other.id)
+        self.tracks.clear()
+        tracks = {t.id: t for t in self.analysis.face_tracks}
+        for track_id in identity.track_ids:
+            track = tracks.get(track_id)
+            if track is None:
+                continue
+            item = QListWidgetItem(f"track {track_id}: {timecode(track.start)}–{timecode(track.end)}, "
+                                   f"{track.faces} faces")
+            item.setData(Qt.UserRole, track_id)
+            self.tracks.addItem(item)
+        if self.tracks.count():
+            self.tracks.setCurrentRow(0)
+        self.pages.setCurrentIndex(3)
+
+
+class IdentitiesPanel(QListWidget):
+    """A gallery of the identities: face crop, id and name. Picking one selects it."""
+
+    picked = Signal(str)
+    CROP = 96
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setViewMode(QListWidget.IconMode)
+        self.setIconSize(QSize(self.CROP, self.CROP))
+        self.setResizeMode(QListWidget.Adjust)
+        self.setMovement(QListWidget.Static)
+        self.setSpacing(6)
+        self.setWordWrap(True)
+        self.crops: dict[str, QImage] = {}  # identity id -> face crop
+        self.itemClicked.connect(lambda item: self.picked.emit(item.data(Qt.UserRole)))
+
+    def set_analysis(self, analysis: Analysis | None) -> list[tuple[str, int, tuple]]:
+        """Show the identities; returns the crops it still needs: (id, frame, box)."""
+        self.clear()
+        wanted = []
+        for identity in analysis.identities if analysis else ():
+            item = QListWidgetItem(self._icon(identity.id), identity_label(identity)
+                                   + (" ✎" if identity.edited else ""))
+            item.setData(Qt.UserRole, identity.id)
+            seen = sum(a.end - a.start for a in identity.appearances)
+            item.setToolTip(f"{identity_label(identity)}: on screen {seen:.1f} s")
+            self.addItem(item)
+            if identity.exemplar is not None:
+                wanted.append((self._crop_key(identity), identity.exemplar.frame, identity.exemplar.box))
+        return wanted
+
+    @staticmethod
+    def _crop_key(identity) -> str:
+        face = identity.exemplar
+        return f"{identity.id}|{face.frame}|{','.join(f'{v:.0f}' for v in face.box)}"
+
+    def set_crop(self, key: str, image: QImage) -> None:
+        pid = key.split("|", 1)[0]
+        self.crops[key] = image
+        for row in range(self.count()):
+            item = self.item(row)
+            if item.data(Qt.UserRole) == pid:
+                item.setIcon(self._icon(pid, image))
+
+    def _icon(self, pid: str, image: QImage | None = None) -> QIcon:
+        """The face crop framed in the identity's colour (a coloured square until it loads)."""
+        if image is None:
+            image = next((img for key, img in self.crops.items() if key.startswith(pid + "|")), None)
+        size = self.CROP
+        pixmap = QPixmap(size, size)
+        pixmap.fill(QColor(0, 0, 0, 0))
+        painter = QPainter(pixmap)
+        colour = identity_color(pid)
+        if image is not None:
+            painter.drawImage(pixmap.rect().adjusted(3, 3, -3, -3), image)
+        else:
+            painter.fillRect(pixmap.rect().adjusted(3, 3, -3, -3), colour.darker(250))
+            painter.setPen(Qt.white)
+            painter.drawText(pixmap.rect(), Qt.AlignCenter, pid)
+        pen = painter.pen()
+        pen.setColor(colour)
+        pen.setWidth(4)
+        painter.setPen(pen)
+        painter.drawRect(pixmap.rect().adjusted(2, 2, -2, -2))
+        painter.end()
+        return QIcon(pixmap)

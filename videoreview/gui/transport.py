@@ -1,0 +1,153 @@
+"""Transport controls under the video: stepping, play, speed, mute, overlay toggles.
+
+The buttons call the Player directly, except the boundary and keyframe jumps, which only
+emit signals: the window knows where the boundaries and keyframes are. The shortcuts in
+the tooltips are bound by the main window.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
+
+from ..records import VideoInfo
+from .player import Player
+
+SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
+OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"))
+
+
+def format_time(seconds: float, fps: float) -> str:
+    """mm:ss.ff with ff the frame within the second (h:mm:ss.ff from an hour on)."""
+    seconds = max(0.0, seconds)
+    whole = math.floor(seconds + 1e-6)
+    frames = min(math.ceil(fps) - 1, math.floor((seconds - whole) * fps + 1e-6))
+    minutes, secs = divmod(whole, 60)
+    hours, minutes = divmod(minutes, 60)
+    clock = f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+    return f"{clock}.{max(0, frames):02d}"
+
+
+class TransportBar(QWidget):
+    previousBoundary = Signal()
+    nextBoundary = Signal()
+    previousKeyframe = Signal()
+    nextKeyframe = Signal()
+    overlayToggled = Signal(str, bool)  # overlay name ("captions", "boundaries", "faces"), shown
+
+    def __init__(self, player: Player, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.player = player
+        self._info: VideoInfo | None = None
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        layout.setSpacing(2)
+
+        def button(icon: QStyle.StandardPixmap, tip: str, slot) -> QToolButton:
+            b = QToolButton(self)
+            b.setIcon(self.style().standardIcon(icon, None, self))
+            b.setToolTip(tip)
+            b.setAutoRaise(True)
+            b.clicked.connect(slot)
+            layout.addWidget(b)
+            return b
+
+        sp = QStyle.StandardPixmap
+        self.previous_boundary_button = button(sp.SP_MediaSkipBackward, "Previous boundary ( [ )",
+                                               self.previousBoundary)
+        self.previous_keyframe_button = button(sp.SP_MediaSeekBackward, "Previous keyframe (Shift+[ )",
+                                               self.previousKeyframe)
+        self.step_back_button = button(sp.SP_ArrowLeft, "Step back one frame (Left)", lambda: player.step(-1))
+        self.play_button = button(sp.SP_MediaPlay, "", player.toggle_play)
+        self.step_forward_button = button(sp.SP_ArrowRight, "Step forward one frame (Right)",
+                                          lambda: player.step(1))
+        self.next_keyframe_button = button(sp.SP_MediaSeekForward, "Next keyframe (Shift+] )", self.nextKeyframe)
+        self.next_boundary_button = button(sp.SP_MediaSkipForward, "Next boundary ( ] )", self.nextBoundary)
+
+        self.time_label = QLabel(self)
+        self.time_label.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.time_label.setToolTip("Time of the frame shown / duration (minutes:seconds.frame), and its frame number")
+        layout.addSpacing(8)
+        layout.addWidget(self.time_label)
+        layout.addStretch(1)
+
+        self.speed_box = QComboBox(self)
+        for speed in SPEEDS:
+            self.speed_box.addItem(f"{speed:g}×", speed)
+        self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
+        self.speed_box.setToolTip("Playback speed (J / K / L shuttle: backward / stop / forward, again for faster)")
+        self.speed_box.currentIndexChanged.connect(lambda i: player.set_rate(self.speed_box.itemData(i)))
+        layout.addWidget(self.speed_box)
+
+        self.mute_button = button(sp.SP_MediaVolume, "Mute", player.set_muted)
+        self.mute_button.setCheckable(True)
+
+        separator = QFrame(self)
+        separator.setFrameShape(QFrame.Shape.VLine)
+        separator.setFrameShadow(QFrame.Shadow.Sunken)
+        layout.addWidget(separator)
+        self.overlay_buttons: dict[str, QToolButton] = {}
+        for name, text in OVERLAY_TOGGLES:
+            b = QToolButton(self)
+            b.setText(text)
+            b.setCheckable(True)
+            b.setChecked(True)
+            b.setToolTip(f"Show {text.lower()} on the video")
+            b.toggled.connect(lambda on, name=name: self.overlayToggled.emit(name, on))
+            layout.addWidget(b)
+            self.overlay_buttons[name] = b
+
+        player.frameShown.connect(self._show_time)
+        player.playingChanged.connect(self._show_playing)
+        player.rateChanged.connect(self._show_rate)
+        player.mutedChanged.connect(self._show_muted)
+        player.videoChanged.connect(self._on_video_changed)
+        self._show_playing(player.is_playing())
+        self._show_muted(player.is_muted())
+        self._on_video_changed(player.video_info())
+
+    def set_overlay_checked(self, name: str, on: bool) -> None:
+        """Show an overlay toggled elsewhere (a menu, a shortcut) without emitting overlayToggled."""
+        button = self.overlay_buttons[name]
+        button.blockSignals(True)
+        button.setChecked(on)
+        button.blockSignals(False)
+
+    def _on_video_changed(self, info: VideoInfo | None) -> None:
+        self._info = info
+        for b in (self.previous_boundary_button, self.previous_keyframe_button, self.step_back_button,
+                  self.play_button, self.step_forward_button, self.next_keyframe_button,
+                  self.next_boundary_button, self.speed_box):
+            b.setEnabled(info is not None)
+        if info is None:
+            self.time_label.setText("--:--.-- / --:--.--")
+        else:
+            self._show_time(0, 0.0)
+
+    def _show_time(self, frame: int, seconds: float) -> None:
+        if self._info is None:
+            return
+        fps = self._info.fps
+        self.time_label.setText(f"{format_time(seconds, fps)} / {format_time(self._info.duration, fps)}"
+                                f"   frame {frame}")
+
+    def _show_playing(self, playing: bool) -> None:
+        icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
+        self.play_button.setIcon(self.style().standardIcon(icon, None, self))
+        self.play_button.setToolTip(f"{'Pause' if playing else 'Play'} (Space)")
+
+    def _show_rate(self, rate: float) -> None:
+        i = self.speed_box.findData(abs(rate))
+        if i >= 0:
+            self.speed_box.blockSignals(True)  # showing the player's rate must not set it again
+            self.speed_box.setCurrentIndex(i)
+            self.speed_box.blockSignals(False)
+
+    def _show_muted(self, muted: bool) -> None:
+        icon = QStyle.StandardPixmap.SP_MediaVolumeMuted if muted else QStyle.StandardPixmap.SP_MediaVolume
+        self.mute_button.setIcon(self.style().standardIcon(icon, None, self))
+        self.mute_button.setChecked(muted)
+        self.mute_button.setToolTip("Unmute" if muted else "Mute")
