@@ -1,24 +1,22 @@
-"""Background analysis: one video at a time on a QThread, the rest queued.
+"""Background analysis: one video at a time, the rest queued.
 
-A worker object lives in its own QThread and talks to the GUI only through queued
-signals; the GUI thread never waits on it (cancel sets a token the pipeline checks
-between batches). A video analysed before shows its saved Analysis at once and is then
-brought up to date from the stage cache; a new one fills in stage by stage.
+A worker object in its own QThread runs the job in a child process and talks to the GUI
+only through queued signals; the GUI thread never waits on it (cancel sets an event the
+pipeline checks between batches). A video analysed before shows its saved Analysis at
+once and is then brought up to date from the stage cache; a new one fills in stage by stage.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import time
-import traceback
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from ..errors import Cancelled, MediaError, VideoReviewError
-from ..pipeline import CancelToken, StageCache, analyze, build_stages, store
+from ..pipeline import CancelToken
+from ..pipeline.child import run_analysis
 from ..records import Analysis
-
-PROGRESS_INTERVAL = 0.05  # seconds between progress signals: enough for a smooth bar
 
 
 @dataclass
@@ -42,6 +40,9 @@ class JobProgress:
 
 
 class _Worker(QObject):
+    """Runs one job's analysis in a child process (see pipeline.child) and turns its
+    messages into signals. Lives in a QThread: waiting on the pipe never blocks the GUI."""
+
     progress = Signal(object)  # JobProgress
     partial = Signal(object)  # Analysis so far
     finished = Signal(object)  # the final Analysis (already saved)
@@ -51,57 +52,60 @@ class _Worker(QObject):
     def __init__(self, job: Job) -> None:
         super().__init__()
         self.job = job
-        self._last_emit = 0.0
 
     @Slot()
     def run(self) -> None:
         job = self.job
-        try:
-            stages = build_stages(job.engines)
-            job.stage_names = ["probe"] + [s.name for s in stages]
-            cache = StageCache()
-            saved = job.previous or self._saved(cache)
-            if saved is not None:
-                self.partial.emit(saved)  # reopening is instant; the run below only tops it up
-            started = time.monotonic()
-            stage_started: dict[str, float] = {}
-
-            def progress(stage: str, fraction: float, message: str) -> None:
-                now = time.monotonic()
-                stage_started.setdefault(stage, now)
-                if now - self._last_emit < PROGRESS_INTERVAL and fraction < 1.0:
-                    return
-                self._last_emit = now
-                fraction = max(0.0, min(1.0, fraction))
-                index = job.stage_names.index(stage) if stage in job.stage_names else 0
-                overall = (index + fraction) / len(job.stage_names)
-                self.progress.emit(JobProgress(
-                    job.path, stage, fraction, overall, message,
-                    _eta(now - started, overall), _eta(now - stage_started[stage], fraction)))
-
-            analysis = analyze(job.path, progress=progress, cancel=job.cancel, cache=cache,
-                               previous=saved, stages=stages,
-                               on_stage=None if saved is not None else self.partial.emit)
-            job.cancel.check()
-            store.save(analysis)
-            self.finished.emit(analysis)
-        except Cancelled:
+        context = multiprocessing.get_context("spawn")  # no fork: the parent has Qt threads
+        receive, send = context.Pipe(duplex=False)
+        stop = context.Event()
+        child = context.Process(target=run_analysis, args=(job.path, job.engines, job.previous, send, stop),
+                                daemon=True, name="videoreview-analysis")
+        child.start()
+        send.close()  # the child holds the only writing end: EOF when it exits
+        started = time.monotonic()
+        stage_started: dict[str, float] = {}
+        outcome = None
+        while outcome is None:
+            if job.cancel.cancelled:
+                stop.set()
+            if not receive.poll(0.05):
+                continue
+            try:
+                kind, payload = receive.recv()
+            except (EOFError, OSError):
+                child.join(5)
+                outcome = ("failed", f"{job.path}: the analysis process stopped unexpectedly "
+                                     f"(exit code {child.exitcode})")
+                break
+            if kind == "stages":
+                job.stage_names = payload
+            elif kind == "progress":
+                self._progress(*payload, started, stage_started)
+            elif kind == "partial":
+                self.partial.emit(payload)
+            else:
+                outcome = (kind, payload)
+        receive.close()
+        child.join(10)
+        kind, payload = outcome
+        if kind == "done":
+            self.finished.emit(payload)
+        elif kind == "cancelled":
             self.cancelled.emit()
-        except VideoReviewError as exc:
-            self.failed.emit(str(exc))
-        except Exception as exc:  # a bug must not take the window down: report it
-            traceback.print_exc()
-            self.failed.emit(f"{job.path}: unexpected error: {exc!r}")
+        else:
+            self.failed.emit(payload)
 
-    def _saved(self, cache: StageCache) -> Analysis | None:
-        try:
-            content_hash = cache.content_hash(self.job.path)
-        except OSError as exc:
-            raise MediaError(self.job.path, exc.strerror or str(exc)) from None
-        try:
-            return store.load_saved(content_hash)
-        except VideoReviewError:
-            return None  # a damaged saved file is rebuilt by this run
+    def _progress(self, stage: str, fraction: float, message: str, started: float,
+                  stage_started: dict[str, float]) -> None:
+        now = time.monotonic()
+        stage_started.setdefault(stage, now)
+        names = self.job.stage_names or [stage]
+        fraction = max(0.0, min(1.0, fraction))
+        index = names.index(stage) if stage in names else 0
+        overall = (index + fraction) / len(names)
+        self.progress.emit(JobProgress(self.job.path, stage, fraction, overall, message,
+                                       _eta(now - started, overall), _eta(now - stage_started[stage], fraction)))
 
 
 def _eta(elapsed: float, fraction: float) -> float | None:

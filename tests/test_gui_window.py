@@ -1,0 +1,266 @@
+"""The main window end to end: real videos dropped on it, real analysis on worker threads,
+the timeline, the player, review edits with undo, and what survives closing the window."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
+from PySide6.QtGui import QDropEvent, QImage  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+
+from faces import SCENE, make_face_video  # noqa: E402
+from videoreview.gui.main_window import MainWindow  # noqa: E402
+from videoreview.pipeline import store  # noqa: E402
+from videos import make_cuts_video  # noqa: E402
+
+ANALYSIS_MS = 180_000  # a full analysis of an 8 s clip on a busy 2-core machine
+FRAME_MS = 5_000
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    """One data directory for the module: the stage cache makes re-analysis quick."""
+    path = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VIDEOREVIEW_HOME", str(path))
+        yield path
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    """8 s, 25 fps: Grace Hopper and Eileen Collins in four shots (cuts at 2, 4 and 6 s)."""
+    return make_face_video(tmp_path_factory.mktemp("scene") / "scene.mp4", SCENE)
+
+
+@pytest.fixture()
+def window(qtbot, home):
+    # Each test starts with no saved analyses or settings (the stage cache stays).
+    shutil.rmtree(home / "analyses", ignore_errors=True)
+    (home / "settings.ini").unlink(missing_ok=True)
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    yield w
+    w.close()
+
+
+def drop(window: MainWindow, *paths) -> None:
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    event = QDropEvent(QPointF(300, 300), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier)
+    window.dropEvent(event)
+
+
+def analysed(qtbot, window: MainWindow, *paths):
+    with qtbot.waitSignal(window.queue.finished, timeout=ANALYSIS_MS,
+                          check_params_cb=lambda path, analysis: path == str(paths[-1])):
+        drop(window, *paths)
+    return window.documents[str(paths[-1])].analysis
+
+
+def shown(qtbot, window: MainWindow, frame: int) -> None:
+    qtbot.waitUntil(lambda: window.player.current_frame() == frame, timeout=FRAME_MS)
+
+
+def test_drop_fills_the_timeline_stage_by_stage(qtbot, window, scene):
+    fills = []
+    window.queue.partial.connect(lambda path, analysis: fills.append(sorted(analysis.engines)))
+    analysis = analysed(qtbot, window, scene.path)
+    assert fills[-1] == ["boundaries", "captions", "faces"]
+    assert window.current.path == str(scene.path) and window.timeline.analysis() == analysis
+    assert [b.frame for b in analysis.boundaries if b.kind == "cut"] == list(scene.cut_frames)
+    assert [i.id for i in analysis.identities] == ["P1", "P2"]
+    for pid in ("P1", "P2"):
+        assert not window.timeline.track_rect(f"identity:{pid}").isNull()
+    assert window.gallery.count() == 2 and window.videos.count() == 1
+    assert store.load_saved(analysis.content_hash) == analysis
+    shown(qtbot, window, 0)  # the player opened the video on its first frame
+
+
+def test_not_a_video_drop_shows_a_message_and_changes_nothing(qtbot, window, scene, bad_inputs, tmp_path):
+    analysed(qtbot, window, scene.path)
+    before = (window.current, dict(window.documents))
+    empty = tmp_path / "empty folder"
+    empty.mkdir()
+    drop(window, bad_inputs["text"], empty)
+    assert "notes.txt: not a video file" in window.last_notice
+    assert "empty folder: no video files" in window.last_notice
+    assert window.notice_label.isVisible()
+    assert (window.current, window.documents) == before and window.queue.is_idle()
+
+    # A file named like a video that is not one: refused by the analysis, then forgotten.
+    with qtbot.waitSignal(window.queue.failed, timeout=ANALYSIS_MS):
+        drop(window, bad_inputs["text_as_mp4"])
+    assert "notes.mp4" in window.last_notice
+    assert (window.current, window.documents) == before
+
+
+def test_seeking_by_click_and_keys_lands_on_the_right_frame(qtbot, window, scene):
+    analysis = analysed(qtbot, window, scene.path)
+    shown(qtbot, window, 0)
+    timeline = window.timeline
+    timeline.zoom_to_fit()
+    ruler = timeline.track_rect("ruler")
+    x = round(timeline.x_of(3.02))  # inside frame 75
+    QTest.mouseClick(timeline, Qt.LeftButton, Qt.NoModifier, QPoint(x, ruler.center().y()))
+    target = round(timeline.time_at(x) * 25 - 0.5)
+    assert abs(target - 75) <= 1
+    shown(qtbot, window, target)
+
+    window.player.seek_frame(75)
+    shown(qtbot, window, 75)
+    for key, modifier, frame in ((Qt.Key_Right, Qt.NoModifier, 76), (Qt.Key_Left, Qt.NoModifier, 75),
+                                 (Qt.Key_Right, Qt.ShiftModifier, 200), (Qt.Key_Home, Qt.NoModifier, 0),
+                                 (Qt.Key_BracketRight, Qt.NoModifier, scene.cut_frames[0]),
+                                 (Qt.Key_BracketRight, Qt.NoModifier, scene.cut_frames[1]),
+                                 (Qt.Key_BracketLeft, Qt.NoModifier, scene.cut_frames[0]),
+                                 (Qt.Key_End, Qt.NoModifier, analysis.video.frame_count - 1)):
+        QTest.keyClick(window, key, modifier)
+        shown(qtbot, window, frame)
+    # the playhead follows the frame shown
+    assert timeline.position() == pytest.approx(window.player.current_time(), abs=1e-6)
+
+
+def test_overlays_show_what_the_analysis_says_at_the_frame_shown(qtbot, window, scene):
+    analysis = analysed(qtbot, window, scene.path)
+    window.player.seek_frame(5 * 25)  # shot 3: both people
+    shown(qtbot, window, 125)
+    state = window.view.overlay_state()
+    assert sorted(label for label, _ in state["faces"]) == ["P1", "P2"]
+    caption = [c for c in analysis.captions if c.time <= 5.0][-1]
+    assert state["caption"] == caption.text
+    assert state["boundary"] is None
+    window.player.seek_frame(scene.cut_frames[0])  # on a cut: the flash and its label
+    shown(qtbot, window, scene.cut_frames[0])
+    assert state_label(window).startswith("cut")
+    QTest.keyClick(window, Qt.Key_1, Qt.AltModifier)  # Alt+1: caption overlay off
+    assert window.view.overlay_state()["caption"] is None
+    assert not window.transport.overlay_buttons["captions"].isChecked()
+
+
+def state_label(window) -> str:
+    return window.view.overlay_state()["boundary"] or ""
+
+
+def test_edits_undo_redo_and_they_survive_closing_and_reanalysis(qtbot, home, window, scene):
+    analysis = analysed(qtbot, window, scene.path)
+    cuts = list(scene.cut_frames)
+    # identity: a name; boundaries: one moved three frames (drag on the timeline), one deleted, one added
+    assert window.rename_identity("P1", "Grace")
+    window.timeline.boundaryDragged.emit(cuts[1], (cuts[1] + 3) / 25)
+    window.select("boundary", cuts[2])
+    QTest.keyClick(window, Qt.Key_Delete)
+    window.player.seek_frame(30)
+    shown(qtbot, window, 30)
+    QTest.keyClick(window, Qt.Key_B)
+    frames = sorted(b.frame for b in window.current.analysis.boundaries)
+    assert frames == sorted([cuts[0], cuts[1] + 3, 30])
+    assert window.current.undo_stack.count() == 4
+    edited = window.current.analysis
+
+    for _ in range(4):
+        QTest.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
+    assert window.current.analysis == analysis
+    assert store.load_saved(analysis.content_hash) == analysis
+    for _ in range(4):
+        QTest.keyClick(window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
+    assert window.current.analysis == edited
+    assert window.gallery.item(0).text().startswith("Grace (P1)")
+    window.close()
+
+    # A new window (a new run of the app): the saved edits, then re-analysis keeps them.
+    again = MainWindow()
+    qtbot.addWidget(again)
+    again.show()
+    reopened = analysed(qtbot, again, scene.path)
+    assert sorted(b.frame for b in reopened.boundaries) == frames
+    assert [b.edited for b in reopened.boundaries if b.frame in (cuts[1] + 3, 30)] == [True, True]
+    assert next(i for i in reopened.identities if i.id == "P1").name == "Grace"
+    again.close()
+
+
+def test_identity_merge_and_split_from_the_details_panel(qtbot, window, scene):
+    analysis = analysed(qtbot, window, scene.path)
+    window.select("identity", "P1")
+    panel = window.details
+    assert panel.kind == "identity" and panel.merge_with.count() == 1
+    panel.merge_with.setCurrentIndex(0)
+    panel._merge()  # "Merge into this": P2 is P1
+    assert [i.id for i in window.current.analysis.identities] == ["P1"]
+    window.select("identity", "P1")
+    tracks = panel.tracks.count()
+    assert tracks >= 2
+    panel.tracks.setCurrentRow(panel.tracks.count() - 1)
+    panel._track_action(panel.trackSplit)
+    assert len(window.current.analysis.identities) == 2
+    window.undo()
+    window.undo()
+    assert window.current.analysis == analysis
+
+
+def test_cancel_mid_analysis_leaves_a_usable_window_and_nothing_saved(qtbot, window, home, tmp_path, scene):
+    fresh = make_cuts_video(tmp_path, cut_frames=(40, 90), frames=150, name="fresh.mp4")  # not in the cache
+
+    def cancel_when_faces_start(progress):
+        if progress.stage == "faces":
+            QTest.keyClick(window, Qt.Key_Escape)
+
+    window.queue.progress.connect(cancel_when_faces_start)
+    with qtbot.waitSignal(window.queue.cancelled, timeout=ANALYSIS_MS):
+        drop(window, fresh.path)
+    window.queue.progress.disconnect(cancel_when_faces_start)
+    document = window.documents[str(fresh.path)]
+    assert document.status == "cancelled" and document.analysis is None
+    assert window.timeline.analysis() is None  # no partial results left on screen
+    assert not (home / "analyses").exists() or not list((home / "analyses").iterdir())
+    # still usable: another video analyses and plays
+    analysed(qtbot, window, scene.path)
+    window.player.seek_frame(10)
+    shown(qtbot, window, 10)
+
+
+def test_layout_and_toggles_are_remembered(qtbot, home):
+    (home / "settings.ini").unlink(missing_ok=True)
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.resize(1234, 777)
+    first.show()
+    first.overlay_actions["faces"].setChecked(False)
+    first.identities_dock.hide()
+    first.close()
+    second = MainWindow()
+    qtbot.addWidget(second)
+    second.show()
+    assert (second.width(), second.height()) == (1234, 777)
+    assert not second.overlay_actions["faces"].isChecked() and not second.view.overlay_visible("faces")
+    assert second.identities_dock.isHidden()
+    second.close()
+
+
+def test_command_line_screenshot(home, scene, bad_inputs, tmp_path):
+    out = tmp_path / "shot.png"
+    env = dict(os.environ, VIDEOREVIEW_HOME=str(home), QT_QPA_PLATFORM="offscreen")
+    run = subprocess.run([sys.executable, "-m", "videoreview", "gui", str(scene.path), "--screenshot", str(out),
+                          "--at", "5", "--size", "1280x800"], env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1280, 800)
+    assert len({image.pixel(x, y) for x in range(0, 1280, 40) for y in range(0, 800, 40)}) > 50  # not blank
+
+    bad = subprocess.run([sys.executable, "-m", "videoreview", "gui", str(bad_inputs["text"]), "--screenshot",
+                          str(tmp_path / "no.png")], env=env, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "notes.txt: not a video file" in bad.stderr
+    assert not (tmp_path / "no.png").exists()
+    late = subprocess.run([sys.executable, "-m", "videoreview", "gui", str(scene.path), "--screenshot",
+                           str(tmp_path / "late.png"), "--at", "99"], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert late.returncode == 1 and "--at 99 is outside the video" in late.stderr

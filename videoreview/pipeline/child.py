@@ -1,0 +1,73 @@
+"""Analysis in a child process, for a window: the pipeline imports and runs big native
+libraries (torch, dlib, decoders) that hold Python's GIL for long stretches, which would
+freeze a window running them on a thread of its own process. A native crash in the child
+also leaves the window running.
+
+The child sends ("stages", names), ("progress", (stage, fraction, message)), ("partial", Analysis) and finally
+one of ("done", Analysis), ("failed", message), ("cancelled", None) through a pipe; the
+parent sets an Event to cancel it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ..errors import Cancelled, MediaError, VideoReviewError
+from ..records import Analysis
+
+PROGRESS_INTERVAL = 0.05  # seconds between progress messages: enough for a smooth bar
+
+
+def run_analysis(path: str, engines: dict[str, str], previous: Analysis | None, conn, cancel_event) -> None:
+    """The child's entry point (must stay importable without Qt)."""
+    from . import store
+    from .cache import StageCache
+    from .cancel import CancelToken
+    from .runner import analyze
+    from .stages import build_stages
+
+    cancel = CancelToken()
+    # Pass the parent's cancel on to the token the pipeline checks between batches.
+    watcher = threading.Thread(target=lambda: (cancel_event.wait(), cancel.cancel()), daemon=True)
+    watcher.start()
+    last = [0.0]
+
+    def progress(stage: str, fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_INTERVAL or fraction >= 1.0:
+            last[0] = now
+            conn.send(("progress", (stage, fraction, message)))
+
+    try:
+        stages = build_stages(engines)
+        conn.send(("stages", ["probe"] + [s.name for s in stages]))
+        cache = StageCache()
+        saved = previous
+        if saved is None:
+            try:
+                content_hash = cache.content_hash(path)
+            except OSError as exc:
+                raise MediaError(path, exc.strerror or str(exc)) from None
+            try:
+                saved = store.load_saved(content_hash)
+            except VideoReviewError:
+                saved = None  # a damaged saved file is rebuilt by this run
+        if saved is not None:
+            conn.send(("partial", saved))  # reopening is instant; the run below only tops it up
+        analysis = analyze(path, progress=progress, cancel=cancel, cache=cache, previous=saved, stages=stages,
+                           on_stage=None if saved is not None else (lambda a: conn.send(("partial", a))))
+        cancel.check()
+        store.save(analysis)
+        conn.send(("done", analysis))
+    except Cancelled:
+        conn.send(("cancelled", None))
+    except VideoReviewError as exc:
+        conn.send(("failed", str(exc)))
+    except Exception as exc:  # a bug: report it to the window rather than die silently
+        import traceback
+
+        traceback.print_exc()
+        conn.send(("failed", f"{path}: unexpected error: {exc!r}"))
+    finally:
+        conn.close()
