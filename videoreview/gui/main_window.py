@@ -165,8 +165,11 @@ class MainWindow(QMainWindow):
     def _action(self, menu, text: str, slot, shortcut=None, checkable: bool = False, checked: bool = False) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
-            shortcuts = shortcut if isinstance(shortcut, list) else [shortcut]
-            action.setShortcuts([QKeySequence(s) for s in shortcuts])
+            sequences = []
+            for s in shortcut if isinstance(shortcut, list) else [shortcut]:
+                # A standard key (Undo, Redo, ...) has several bindings on most platforms.
+                sequences += QKeySequence.keyBindings(s) if isinstance(s, QKeySequence.StandardKey) else [QKeySequence(s)]
+            action.setShortcuts(sequences)
         action.setCheckable(checkable)
         if checkable:
             action.setChecked(checked)
@@ -187,7 +190,7 @@ class MainWindow(QMainWindow):
 
         edit = bar.addMenu("&Edit")
         self.undo_action = self._action(edit, "&Undo", self.undo, QKeySequence.Undo)
-        self.redo_action = self._action(edit, "&Redo", self.redo, [QKeySequence.Redo, "Ctrl+Y"])
+        self.redo_action = self._action(edit, "&Redo", self.redo, QKeySequence.Redo)
         edit.addSeparator()
         self._action(edit, "Add &boundary at playhead", self.add_boundary_at_playhead, "B")
         self._action(edit, "&Delete selected boundary", self.delete_selected_boundary, QKeySequence.Delete)
@@ -378,7 +381,6 @@ class MainWindow(QMainWindow):
             for key, frame, box in wanted:
                 self.thumbnails.request_crop(key, frame, box)
             self._request_thumbnails(self.timeline.thumbnail_frames())
-        self.setWindowModified(bool(document and not document.undo_stack.isClean()))
 
     def _request_thumbnails(self, frames) -> None:
         if self.thumbnails is not None and frames:
