@@ -359,6 +359,18 @@ def test_overlays_follow_the_frame_shown(qtbot, view, index_video):
         assert state["caption_edited"] == (caption == "two")
 
 
+def test_a_caption_from_before_a_cut_is_not_shown_after_it(qtbot, view, index_video):
+    """Captions are sampled at 1 fps: just after a cut, the last one describes the old shot."""
+    open_video(qtbot, view, index_video)
+    analysis = review_analysis(index_video)
+    view.set_analysis(Analysis(analysis.video, captions=(FrameCaption(0.0, 0, "zero"), FrameCaption(1.6, 40, "late")),
+                               boundaries=(Boundary(2.0, 50, "cut", 0.9),)))
+    show(qtbot, view, 49)
+    assert view.overlay_state()["caption"] == "late"
+    show(qtbot, view, 51)
+    assert view.overlay_state()["caption"] is None
+
+
 def test_overlays_toggle_and_update_with_new_analyses(qtbot, view, index_video):
     open_video(qtbot, view, index_video)
     analysis = review_analysis(index_video)

@@ -5,50 +5,20 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QApplication
 
 from ..paths import data_dir
-from .main_window import MainWindow, settings
-
-THEMES = ("system", "light", "dark")
-
-
-def dark_palette() -> QPalette:
-    palette = QPalette()
-    base, window, text = QColor(30, 31, 34), QColor(43, 45, 48), QColor(223, 225, 229)
-    for role, colour in ((QPalette.Window, window), (QPalette.WindowText, text), (QPalette.Base, base),
-                         (QPalette.AlternateBase, window), (QPalette.ToolTipBase, QColor(60, 63, 65)),
-                         (QPalette.ToolTipText, text), (QPalette.Text, text), (QPalette.Button, window),
-                         (QPalette.ButtonText, text), (QPalette.BrightText, QColor(255, 90, 90)),
-                         (QPalette.Highlight, QColor(53, 116, 240)), (QPalette.HighlightedText, Qt.white),
-                         (QPalette.Link, QColor(88, 157, 246)), (QPalette.PlaceholderText, QColor(128, 131, 136)),
-                         (QPalette.Mid, QColor(70, 72, 76)), (QPalette.Dark, QColor(22, 23, 25)),
-                         (QPalette.Light, QColor(80, 83, 87))):
-        palette.setColor(role, colour)
-    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):
-        palette.setColor(QPalette.Disabled, role, QColor(110, 112, 116))
-    return palette
-
-
-def apply_theme(app: QApplication, theme: str = "system") -> None:
-    """Fusion with a light or dark palette; "system" follows the desktop's colour scheme
-    (and keeps following it when it changes)."""
-    app.setStyle(QStyleFactory.create("Fusion"))
-    dark = theme == "dark" or (
-        theme == "system" and QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark)
-    app.setPalette(dark_palette() if dark else app.style().standardPalette())
-
+from .main_window import MainWindow
+from .theme import apply_theme, saved_theme
 
 def application(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance() or QApplication(argv or [sys.argv[0]])
     app.setApplicationName("videoreview")
     app.setApplicationDisplayName("videoreview")
     app.setDesktopFileName("videoreview")
-    theme = settings().value("theme", "system")
-    apply_theme(app, theme if theme in THEMES else "system")
-    app.styleHints().colorSchemeChanged.connect(lambda _scheme: apply_theme(app, settings().value("theme", "system")))
+    apply_theme(app, saved_theme())
+    app.styleHints().colorSchemeChanged.connect(lambda _scheme: apply_theme(app, saved_theme()))
     return app
 
 

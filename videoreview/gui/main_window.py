@@ -8,18 +8,18 @@ import bisect
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QDockWidget, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow,
-                               QProgressBar, QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow,
+                               QProgressBar, QSplitter, QToolButton, QVBoxLayout, QWidget)
 
 from .. import __version__
-from ..paths import data_dir
 from ..pipeline import DEFAULT_ENGINES, edits, identities
 from ..records import Analysis
 from .document import VideoDocument
 from .jobs import AnalysisQueue, JobProgress
 from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, timecode
+from .theme import THEMES, apply_theme, saved_theme, settings
 from .thumbnails import ThumbnailLoader
 from .timeline import Timeline
 from .transport import TransportBar
@@ -29,12 +29,6 @@ VIDEO_EXTENSIONS = frozenset(
     ".mp4 .m4v .mov .mkv .webm .avi .wmv .flv .mpg .mpeg .m2v .ts .mts .m2ts .3gp .ogv .mxf .vob .dv .y4m".split())
 FILE_FILTER = "Videos ({})".format(" ".join(f"*{e}" for e in sorted(VIDEO_EXTENSIONS)))
 MAX_RECENT = 10
-
-
-def settings() -> QSettings:
-    """Window layout, recent files and toggles, kept in the data directory (VIDEOREVIEW_HOME
-    moves them with everything else)."""
-    return QSettings(str(data_dir() / "settings.ini"), QSettings.IniFormat)
 
 
 def collect_videos(paths: list[str]) -> tuple[list[str], list[str]]:
@@ -229,6 +223,13 @@ class MainWindow(QMainWindow):
         self._action(view, "Zoom timeline in", self.timeline.zoom_in, "Ctrl+=")
         self._action(view, "Zoom timeline out", self.timeline.zoom_out, "Ctrl+-")
         self._action(view, "Fit timeline", self.timeline.zoom_to_fit, "Ctrl+0")
+        theme_menu = view.addMenu("&Theme")
+        group = QActionGroup(self)
+        for theme in THEMES:
+            action = theme_menu.addAction(theme.capitalize(), lambda _theme=theme: self.set_theme(_theme))
+            action.setCheckable(True)
+            action.setChecked(theme == saved_theme())
+            group.addAction(action)
         view.addSeparator()
         for dock in (self.videos_dock, self.details_dock, self.identities_dock):
             view.addAction(dock.toggleViewAction())
@@ -482,6 +483,10 @@ class MainWindow(QMainWindow):
         self.view.set_overlay_visible(name, on)
         self.transport.set_overlay_checked(name, on)
         settings().setValue(f"overlay/{name}", on)
+
+    def set_theme(self, theme: str) -> None:
+        settings().setValue("theme", theme)
+        apply_theme(QApplication.instance(), theme)
 
     def select(self, kind: str | None, key) -> None:
         self.timeline.set_selection(kind, key)

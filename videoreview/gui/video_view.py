@@ -102,8 +102,15 @@ class _AnalysisIndex:
     # the frame's timestamp differ by rounding.
 
     def caption_at(self, t: float, slack: float) -> FrameCaption | None:
+        """The latest caption up to ``t``, unless it describes a previous shot."""
         i = bisect_right(self.caption_times, t + slack) - 1
-        return self.captions[i] if i >= 0 else None
+        if i < 0 or self._cut_between(self.caption_times[i], t, slack):
+            return None
+        return self.captions[i]
+
+    def _cut_between(self, sampled: float, t: float, slack: float) -> bool:
+        j = bisect_right(self.shot_change_times, sampled + slack)
+        return j < len(self.shot_change_times) and self.shot_change_times[j] <= t + slack
 
     def boundary_at(self, t: float, slack: float) -> Boundary | None:
         """The boundary whose flash is on at ``t``."""
@@ -117,11 +124,7 @@ class _AnalysisIndex:
         i = bisect_right(self.face_times, t + slack) - 1
         if i < 0 or t - self.face_times[i] > FACE_HOLD_SECONDS + slack:
             return []
-        sampled = self.face_times[i]
-        j = bisect_right(self.shot_change_times, sampled + slack)
-        if j < len(self.shot_change_times) and self.shot_change_times[j] <= t + slack:
-            return []
-        return self.face_groups[i]
+        return [] if self._cut_between(self.face_times[i], t, slack) else self.face_groups[i]
 
     def face_label(self, face: FaceDetection) -> str:
         if face.identity is None:
