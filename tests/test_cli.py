@@ -111,4 +111,4 @@ def test_unknown_engine(cuts):
 
 def test_version_and_help():
     assert run("--version").stdout.startswith("videoreview ")
-    assert "analyze" in run().stdout
+    assert "analyze" in run("--help").stdout and "gui" in run("--help").stdout

@@ -266,3 +266,17 @@ def test_command_line_screenshot(home, scene, bad_inputs, tmp_path):
                            str(tmp_path / "late.png"), "--at", "99"], env=env, capture_output=True, text=True,
                           timeout=600)
     assert late.returncode == 1 and "--at 99 is outside the video" in late.stderr
+
+
+def test_no_command_opens_the_window(home):
+    """`videoreview` alone is what a double-click runs: the window, not the help text."""
+    env = dict(os.environ, VIDEOREVIEW_HOME=str(home), QT_QPA_PLATFORM="offscreen")
+    app = subprocess.Popen([sys.executable, "-m", "videoreview"], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            app.wait(timeout=8)  # still running: the event loop of an open window
+    finally:
+        app.terminate()
+        out, _ = app.communicate(timeout=30)
+    assert "usage:" not in out
