@@ -545,6 +545,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # a frozen (PyInstaller) app starts its analysis processes through here
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):  # no command: the window, as a double-click would open it

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..pipeline import CancelToken
-from ..pipeline.child import run_analysis
+from ..pipeline.child import run_analysis, saved_analysis
 from ..records import Analysis
 
 
@@ -56,6 +56,10 @@ class _Worker(QObject):
     @Slot()
     def run(self) -> None:
         job = self.job
+        if job.previous is None:
+            job.previous = saved_analysis(job.path)  # reopening shows it before the child has started
+            if job.previous is not None:
+                self.partial.emit(job.previous)
         context = multiprocessing.get_context("spawn")  # no fork: the parent has Qt threads
         receive, send = context.Pipe(duplex=False)
         stop = context.Event()

@@ -13,14 +13,31 @@ from __future__ import annotations
 import threading
 import time
 
-from ..errors import Cancelled, MediaError, VideoReviewError
+from ..errors import Cancelled, VideoReviewError
 from ..records import Analysis
 
 PROGRESS_INTERVAL = 0.05  # seconds between progress messages: enough for a smooth bar
 
 
+def saved_analysis(path: str) -> Analysis | None:
+    """The Analysis saved for this file's content (found again after a move), if any.
+    Quick: the content hash comes from the cache's index unless the file changed."""
+    from . import store
+    from .cache import StageCache
+
+    try:
+        content_hash = StageCache().content_hash(path)
+    except OSError:
+        return None  # the analysis will say what is wrong with the file
+    try:
+        return store.load_saved(content_hash)
+    except VideoReviewError:
+        return None  # a damaged saved file is rebuilt by the analysis
+
+
 def run_analysis(path: str, engines: dict[str, str], previous: Analysis | None, conn, cancel_event) -> None:
-    """The child's entry point (must stay importable without Qt)."""
+    """The child's entry point (must stay importable without Qt). ``previous`` is what
+    the window shows: its edits are kept."""
     from . import store
     from .cache import StageCache
     from .cancel import CancelToken
@@ -43,20 +60,9 @@ def run_analysis(path: str, engines: dict[str, str], previous: Analysis | None, 
         stages = build_stages(engines)
         conn.send(("stages", ["probe"] + [s.name for s in stages]))
         cache = StageCache()
-        saved = previous
-        if saved is None:
-            try:
-                content_hash = cache.content_hash(path)
-            except OSError as exc:
-                raise MediaError(path, exc.strerror or str(exc)) from None
-            try:
-                saved = store.load_saved(content_hash)
-            except VideoReviewError:
-                saved = None  # a damaged saved file is rebuilt by this run
-        if saved is not None:
-            conn.send(("partial", saved))  # reopening is instant; the run below only tops it up
-        analysis = analyze(path, progress=progress, cancel=cancel, cache=cache, previous=saved, stages=stages,
-                           on_stage=None if saved is not None else (lambda a: conn.send(("partial", a))))
+        # With a previous Analysis on screen, stage-by-stage results would only flicker.
+        analysis = analyze(path, progress=progress, cancel=cancel, cache=cache, previous=previous, stages=stages,
+                           on_stage=None if previous is not None else (lambda a: conn.send(("partial", a))))
         cancel.check()
         store.save(analysis)
         conn.send(("done", analysis))
