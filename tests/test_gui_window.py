@@ -86,8 +86,11 @@ def test_drop_fills_the_timeline_stage_by_stage(qtbot, window, scene):
     shown(qtbot, window, 0)  # the player opened the video on its first frame
 
 
-def test_not_a_video_drop_shows_a_message_and_changes_nothing(qtbot, window, scene, bad_inputs, tmp_path):
+def test_not_a_video_drop_shows_a_message_and_changes_nothing(qtbot, window, scene, cuts_video, bad_inputs,
+                                                               tmp_path):
     analysed(qtbot, window, scene.path)
+    analysed(qtbot, window, cuts_video.path)
+    window.show_document(window.documents[str(scene.path)])  # the first of two open videos is shown
     before = (window.current, dict(window.documents))
     empty = tmp_path / "empty folder"
     empty.mkdir()

@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.documents: dict[str, VideoDocument] = {}
         self.current: VideoDocument | None = None
+        self._shown_before: VideoDocument | None = None
         self.last_notice = ""
         self.queue = AnalysisQueue(engines or dict(DEFAULT_ENGINES), self)
         self.thumbnails: ThumbnailLoader | None = None
@@ -351,6 +352,8 @@ class MainWindow(QMainWindow):
 
     # -- the current document -------------------------------------------------------------
     def show_document(self, document: VideoDocument | None) -> None:
+        if document is not self.current:
+            self._shown_before = self.current  # to go back to if this one turns out not to be a video
         self.current = document
         self.videos.set_current(document.path if document else None)
         self.setWindowTitle(f"{os.path.basename(document.path)} — videoreview" if document else "videoreview")
@@ -417,10 +420,9 @@ class MainWindow(QMainWindow):
         document = self.documents.get(path)
         if document is None:
             return
-        if document.analysis is None or document.analysis.video is None:
+        document.abandon("failed", message)
+        if document.analysis is None:  # nothing was there before it
             self._close_document(document)
-        else:
-            document.abandon("failed", message)
 
     def _on_cancelled(self, path: str) -> None:
         document = self.documents.get(path)
@@ -435,7 +437,8 @@ class MainWindow(QMainWindow):
         self.videos.remove_video(document.path)
         if self.current is document:
             remaining = list(self.documents.values())
-            self.show_document(remaining[-1] if remaining else None)
+            back = self._shown_before if self._shown_before in remaining else None
+            self.show_document(back or (remaining[-1] if remaining else None))
         document.deleteLater()
 
     def _on_queue_changed(self) -> None:
@@ -540,13 +543,13 @@ class MainWindow(QMainWindow):
     def edit_selected(self) -> None:
         kind, key = self.details.kind, self.details.key
         if kind == "caption":
-            record = self.details._record(kind, key)
+            record = self.details.record(kind, key)
             text, ok = QInputDialog.getMultiLineText(self, "Edit caption", f"Caption at {timecode(record.time)}",
                                                      record.text)
             if ok:
                 self.apply_edit("Edit caption", lambda a: edits.edit_caption(a, key, text))
         elif kind == "identity":
-            record = self.details._record(kind, key)
+            record = self.details.record(kind, key)
             name, ok = QInputDialog.getText(self, "Rename identity", f"Name for {key}", text=record.name or "")
             if ok:
                 self.rename_identity(key, name.strip())

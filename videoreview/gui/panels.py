@@ -201,7 +201,7 @@ class DetailsPanel(QWidget):
 
     def show_item(self, kind: str | None, key) -> None:
         self.kind, self.key = kind, key
-        record = self._record(kind, key)
+        record = self.record(kind, key)
         if record is None:
             self.kind = self.key = None
             self.title.setText("Select a caption, boundary or identity on the timeline.")
@@ -212,7 +212,7 @@ class DetailsPanel(QWidget):
         self.badge.setVisible(bool(getattr(record, "edited", False)))
         getattr(self, f"_show_{kind}")(record)
 
-    def _record(self, kind: str | None, key):
+    def record(self, kind: str | None, key):
         if self.analysis is None or kind is None:
             return None
         items = {"caption": self.analysis.captions, "boundary": self.analysis.boundaries,
