@@ -211,6 +211,29 @@ def test_identity_merge_and_split_from_the_details_panel(qtbot, window, scene):
     assert window.current.analysis == analysis
 
 
+def test_fixing_an_identity_from_its_face_box(qtbot, window, scene):
+    analysis = analysed(qtbot, window, scene.path)
+    window.player.seek_frame(125)  # shot 3: P1 left, P2 right
+    shown(qtbot, window, 125)
+    faces = {face.identity: face for face in window.view._shown_faces}
+    x, y, w, h = faces["P2"].box
+    where = window.view.mapFromScene(QPointF(x + w / 2, y + h / 2))
+    assert window.view.face_at(where) == faces["P2"]
+    QTest.mouseClick(window.view.viewport(), Qt.LeftButton, Qt.NoModifier, where)
+    assert (window.details.kind, window.details.key) == ("identity", "P2")
+
+    menu = window.face_menu(faces["P2"])
+    same = next(a.menu() for a in menu.actions() if a.text() == "Same person as")
+    next(a for a in same.actions() if a.text() == "P1").trigger()
+    assert [i.id for i in window.current.analysis.identities] == ["P1"]
+    assert sorted(label for label, _ in window.view.overlay_state()["faces"]) == ["P1", "P1"]
+    window.undo()
+    assert window.current.analysis == analysis
+    menu = window.face_menu(faces["P2"])
+    next(a for a in menu.actions() if a.text().startswith("Someone else")).trigger()
+    assert len(window.current.analysis.identities) == 3  # that track of P2 is a new person
+
+
 def test_cancel_mid_analysis_leaves_a_usable_window_and_nothing_saved(qtbot, window, home, tmp_path, scene):
     fresh = make_cuts_video(tmp_path, cut_frames=(40, 90), frames=150, name="fresh.mp4")  # not in the cache
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow,
+from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu,
                                QProgressBar, QSplitter, QToolButton, QVBoxLayout, QWidget)
 
 from .. import __version__
@@ -18,7 +18,7 @@ from ..pipeline import DEFAULT_ENGINES, edits, identities
 from ..records import Analysis
 from .document import VideoDocument
 from .jobs import AnalysisQueue, JobProgress
-from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, timecode
+from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, identity_label, timecode
 from .theme import THEMES, apply_theme, saved_theme, settings
 from .thumbnails import ThumbnailLoader
 from .timeline import Timeline
@@ -254,6 +254,8 @@ class MainWindow(QMainWindow):
         self.job_status.cancelRequested.connect(self.cancel_current)
         self.player.frameShown.connect(self._on_frame_shown)
         self.player.error.connect(self.notice)
+        self.view.faceClicked.connect(lambda face: face.identity and self.select("identity", face.identity))
+        self.view.faceMenuRequested.connect(lambda face, pos: self.face_menu(face).popup(pos))
         self.timeline.seekRequested.connect(self.player.seek)
         self.timeline.selected.connect(self.select)
         self.timeline.boundaryDragged.connect(self.move_boundary)
@@ -517,6 +519,31 @@ class MainWindow(QMainWindow):
     def merge_identities(self, pid: str, other: str) -> bool:
         return self._identity_edit(f"Merge {other} into {pid}", lambda a: identities.merge(a, pid, other))
 
+    def face_menu(self, face) -> QMenu:
+        """Corrections for the face under the mouse: the quickest way to fix a wrong identity."""
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WA_DeleteOnClose)
+        analysis = self.current.analysis if self.current else None
+        pid = face.identity
+        if pid is not None and analysis is not None:
+            menu.addAction(f"Rename {pid}…", lambda: self._ask_name(pid))
+            same = menu.addMenu("Same person as")
+            for other in analysis.identities:
+                if other.id != pid:
+                    same.addAction(identity_label(other), lambda o=other.id: self.merge_identities(o, pid))
+            same.setEnabled(bool(same.actions()))
+            menu.addAction("Someone else (split this track off)", lambda: self._identity_edit(
+                "Split track", lambda a: identities.split(a, face.track)))
+        menu.addAction("Not a face", lambda: self._identity_edit(
+            "Not a face", lambda a: identities.not_a_face(a, face.track)))
+        return menu
+
+    def _ask_name(self, pid: str) -> None:
+        record = self.details.record("identity", pid)
+        name, ok = QInputDialog.getText(self, "Rename identity", f"Name for {pid}", text=record.name or "" if record else "")
+        if ok:
+            self.rename_identity(pid, name.strip())
+
     def add_boundary_at_playhead(self) -> bool:
         seconds = self.player.current_time()
         done = self.apply_edit("Add boundary", lambda a: edits.add_boundary(a, seconds))
@@ -549,10 +576,7 @@ class MainWindow(QMainWindow):
             if ok:
                 self.apply_edit("Edit caption", lambda a: edits.edit_caption(a, key, text))
         elif kind == "identity":
-            record = self.details.record(kind, key)
-            name, ok = QInputDialog.getText(self, "Rename identity", f"Name for {key}", text=record.name or "")
-            if ok:
-                self.rename_identity(key, name.strip())
+            self._ask_name(key)
 
     def undo(self) -> None:
         if self.current is not None:

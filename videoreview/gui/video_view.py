@@ -11,7 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
 from PySide6.QtMultimediaWidgets import QGraphicsVideoItem
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsScene, QGraphicsView
@@ -256,10 +256,15 @@ class _FaceOverlay(_Overlay):
 
 
 class VideoView(QGraphicsView):
-    """Shows ``player``'s video fitted to the view, with the overlays of ``set_analysis``."""
+    """Shows ``player``'s video fitted to the view, with the overlays of ``set_analysis``.
+    A click on a face box emits ``faceClicked``; a right-click ``faceMenuRequested``."""
+
+    faceClicked = Signal(object)  # the FaceDetection under the mouse
+    faceMenuRequested = Signal(object, QPoint)  # FaceDetection, global position for a menu
 
     def __init__(self, player: Player | None = None, parent=None) -> None:
         super().__init__(parent)
+        self._shown_faces: tuple[FaceDetection, ...] = ()
         self.player = player if player is not None else Player(self)
         self.setScene(QGraphicsScene(self))
         self.video_item = QGraphicsVideoItem()
@@ -323,6 +328,28 @@ class VideoView(QGraphicsView):
             "faces": [(face.label, face.box) for face in faces],
         }
 
+    def face_at(self, pos: QPoint) -> FaceDetection | None:
+        """The face whose box is drawn under ``pos`` (view coordinates), if any."""
+        if not self.overlay_visible("faces"):
+            return None
+        point = self.mapToScene(pos)
+        for face in self._shown_faces:
+            x, y, w, h = face.box
+            if x <= point.x() <= x + w and y <= point.y() <= y + h:
+                return face
+        return None
+
+    def mousePressEvent(self, event) -> None:
+        face = self.face_at(event.position().toPoint()) if event.button() == Qt.MouseButton.LeftButton else None
+        if face is not None:
+            self.faceClicked.emit(face)
+        super().mousePressEvent(event)
+
+    def contextMenuEvent(self, event) -> None:
+        face = self.face_at(event.pos())
+        if face is not None:
+            self.faceMenuRequested.emit(face, event.globalPos())
+
     # ---------------------------------------------------------------- internals
 
     @staticmethod
@@ -350,6 +377,7 @@ class VideoView(QGraphicsView):
         info = self.player.video_info()
         index = self._index
         if info is None or index is None or self.player.current_frame() < 0:
+            self._shown_faces = ()
             for item in self._overlays.values():
                 item.set_content(None)
             return
@@ -363,10 +391,11 @@ class VideoView(QGraphicsView):
             strength = min(1.0, max(0.0, 1 - (t - boundary.time) / FLASH_SECONDS))
             flash = _Flash(boundary_label(boundary), BOUNDARY_COLORS[boundary.kind], strength, boundary.edited)
         self._overlays["boundaries"].set_content(flash)
+        self._shown_faces = tuple(index.faces_at(t, slack))
         faces = tuple(
             _Face(index.face_label(face), tuple(face.box),
                   identity_color(face.identity) if face.identity else UNASSIGNED_COLOR)
-            for face in index.faces_at(t, slack)
+            for face in self._shown_faces
         )
         self._overlays["faces"].set_content(faces or None)
 
