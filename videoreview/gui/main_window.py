@@ -20,7 +20,7 @@ from .document import VideoDocument
 from .jobs import AnalysisQueue, JobProgress
 from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, identity_label, timecode
 from .theme import THEMES, apply_theme, saved_theme, settings
-from .thumbnails import ThumbnailLoader
+from .thumbnails import ThumbnailLoader, wait_for_closed_loaders
 from .timeline import Timeline
 from .transport import TransportBar
 from .video_view import VideoView
@@ -390,8 +390,7 @@ class MainWindow(QMainWindow):
 
     def _request_thumbnails(self, frames) -> None:
         if self.thumbnails is not None and frames:
-            keyframes = [k.frame for k in self.current.analysis.keyframes] if self.current.analysis else []
-            self.thumbnails.request(list(frames) + keyframes)
+            self.thumbnails.request(list(frames))
 
     def _on_frame_shown(self, frame: int, seconds: float) -> None:
         self.timeline.set_position(seconds)
@@ -649,5 +648,6 @@ class MainWindow(QMainWindow):
         self.queue.shutdown()
         if self.thumbnails is not None:
             self.thumbnails.close()
+        wait_for_closed_loaders()
         self.player.close()
         super().closeEvent(event)

@@ -18,12 +18,22 @@ from PySide6.QtGui import QImage
 from ..media import open_video
 
 FRAMES_PER_TURN = 4  # decoded between looks at new requests
-CLOSE_TIMEOUT_MS = 2000
 CROP_MARGIN = 0.3  # space around a face box, as a share of its size
 
-# Threads (with their workers) whose close() timed out, kept for the rest of the process:
-# a QThread destroyed while it runs aborts the process.
-_lingering: list[tuple[QThread, QObject]] = []
+# Closed loaders' threads (with their workers) until they have stopped: a QThread
+# destroyed while it runs aborts the process.
+_stopping: list[tuple[QThread, QObject]] = []
+
+
+def _forget_stopped() -> None:
+    _stopping[:] = [(thread, worker) for thread, worker in _stopping if not thread.isFinished()]
+
+
+def wait_for_closed_loaders(timeout_ms: int = 2000) -> None:
+    """At quit: give the threads of closed loaders a moment to stop."""
+    for thread, _ in list(_stopping):
+        thread.wait(timeout_ms)
+    _forget_stopped()
 
 
 class ThumbnailLoader(QObject):
@@ -83,14 +93,15 @@ class ThumbnailLoader(QObject):
             self._crop_wanted.emit(key, int(frame), box, size)
 
     def close(self) -> None:
-        """Stop the thread: the decode in progress is abandoned at the next frame."""
+        """Stop the thread without waiting for it (the GUI thread never waits on a
+        worker): the decode in progress is abandoned at its next frame."""
         if self._closed:
             return
         self._closed = True
+        _stopping.append((self._thread, self._worker))
+        self._thread.finished.connect(_forget_stopped)
         self._thread.requestInterruption()
         self._shutdown.emit()
-        if not self._thread.wait(CLOSE_TIMEOUT_MS):
-            _lingering.append((self._thread, self._worker))
 
     # -- from the worker (queued to the GUI thread)
 
