@@ -306,3 +306,18 @@ def test_no_command_opens_the_window(home):
         app.terminate()
         out, _ = app.communicate(timeout=30)
     assert "usage:" not in out
+
+
+@pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="needs Xvfb (scripts/setup installs it as root)")
+def test_screenshot_on_a_real_x_server(home, scene, tmp_path):
+    """The X11 platform plugin a desktop user gets (not offscreen) loads and draws the window."""
+    out = tmp_path / "x11.png"
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env["VIDEOREVIEW_HOME"] = str(home)
+    run = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable, "-m", "videoreview",
+                          "gui", str(scene.path), "--screenshot", str(out), "--at", "5", "--size", "1280x800"],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1280, 800)
+    assert len({image.pixel(x, y) for x in range(0, 1280, 40) for y in range(0, 800, 40)}) > 50
