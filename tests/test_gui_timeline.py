@@ -102,8 +102,10 @@ def test_items_land_at_their_times(timeline):
     for frame in SAMPLE["keyframes"]:
         assert timeline.item_at(QPointF(timeline.x_of(frame / FPS), centre_y(timeline, "keyframes"))) == \
             ("keyframe", frame)
-    # A caption block lasts until the next caption: just before 300 is still the first one.
-    assert timeline.item_at(QPointF(timeline.x_of(299 / FPS) - 2, centre_y(timeline, "captions"))) == ("caption", 0)
+    # A caption block lasts until the next caption or cut: just before the cut at 250 it is
+    # still the first one; between the cut and the next caption (300) there is none.
+    assert timeline.item_at(QPointF(timeline.x_of(249 / FPS) - 2, centre_y(timeline, "captions"))) == ("caption", 0)
+    assert timeline.item_at(QPointF(timeline.x_of(275 / FPS), centre_y(timeline, "captions"))) is None
     assert timeline.item_at(QPointF(timeline.x_of(35.0), centre_y(timeline, "boundaries"))) is None
 
 
@@ -177,8 +179,10 @@ def test_real_analysis_shows_the_cuts(timeline, cuts_video, tmp_path):
 
 def test_caption_tooltip_is_its_text(timeline, qtbot):
     timeline.set_analysis(make_analysis(**SAMPLE))
-    pos = QPoint(int(timeline.x_of(20.0)), centre_y(timeline, "captions"))
+    pos = QPoint(int(timeline.x_of(15.0)), centre_y(timeline, "captions"))
     assert timeline.tooltip_at(pos) == "A man walks in and opens the fridge"
+    # the block stops at the next shot change (gradual at 20 s), not at the next caption (32 s)
+    assert timeline.tooltip_at(QPoint(int(timeline.x_of(25.0)), centre_y(timeline, "captions"))) == ""
     QApplication.sendEvent(timeline, QHelpEvent(QEvent.Type.ToolTip, pos, timeline.mapToGlobal(pos)))
     qtbot.waitUntil(lambda: QToolTip.text() == "A man walks in and opens the fridge")
     QToolTip.hideText()

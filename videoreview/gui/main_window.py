@@ -631,6 +631,8 @@ class MainWindow(QMainWindow):
             self.resize(1500, 950)
         if state is not None:
             self.restoreState(state)
+        else:  # first run: a narrow list of videos, room for the video itself
+            self.resizeDocks([self.videos_dock, self.details_dock], [190, 340], Qt.Horizontal)
         splitter = s.value("window/splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
