@@ -107,3 +107,16 @@ def test_document_edits_undo_redo_and_persist(qtbot, queue, cuts_video):
         queue.enqueue(document.path, previous=document.analysis)
     again = done.args[1]
     assert again.captions[0].text == "Hello." and 25 in [b.frame for b in again.boundaries]
+
+
+def test_quitting_mid_analysis_stops_the_analysis_process(qtbot, home, tmp_path):
+    from videos import make_cuts_video
+
+    fresh = make_cuts_video(tmp_path, cut_frames=(40, 90), frames=150, name="fresh.mp4")  # not cached
+    queue = AnalysisQueue(ENGINES)
+    queue.enqueue(str(fresh.path))
+    qtbot.waitUntil(lambda: queue._worker is not None and queue._worker.child is not None, timeout=30_000)
+    thread, child = queue._thread, queue._worker.child
+    queue.shutdown()
+    assert thread.isFinished() and not child.is_alive()
+    assert not (home / "analyses").exists() or not any((home / "analyses").iterdir())

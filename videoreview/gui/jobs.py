@@ -52,6 +52,7 @@ class _Worker(QObject):
     def __init__(self, job: Job) -> None:
         super().__init__()
         self.job = job
+        self.child = None  # the analysis process while it runs
 
     @Slot()
     def run(self) -> None:
@@ -66,6 +67,7 @@ class _Worker(QObject):
         child = context.Process(target=run_analysis, args=(job.path, job.engines, job.previous, send, stop),
                                 daemon=True, name="videoreview-analysis")
         child.start()
+        self.child = child
         send.close()  # the child holds the only writing end: EOF when it exits
         started = time.monotonic()
         stage_started: dict[str, float] = {}
@@ -227,10 +229,14 @@ class AnalysisQueue(QObject):
         for thread, _ in stopped:
             thread.deleteLater()  # the worker (no parent) goes with the last Python reference
 
-    def shutdown(self, timeout_ms: int = 5000) -> None:
-        """At quit: cancel everything and give the running job a moment to stop."""
+    def shutdown(self, timeout_ms: int = 3000) -> None:
+        """At quit: cancel everything and give the running job a moment to stop; an
+        analysis process still busy after that (loading a model, say) is terminated
+        (its cache writes are atomic, so nothing is left half-written)."""
         self.cancel_all()
-        for thread in [self._thread] + [t for t, _ in self._retired]:
-            if thread is not None:
-                thread.quit()
+        running = [(t, w) for t, w in [(self._thread, self._worker)] + self._retired if t is not None]
+        for thread, worker in running:
+            thread.quit()
+            if not thread.wait(timeout_ms) and worker.child is not None:
+                worker.child.terminate()
                 thread.wait(timeout_ms)
