@@ -3,9 +3,9 @@ libraries (torch, dlib, decoders) that hold Python's GIL for long stretches, whi
 freeze a window running them on a thread of its own process. A native crash in the child
 also leaves the window running.
 
-The child sends ("stages", names), ("progress", (stage, fraction, message)), ("partial", Analysis) and finally
-one of ("done", Analysis), ("failed", message), ("cancelled", None) through a pipe; the
-parent sets an Event to cancel it.
+The child sends ("stages", names), ("progress", (stage, fraction, message)) and
+("partial", Analysis), then one of ("done", Analysis), ("failed", message) or
+("cancelled", None) through a pipe; the parent sets an Event to cancel it.
 """
 
 from __future__ import annotations
