@@ -461,20 +461,21 @@ class MainWindow(QMainWindow):
 
     # -- navigation -----------------------------------------------------------------------
     def jump(self, what: str, direction: int) -> None:
-        """Seek to the previous / next boundary or keyframe from the frame shown."""
+        """Seek to the previous / next boundary or keyframe from the frame shown. By time,
+        not frame index: in a variable-frame-rate file the two do not map by the mean fps."""
         analysis = self.current.analysis if self.current else None
         if analysis is None:
             return
-        frames = sorted(item.frame for item in getattr(analysis, what))
-        here = self.player.current_frame()
+        times = sorted(item.time for item in getattr(analysis, what))
+        here, half_frame = self.player.current_time(), 0.5 / analysis.video.fps
         if direction > 0:
-            i = bisect.bisect_right(frames, here)
-            target = frames[i] if i < len(frames) else None
+            i = bisect.bisect_right(times, here + half_frame)
+            target = times[i] if i < len(times) else None
         else:
-            i = bisect.bisect_left(frames, here)
-            target = frames[i - 1] if i > 0 else None
+            i = bisect.bisect_left(times, here - half_frame)
+            target = times[i - 1] if i > 0 else None
         if target is not None:
-            self.player.seek_frame(target)
+            self.player.seek(target)
 
     def _seek_last(self) -> None:
         if self.current and self.current.analysis:
