@@ -1,0 +1,61 @@
+"""The builtin summary writer and keyframe budget on hand-made Analyses."""
+
+import pytest
+
+from videoreview.records import (Analysis, Boundary, BoundaryCaption, FaceDetection, FrameCaption, Identity, Keyframe,
+                                 Summary, VideoInfo)
+from videoreview.summary import builder
+
+
+def scene() -> Analysis:
+    """20 s, cuts at 5 and 15 s (shots of 5, 10 and 5 s); P2 (Bob) first seen at 12 s; an event at 9 s."""
+    video = VideoInfo("/videos/scene.mp4", duration=20.0, fps=25.0, frame_count=500, width=640, height=360)
+    return Analysis(
+        video=video,
+        boundaries=(Boundary(5.0, 125, "cut", 0.9),
+                    Boundary(9.0, 225, "event", 0.6, BoundaryCaption("P1", "close-up, P1 (left)",
+                                                                     "close-up, P1 (left), movement in frame")),
+                    Boundary(15.0, 375, "cut", 0.9)),
+        captions=tuple(FrameCaption(float(t), t * 25, f"Shot {1 + (t >= 5) + (t >= 15)}, close-up: P1 (left); "
+                                    f"wine glass. Camera static.") for t in range(20)),
+        faces=(FaceDetection(1.0, 25, (10, 10, 50, 50), 1.0, 0, "P1"), FaceDetection(12.0, 300, (300, 10, 50, 50), 1.0,
+                                                                                   1, "P2")),
+        identities=(Identity("P1"), Identity("P2", name="Bob")),
+        keyframes=tuple(Keyframe(float(t), t * 25) for t in (0, 3, 5, 8, 12, 15, 18)),
+    )
+
+
+def test_keyframe_budget_covers_shots_then_identities_then_time():
+    analysis = scene()
+    assert [k.time for k in builder.choose_keyframes(analysis, 1)] == [5.0]  # the longest shot first
+    assert [k.time for k in builder.choose_keyframes(analysis, 3)] == [0.0, 5.0, 15.0]  # one per shot
+    assert [k.time for k in builder.choose_keyframes(analysis, 4)] == [0.0, 5.0, 12.0, 15.0]  # Bob appears at 12 s
+    assert len(builder.choose_keyframes(analysis, 10)) == 7 and builder.choose_keyframes(analysis, 0) == []
+
+
+def test_text_summary_is_two_or_three_sentences_from_what_was_measured():
+    summary = builder.build(scene(), "text")
+    assert summary.format == "text" and summary.keyframe_frames == () and summary.engine == builder.ENGINE
+    assert summary.text.startswith("A 20 s clip in 3 shots with P1 and Bob (P2).")
+    assert "It opens on close-up: P1 (left); wine glass." in summary.text
+    assert "P1: movement in frame" in summary.text and "2 cuts" in summary.text
+    assert 2 <= summary.text.count(". ") + 1 <= 3
+
+
+def test_keyframe_text_is_glue_between_placeholders_in_order():
+    summary = builder.build(scene(), "keyframes+text", 3)
+    assert summary.keyframe_frames == (0, 125, 375)
+    text = summary.text
+    assert text.index("[KEYFRAME1]") < text.index("[KEYFRAME2]") < text.index("[KEYFRAME3]")
+    assert "[KEYFRAME4]" not in text
+    assert builder.build(scene(), "keyframes", 3).text == ""
+    with pytest.raises(ValueError, match="unknown summary format"):
+        builder.build(scene(), "poem")
+
+
+def test_reviewer_edited_summaries_are_kept():
+    analysis = scene()
+    mine = Summary("text", "My own words.", engine="reviewer", edited=True)
+    updated = builder.with_summaries(Analysis(analysis.video, summaries=(mine,)), builder.standard_summaries(analysis))
+    assert [(s.format, len(s.keyframe_frames), s.text == "My own words.") for s in updated.summaries] == \
+        [("text", 0, True), ("keyframes+text", 1, False), ("keyframes+text", 3, False)]

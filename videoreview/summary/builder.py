@@ -1,0 +1,148 @@
+"""Summaries of an Analysis in several formats: text only, k keyframes + text, keyframes only.
+
+Keyframes for a budget of k come from the Analysis's keyframes (chosen by progression):
+one per shot, longest shots first, then ones that bring in an identity not yet shown,
+then the ones farthest in time from those already chosen; shown in time order.
+
+The builtin writer (no language model) composes the text from what the engines
+measured: length, shots, identities, the opening scene, event boundaries and people
+arriving. With keyframes, the text is the glue between ``[KEYFRAME1]``..``[KEYFRAMEn]``
+as ViSIL's summary prompt asks: what happens before, between and after them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import replace
+
+from ..records import SHOT_CHANGE_KINDS, Analysis, Keyframe, Summary
+
+ENGINE = "builtin@1"
+NEAR_FACE_SECONDS = 0.6  # a face sample this close to a keyframe counts as visible in it
+
+
+def _shot_starts(analysis: Analysis) -> list[float]:
+    return [0.0] + sorted(b.time for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS)
+
+
+def _ids_near(analysis: Analysis, seconds: float) -> set[str]:
+    return {f.identity for f in analysis.faces if f.identity and abs(f.time - seconds) <= NEAR_FACE_SECONDS}
+
+
+def choose_keyframes(analysis: Analysis, k: int) -> list[Keyframe]:
+    """At most ``k`` of the Analysis's keyframes covering shots and identities, in time order."""
+    pool = sorted(analysis.keyframes, key=lambda kf: kf.time)
+    if k <= 0 or not pool:
+        return []
+    if len(pool) <= k:
+        return pool
+    starts = _shot_starts(analysis)
+    ends = starts[1:] + [analysis.video.duration]
+    shot_of = {kf.frame: bisect.bisect_right(starts, kf.time + 1e-6) - 1 for kf in pool}
+    chosen: list[Keyframe] = []
+    for shot in sorted(range(len(starts)), key=lambda s: starts[s] - ends[s]):  # longest first
+        first = next((kf for kf in pool if shot_of[kf.frame] == shot), None)
+        if first is not None and len(chosen) < k:
+            chosen.append(first)
+    shown = set().union(*(_ids_near(analysis, kf.time) for kf in chosen)) if chosen else set()
+    for kf in pool:
+        if len(chosen) >= k:
+            break
+        new = _ids_near(analysis, kf.time) - shown
+        if kf not in chosen and new:
+            chosen.append(kf)
+            shown |= new
+    while len(chosen) < k:
+        rest = [kf for kf in pool if kf not in chosen]
+        chosen.append(max(rest, key=lambda kf: min(abs(kf.time - c.time) for c in chosen)))
+    return sorted(chosen, key=lambda kf: kf.time)
+
+
+def _people(analysis: Analysis) -> str:
+    names = [f"{i.name} ({i.id})" if i.name else i.id for i in analysis.identities]
+    if not names:
+        return "no recognised people"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+_SHOT_PREFIX = re.compile(r"^Shot \d+,\s*")
+
+
+def _scene(text: str) -> str:
+    """A builtin caption's description of the frame: without the shot number and the
+    camera / change sentence that follows it."""
+    return _SHOT_PREFIX.sub("", text).split(". ")[0].rstrip(".")
+
+
+def _caption_at(analysis: Analysis, seconds: float) -> str:
+    before = [c for c in analysis.captions if c.time <= seconds + 1e-6]
+    return _scene(before[-1].text) if before else ""
+
+
+def _events(analysis: Analysis, start: float, end: float, limit: int = 3) -> list[str]:
+    """What changes in (start, end]: event boundaries with their captions, cuts counted."""
+    inside = [b for b in sorted(analysis.boundaries, key=lambda b: b.time) if start < b.time <= end]
+    said = []
+    for b in inside:
+        if b.kind == "event" and b.caption is not None and len(said) < limit:
+            said.append(_change(b.caption.subject, b.caption.before, b.caption.after))
+    cuts = sum(b.kind in SHOT_CHANGE_KINDS for b in inside)
+    if cuts:
+        said.append(f"{cuts} cut{'s' if cuts > 1 else ''}" if said else f"the picture cuts {cuts} time{'s' if cuts > 1 else ''}")
+    return said
+
+
+def _parts(state: str) -> list[str]:
+    return [p.strip() for p in re.split(r"[;,]", state) if p.strip()]
+
+
+def _change(subject: str, before: str, after: str) -> str:
+    """An event boundary in a few words: what its "after" state adds to "before"."""
+    old = set(_parts(before))
+    new = [p for p in _parts(after) if p not in old]
+    return f"{subject}: {', '.join(new)}" if new else f"{subject} changes"
+
+
+def builtin_text(analysis: Analysis, keyframes: list[Keyframe]) -> str:
+    """Two or three sentences; with keyframes, the narrative between their placeholders."""
+    info = analysis.video
+    shots = len(_shot_starts(analysis))
+    seconds = f"{info.duration:.0f}"
+    article = "An" if seconds.startswith("8") or seconds in ("11", "18") else "A"  # "an eight", "an eleven"
+    first = f"{article} {seconds} s clip in {shots} shot{'s' if shots > 1 else ''} with {_people(analysis)}."
+    opening = _caption_at(analysis, 0.0)
+    if not keyframes:
+        middle = f"It opens on {opening}." if opening else ""
+        events = _events(analysis, 0.0, info.duration)
+        last = f"Along the way {'; '.join(events)}." if events else ""
+        return " ".join(s for s in (first, middle, last) if s)
+    parts = [f"It opens{' on ' + opening if opening else ''}, leading to [KEYFRAME1]"]
+    for n in range(1, len(keyframes)):
+        between = _events(analysis, keyframes[n - 1].time, keyframes[n].time, limit=1)
+        parts.append(f"{', '.join(between) if between else 'it continues'} until [KEYFRAME{n + 1}]")
+    after = _events(analysis, keyframes[-1].time, info.duration, limit=1)
+    ending = f"After that {', '.join(after)}, to the end." if after else "It ends soon after."
+    return f"{first} {'; then '.join(parts)}. {ending}"
+
+
+def build(analysis: Analysis, fmt: str, k: int = 0) -> Summary:
+    """A summary in ``fmt`` ("text", "keyframes+text" or "keyframes") with up to k keyframes."""
+    if fmt not in ("text", "keyframes+text", "keyframes"):
+        raise ValueError(f"unknown summary format {fmt!r}")
+    keyframes = [] if fmt == "text" else choose_keyframes(analysis, k)
+    text = "" if fmt == "keyframes" else builtin_text(analysis, keyframes)
+    return Summary(format=fmt, text=text, keyframe_frames=tuple(kf.frame for kf in keyframes), engine=ENGINE)
+
+
+def standard_summaries(analysis: Analysis) -> list[Summary]:
+    """ViSIL's three formats: text only, 1 image + text, 3 images + text."""
+    return [build(analysis, "text"), build(analysis, "keyframes+text", 1), build(analysis, "keyframes+text", 3)]
+
+
+def with_summaries(analysis: Analysis, summaries: list[Summary]) -> Analysis:
+    """The Analysis with these summaries; ones a reviewer edited are kept."""
+    edited = [s for s in analysis.summaries if s.edited]
+    taken = {(s.format, len(s.keyframe_frames)) for s in edited}
+    fresh = [s for s in summaries if (s.format, len(s.keyframe_frames)) not in taken]
+    return replace(analysis, summaries=tuple(edited + fresh))
