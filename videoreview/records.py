@@ -247,6 +247,10 @@ class Analysis(_Record):
             raise RecordError(None, "Analysis has no 'video'")
         return super().from_dict(data)
 
+    def shot_changes(self) -> list[float]:
+        """Times of the cuts and gradual transitions, in order: where a new shot starts."""
+        return sorted(b.time for b in self.boundaries if b.kind in SHOT_CHANGE_KINDS)
+
     def with_boundaries(self, boundaries) -> "Analysis":
         return replace(self, boundaries=tuple(sorted(boundaries, key=lambda b: b.time)))
 

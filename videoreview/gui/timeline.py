@@ -21,7 +21,8 @@ from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontMetrics, QImage, Q
                            QPolygonF)
 from PySide6.QtWidgets import QApplication, QScrollBar, QToolTip, QWidget
 
-from ..records import BOUNDARY_KINDS, SHOT_CHANGE_KINDS, Analysis, Boundary, FrameCaption, Identity, Keyframe
+from ..records import BOUNDARY_KINDS, Analysis, Boundary, Identity, Keyframe
+from ..summary.export.subtitles import caption_spans
 from .colors import BOUNDARY_COLORS, CAPTION_COLOR, EDITED_COLOR, KEYFRAME_COLOR, identity_color
 
 HEADER_W = 136  # the fixed column of track names on the left
@@ -993,16 +994,9 @@ class _Model:
         self.b_edited = np.array([b.edited for b in self.boundaries], bool)
         self.b_index = {b.frame: i for i, b in enumerate(self.boundaries)}
 
-        self.captions: list[FrameCaption] = sorted(analysis.captions, key=lambda c: (c.time, c.frame))
+        # A block lasts as long as the caption applies, as a subtitle cue does.
+        self.captions, self.c_ends = caption_spans(analysis, self.duration)
         self.c_starts = np.array([c.time for c in self.captions], np.float64)
-        # Each block lasts until the next caption (the last one until the end of the video),
-        # and never past a cut or transition: the caption describes the shot it was made in.
-        self.c_ends = np.append(self.c_starts[1:], self.duration) if self.captions else np.empty(0)
-        shot_changes = np.array(sorted(b.time for b in self.boundaries if b.kind in SHOT_CHANGE_KINDS), np.float64)
-        if len(shot_changes) and len(self.c_starts):
-            following = np.searchsorted(shot_changes, self.c_starts, side="right")
-            next_change = np.append(shot_changes, np.inf)[following]
-            self.c_ends = np.minimum(self.c_ends, next_change)
         self.c_edited = np.array([c.edited for c in self.captions], bool)
         self.c_index = {c.frame: i for i, c in enumerate(self.captions)}
 

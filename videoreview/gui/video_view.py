@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTransfo
 from PySide6.QtMultimediaWidgets import QGraphicsVideoItem
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsScene, QGraphicsView
 
-from ..records import SHOT_CHANGE_KINDS, Analysis, Boundary, FaceDetection, FrameCaption, VideoInfo
+from ..records import Analysis, Boundary, FaceDetection, FrameCaption, VideoInfo
 from .colors import BOUNDARY_COLORS, EDITED_COLOR, identity_color
 from .player import Player
 
@@ -90,7 +90,7 @@ class _AnalysisIndex:
         self.caption_times = [c.time for c in self.captions]
         self.boundaries = sorted(analysis.boundaries, key=lambda b: b.time)
         self.boundary_times = [b.time for b in self.boundaries]
-        self.shot_change_times = [b.time for b in self.boundaries if b.kind in SHOT_CHANGE_KINDS]
+        self.shot_change_times = analysis.shot_changes()
         by_time: dict[float, list[FaceDetection]] = {}
         for face in analysis.faces:
             by_time.setdefault(face.time, []).append(face)

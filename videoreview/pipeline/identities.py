@@ -22,7 +22,7 @@ import numpy as np
 
 from ..engines.faces.clustering import TrackInfo, cluster_tracks, name_by_first_appearance
 from ..engines.faces.tracking import iou
-from ..records import SHOT_CHANGE_KINDS, Analysis, Appearance, FaceDetection, Identity, IdentityEdit
+from ..records import Analysis, Appearance, FaceDetection, Identity, IdentityEdit
 
 # Tracks below this quality (see faces.track_quality) do not shape clusters.
 GOOD_QUALITY = 0.35
@@ -120,7 +120,7 @@ def _rebuild(analysis: Analysis, v: int, ids, removed, id_names, id_edited, step
     for track in tracks:
         if track.identity is not None:
             by_id[track.identity].append(track)
-    shot_starts = sorted(b.time for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS)
+    shot_starts = analysis.shot_changes()
     identities = []
     for pid in sorted(by_id, key=lambda p: int(p[1:])):
         members = by_id[pid]

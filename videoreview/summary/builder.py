@@ -23,7 +23,7 @@ NEAR_FACE_SECONDS = 0.6  # a face sample this close to a keyframe counts as visi
 
 
 def _shot_starts(analysis: Analysis) -> list[float]:
-    return [0.0] + sorted(b.time for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS)
+    return [0.0] + analysis.shot_changes()
 
 
 def _ids_near(analysis: Analysis, seconds: float) -> set[str]:

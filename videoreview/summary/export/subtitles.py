@@ -7,12 +7,13 @@ players will.
 
 from __future__ import annotations
 
-import bisect
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...records import SHOT_CHANGE_KINDS, Analysis, write_atomic
+import numpy as np
+
+from ...records import Analysis, FrameCaption, write_atomic
 
 BOUNDARY_CUE_SECONDS = 3.0  # how long a boundary caption stays up (less when the next boundary comes first)
 
@@ -24,20 +25,25 @@ class Cue:
     text: str
 
 
+def caption_spans(analysis: Analysis, end_of_video: float | None = None) -> tuple[list[FrameCaption], np.ndarray]:
+    """The frame captions in time order and when each stops applying: at the next caption,
+    the next cut or transition (a caption describes the shot it was made in), or the end
+    of the video. The timeline lays its caption blocks out the same way."""
+    captions = sorted(analysis.captions, key=lambda c: (c.time, c.frame))
+    starts = np.array([c.time for c in captions], np.float64)
+    end = analysis.video.duration if end_of_video is None else end_of_video
+    ends = np.append(starts[1:], end) if captions else np.empty(0)
+    changes = np.array(analysis.shot_changes(), np.float64)
+    if len(changes) and len(starts):
+        following = np.searchsorted(changes, starts, side="right")
+        ends = np.minimum(ends, np.append(changes, np.inf)[following])
+    return captions, ends
+
+
 def caption_cues(analysis: Analysis) -> list[Cue]:
-    """One cue per frame caption, up to the next caption or shot change (a caption
-    describes the shot it was made in) or the end of the video."""
-    captions = sorted(analysis.captions, key=lambda c: c.time)
-    changes = sorted(b.time for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS)
-    cues = []
-    for i, caption in enumerate(captions):
-        end = captions[i + 1].time if i + 1 < len(captions) else analysis.video.duration
-        j = bisect.bisect_right(changes, caption.time)
-        if j < len(changes):
-            end = min(end, changes[j])
-        if end > caption.time:
-            cues.append(Cue(caption.time, end, caption.text))
-    return cues
+    """One cue per frame caption, for as long as it applies (see :func:`caption_spans`)."""
+    captions, ends = caption_spans(analysis)
+    return [Cue(c.time, float(end), c.text) for c, end in zip(captions, ends) if end > c.time]
 
 
 def boundary_cues(analysis: Analysis) -> list[Cue]:
