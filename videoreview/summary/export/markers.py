@@ -6,15 +6,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import opentimelineio as otio
-
 from ...records import Analysis, write_atomic
 
-MARKER_COLORS = {"cut": otio.schema.MarkerColor.RED, "gradual": otio.schema.MarkerColor.ORANGE,
-                 "event": otio.schema.MarkerColor.BLUE, "keyframe": otio.schema.MarkerColor.GREEN}
+# otio.schema.MarkerColor values; opentimelineio itself is imported only when exporting,
+# so the window (whose timeline shares the subtitle rules of this package) starts without it.
+MARKER_COLORS = {"cut": "RED", "gradual": "ORANGE", "event": "BLUE", "keyframe": "GREEN"}
 
 
-def timeline_of(analysis: Analysis) -> otio.schema.Timeline:
+def timeline_of(analysis: Analysis):
+    """An ``opentimelineio.schema.Timeline``: one clip, a marker per boundary and keyframe."""
+    import opentimelineio as otio
+
     info = analysis.video
     rate = info.fps
     frames = otio.opentime.TimeRange(otio.opentime.RationalTime(0, rate), otio.opentime.RationalTime(info.frame_count, rate))
@@ -42,5 +44,7 @@ def timeline_of(analysis: Analysis) -> otio.schema.Timeline:
 
 
 def write_otio(analysis: Analysis, path: str | os.PathLike) -> None:
+    import opentimelineio as otio
+
     text = otio.adapters.write_to_string(timeline_of(analysis), "otio_json")
     write_atomic(Path(path), text.encode("utf-8"))
