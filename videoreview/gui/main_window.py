@@ -18,7 +18,7 @@ from ..pipeline import DEFAULT_ENGINES, edits, identities
 from ..records import Analysis
 from .document import VideoDocument
 from .jobs import AnalysisQueue, JobProgress
-from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, identity_label, timecode
+from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, identity_label
 from .theme import THEMES, apply_theme, saved_theme, settings
 from .thumbnails import ThumbnailLoader, wait_for_closed_loaders
 from .timeline import Timeline
@@ -96,8 +96,6 @@ def _duration(seconds: float) -> str:
 
 
 class MainWindow(QMainWindow):
-    documentShown = Signal(object)  # the VideoDocument now current (or None)
-
     def __init__(self, engines: dict[str, str] | None = None) -> None:
         super().__init__()
         self.setWindowTitle("videoreview")
@@ -296,14 +294,13 @@ class MainWindow(QMainWindow):
                 self.queue.enqueue(path)
             first = first or document
             self._add_recent(path)
-        if first is not None:
+        if first is not None and first is not self.current:
             self.show_document(first)
         return problems
 
     def _new_document(self, path: str) -> VideoDocument:
-        document = VideoDocument(path, self)
+        document = VideoDocument(path, self)  # status "queued"
         self.documents[path] = document
-        document.set_status("queued")
         document.changed.connect(lambda analysis, d=document: self._on_document_changed(d))
         document.statusChanged.connect(lambda status, d=document: self.videos.update_video(d.path, status, d.message))
         document.saveFailed.connect(self.notice)
@@ -367,7 +364,6 @@ class MainWindow(QMainWindow):
         self.details.show_item(None, None)
         self._on_document_changed(document)
         self._update_undo_actions()
-        self.documentShown.emit(document)
 
     def _on_document_changed(self, document: VideoDocument | None) -> None:
         if document is not self.current:
@@ -383,10 +379,9 @@ class MainWindow(QMainWindow):
         self.timeline.set_analysis(analysis)
         self.details.set_analysis(analysis)
         wanted = self.gallery.set_analysis(analysis)
-        if self.thumbnails is not None:
+        if self.thumbnails is not None:  # (strip thumbnails: the timeline asks through thumbnailsWanted)
             for key, frame, box in wanted:
                 self.thumbnails.request_crop(key, frame, box)
-            self._request_thumbnails(self.timeline.thumbnail_frames())
 
     def _request_thumbnails(self, frames) -> None:
         if self.thumbnails is not None and frames:
@@ -571,7 +566,7 @@ class MainWindow(QMainWindow):
         kind, key = self.details.kind, self.details.key
         if kind == "caption":
             record = self.details.record(kind, key)
-            text, ok = QInputDialog.getMultiLineText(self, "Edit caption", f"Caption at {timecode(record.time)}",
+            text, ok = QInputDialog.getMultiLineText(self, "Edit caption", f"Caption at {self.details.time_text(record.time)}",
                                                      record.text)
             if ok:
                 self.apply_edit("Edit caption", lambda a: edits.edit_caption(a, key, text))

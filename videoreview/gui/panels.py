@@ -13,14 +13,10 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
 
 from ..records import BOUNDARY_KINDS, Analysis
 from .colors import EDITED_COLOR, identity_color
+from .timeline import timecode
 
 STATUS_TEXT = {"queued": "queued", "analysing": "analysing…", "done": "", "failed": "failed",
                "cancelled": "cancelled"}
-
-
-def timecode(seconds: float) -> str:
-    minutes, rest = divmod(max(0.0, seconds), 60)
-    return f"{int(minutes):02d}:{rest:05.2f}"
 
 
 def identity_label(identity) -> str:
@@ -220,14 +216,17 @@ class DetailsPanel(QWidget):
         attribute = "id" if kind == "identity" else "frame"
         return next((item for item in items if getattr(item, attribute) == key), None)
 
+    def time_text(self, seconds: float) -> str:
+        return timecode(seconds, self.analysis.video.fps)  # as the transport bar and timeline write times
+
     def _show_caption(self, caption) -> None:
-        self.title.setText(f"<b>Caption</b> at {timecode(caption.time)} (frame {caption.frame})")
+        self.title.setText(f"<b>Caption</b> at {self.time_text(caption.time)} (frame {caption.frame})")
         self.info.setText(f"by {caption.engine or 'unknown engine'}")
         self.caption_text.setPlainText(caption.text)
         self.pages.setCurrentIndex(1)
 
     def _show_boundary(self, boundary) -> None:
-        self.title.setText(f"<b>{boundary.kind.capitalize()} boundary</b> at {timecode(boundary.time)} "
+        self.title.setText(f"<b>{boundary.kind.capitalize()} boundary</b> at {self.time_text(boundary.time)} "
                            f"(frame {boundary.frame})")
         self.info.setText(f"by {boundary.engine or 'unknown engine'}, confidence {boundary.confidence:.2f}")
         self.boundary_kind.setCurrentText(boundary.kind)
@@ -239,7 +238,7 @@ class DetailsPanel(QWidget):
         self.pages.setCurrentIndex(2)
 
     def _show_keyframe(self, keyframe) -> None:
-        self.title.setText(f"<b>Keyframe</b> at {timecode(keyframe.time)} (frame {keyframe.frame})")
+        self.title.setText(f"<b>Keyframe</b> at {self.time_text(keyframe.time)} (frame {keyframe.frame})")
         self.info.setText(keyframe.reason or "")
         self.pages.setCurrentIndex(0)
 
@@ -259,7 +258,7 @@ class DetailsPanel(QWidget):
             track = tracks.get(track_id)
             if track is None:
                 continue
-            item = QListWidgetItem(f"track {track_id}: {timecode(track.start)}–{timecode(track.end)}, "
+            item = QListWidgetItem(f"track {track_id}: {self.time_text(track.start)}–{self.time_text(track.end)}, "
                                    f"{track.faces} faces")
             item.setData(Qt.UserRole, track_id)
             self.tracks.addItem(item)

@@ -7,28 +7,22 @@ the tooltips are bound by the main window.
 
 from __future__ import annotations
 
-import math
-
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
 
 from ..records import VideoInfo
 from .player import Player
+from .timeline import timecode
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
 OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"))
 
 
 def format_time(seconds: float, fps: float) -> str:
-    """mm:ss.ff with ff the frame within the second (h:mm:ss.ff from an hour on)."""
-    seconds = max(0.0, seconds)
-    whole = math.floor(seconds + 1e-6)
-    frames = min(math.ceil(fps) - 1, math.floor((seconds - whole) * fps + 1e-6))
-    minutes, secs = divmod(whole, 60)
-    hours, minutes = divmod(minutes, 60)
-    clock = f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
-    return f"{clock}.{max(0, frames):02d}"
+    """mm:ss.ff with ff the frame within the second (h:mm:ss.ff from an hour on), as the
+    timeline writes it."""
+    return timecode(max(0.0, seconds), fps, hours=seconds >= 3600)
 
 
 class TransportBar(QWidget):

@@ -16,6 +16,7 @@ the selection; scorers (builtin and VLM) implement :class:`Scorer`.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ _EXTRA_STOPWORDS = frozenset(
     "video clip footage scene frame frames shot shots camera static also then while".split())
 
 
+@functools.cache
 def _stopwords() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
