@@ -11,7 +11,7 @@ Choosing a summary trades loss against cost: minimise ViSIL + alpha * tau(S), ta
 the scorer's input tokens for the summary; sweeping alpha walks the Pareto frontier.
 
 This module is the arithmetic, the keyword extraction used without a language model, and
-the selection; scorers (builtin and VLM) implement :class:`Scorer`.
+the selection; scorers (engines/scoring/: builtin and VLM) implement :class:`Scorer`.
 """
 
 from __future__ import annotations
@@ -20,26 +20,12 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Sequence
 
-MAX_KEYWORDS = 20
-MASK = "[MASK]"
+from ..engines.scoring.protocol import MASK, MAX_KEYWORDS, Scorer, Source
 
-# The paper's prompts (Appendix F), used by the VLM scorer and keyword extractor.
-KEYWORD_PROMPT = (
-    "Extract up to 20 keywords from the provided paragraph by selecting the most distinctive descriptors"
-    "\u2014specifically objects, motions, or events\u2014that are directly relevant to the video content. "
-    "Exclude the word \u201cvideo\u201d as a keyword. Include each remaining keyword only once, using the "
-    "original word form as they appear in the paragraph (do not apply stemming or lemmatization), and ensure "
-    "all keywords are presented as a single lowercase word. Arrange the keywords sequentially as they appear "
-    "in the paragraph. If fewer than 20 suitable keywords are identifiable, return only those present. "
-    "Avoid duplicates."
-)
-RECOVERY_INSTRUCTION = (
-    "Guess all [MASK] words originally representing any words describing the video, e.g., first_guess "
-    "second_guess. Return only the answers, without any explanation. Do not use quotes or commas; separate "
-    "tokens with a single space."
-)
+__all__ = ["MASK", "MAX_KEYWORDS", "Scorer", "Source", "Score", "extract_keywords", "mask_caption", "log_p", "visil",
+           "pareto_frontier", "select"]
 
 # Words that carry no content of a video: function words and the vocabulary of describing
 # a video itself. scikit-learn's English list plus our own.
@@ -87,32 +73,6 @@ def mask_caption(text: str, keywords: Sequence[str]) -> str:
         position = match.end()
     out.append(text[position:])
     return "".join(out)
-
-
-@dataclass(frozen=True)
-class Source:
-    """What the scorer sees: the whole video, or a summary (its text and keyframes)."""
-
-    kind: str  # "video" or "summary"
-    text: str = ""
-    keyframe_frames: tuple[int, ...] = ()
-
-    @property
-    def images(self) -> int:
-        return len(self.keyframe_frames)
-
-
-class Scorer(Protocol):
-    name: str  # shown with every score: scores of different scorers are never compared
-    approximate: bool  # True for the builtin stand-in, labelled as such wherever shown
-
-    def keyword_log_probs(self, keywords: Sequence[str], masked_caption: str, source: Source) -> list[float]:
-        """log P(k_i | source, masked caption) for each keyword, natural log, <= 0."""
-        ...
-
-    def tokens(self, source: Source) -> int:
-        """tau: the scorer's input tokens for ``source`` (text tokens + tokens per image)."""
-        ...
 
 
 @dataclass(frozen=True)
