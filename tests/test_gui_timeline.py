@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from videoreview.gui.colors import BOUNDARY_COLORS, KEYFRAME_COLOR, identity_color  # noqa: E402
 from videoreview.gui.thumbnails import ThumbnailLoader, wait_for_closed_loaders  # noqa: E402
-from videoreview.gui.timeline import MAX_PX_PER_FRAME, Timeline, ruler_steps, timecode  # noqa: E402
+from videoreview.gui.timeline import MAX_PX_PER_FRAME, Timeline, ruler_steps  # noqa: E402
+from videoreview.timecode import timecode  # noqa: E402
 from videoreview.pipeline import StageCache, analyze  # noqa: E402
 from videoreview.records import (Analysis, Appearance, Boundary, BoundaryCaption, FrameCaption, Identity,  # noqa: E402
                                  Keyframe, VideoInfo)

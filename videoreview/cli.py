@@ -18,8 +18,6 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 PLANNED = {
-    "summarize": "keyframe summaries and exports",
-    "visil": "ViSIL summary scores",
     "library": "the searchable library",
     "models": "the model manager",
 }
@@ -64,6 +62,7 @@ def _analyze_each(args: argparse.Namespace, outputs: bool):
     from tqdm import tqdm
 
     from .pipeline import CancelToken, StageCache, analyze, build_stages
+    from .pipeline.child import saved_analysis
     from .records import Analysis
 
     stages = build_stages(_parse_engines(args.engines))
@@ -79,6 +78,8 @@ def _analyze_each(args: argparse.Namespace, outputs: bool):
                 previous = Analysis.load(out)  # keeps the reviewer's edits across re-runs
             except VideoReviewError:
                 previous = None
+        if previous is None:
+            previous = saved_analysis(str(video))  # ...or those made in the window
         bar = tqdm(total=100, desc=video.name, unit="%", file=sys.stderr, disable=args.quiet,
                    bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
         names = ["probe"] + [s.name for s in stages]
@@ -470,6 +471,162 @@ def _eval_fitb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _one_analysis(args: argparse.Namespace):
+    """The Analysis of ``args.video`` (cached stages are reused, a reviewer's edits kept), or None."""
+    args.videos, args.output = [args.video], None
+    results = _analyze_all(args, outputs=False)
+    return results[0][2] if results else None
+
+
+def _summaries_for(analysis, formats: list[str]):
+    """The summaries named by ``formats`` ("text" or a number of keyframes), a reviewer's
+    edited one where there is one of that format."""
+    from .summary.builder import build
+    from .summary.compare import format_label
+
+    saved = {format_label(s): s for s in analysis.summaries}
+    out = []
+    for fmt in formats:
+        if fmt != "text" and not (fmt.isdigit() and int(fmt) > 0):
+            raise argparse.ArgumentTypeError(f"--summaries expects 'text' or a number of keyframes, got {fmt!r}")
+        made = build(analysis, "text") if fmt == "text" else build(analysis, "keyframes+text", int(fmt))
+        out.append(saved.get(format_label(made), made))
+    return out
+
+
+def _read_reference(path: str):
+    from .summary.compare import Reference
+
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        raise VideoReviewError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise VideoReviewError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if not text:
+        raise VideoReviewError(f"{path}: the reference description is empty")
+    return Reference(text, f"file {Path(path).name}")
+
+
+def _compare(analysis, summaries, scorer_spec: str, reference_file: str | None, quiet: bool):
+    from .errors import ModelError
+    from .summary.compare import compare, prepare
+
+    def progress(fraction: float, message: str) -> None:
+        if not quiet:
+            print(f"visil: {message}", file=sys.stderr)
+
+    reference = _read_reference(reference_file) if reference_file else None
+    try:
+        setup = prepare(analysis, analysis.video.path, scorer_spec, reference, progress)
+    except ModelError as exc:
+        raise VideoReviewError(str(exc)) from None
+    try:
+        return compare(summaries, setup.scorer, setup.reference, keywords=setup.keywords, progress=progress)
+    finally:
+        setup.release()
+
+
+def _keyframe_time(analysis, frame: int) -> float:
+    return next((k.time for k in analysis.keyframes if k.frame == frame), frame / analysis.video.fps)
+
+
+def _print_comparison(result, analysis) -> None:
+    from .timecode import timecode
+
+    rows = result.rows
+    caveat = " (approximate: no language model; compare only with scores from this scorer)" \
+        if rows and rows[0].approximate else " (compare only with scores from this scorer)"
+    print(f"ViSIL under {result.scorer}{caveat}")
+    print(f"reference: {result.reference.origin}; keywords: {', '.join(result.keywords)}")
+    print(f"{'format':<8} {'ViSIL':>8} {'tokens':>7}  frontier  keyframes")
+    for i, row in enumerate(rows):
+        frames = " ".join(timecode(_keyframe_time(analysis, f), analysis.video.fps) for f in row.keyframes) or "-"
+        print(f"{row.format:<8} {row.visil:8.2f} {row.tokens:7d}  {'*' if i in result.frontier else ' ':^8}  {frames}")
+    picks = "; ".join(f"alpha {alpha:g}: {rows[i].format}" for alpha, i in result.choices)
+    print(f"lowest ViSIL + alpha * tokens: {picks}")
+
+
+def cmd_visil(args: argparse.Namespace) -> int:
+    analysis = _one_analysis(args)
+    if analysis is None:
+        return EXIT_ERROR
+    try:
+        summaries = _summaries_for(analysis, [f.strip() for f in args.summaries.split(",") if f.strip()])
+        result = _compare(analysis, summaries, args.scorer, args.reference, args.quiet)
+    except argparse.ArgumentTypeError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    except (VideoReviewError, ValueError) as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    if args.json:
+        json.dump([row.to_json() for row in result.rows], sys.stdout, ensure_ascii=False, indent=2)
+        print()
+    else:
+        _print_comparison(result, analysis)
+    return 0
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    from .pipeline import store
+    from .summary import export
+    from .summary.builder import with_summaries
+    from .timecode import timecode
+
+    analysis = _one_analysis(args)
+    if analysis is None:
+        return EXIT_ERROR
+    formats = ["text", "1", "3"] + ([str(args.keyframes)] if args.keyframes not in (1, 3) else [])
+    try:
+        summaries = _summaries_for(analysis, formats)
+    except argparse.ArgumentTypeError as exc:
+        _error(str(exc))
+        return EXIT_USAGE
+    analysis = with_summaries(analysis, summaries)
+    store.save(analysis)  # the window shows them, and edits made there are kept
+    main = summaries[formats.index(str(args.keyframes))] if args.keyframes else summaries[0]
+    print(main.text)
+    for n, frame in enumerate(main.keyframe_frames, 1):
+        print(f"[KEYFRAME{n}] {timecode(_keyframe_time(analysis, frame), analysis.video.fps)} (frame {frame})")
+    comparison = None
+    if args.pdf and args.scorer != "none":
+        try:
+            comparison = _compare(analysis, summaries, args.scorer, None, args.quiet)
+        except (VideoReviewError, ValueError) as exc:
+            _error(f"the PDF goes without its ViSIL table: {exc}")
+    writers = [(args.json, lambda p: export.write_json(analysis, p)),
+               (args.srt, lambda p: export.write_srt(_cues(analysis, args.subtitles), p)),
+               (args.vtt, lambda p: export.write_vtt(_cues(analysis, args.subtitles), p)),
+               (args.csv, lambda p: export.write_boundaries_csv(analysis, p)),
+               (args.otio, lambda p: export.write_otio(analysis, p)),
+               (args.pdf, lambda p: _write_pdf(analysis, p, main, comparison))]
+    for path, write in writers:
+        if not path:
+            continue
+        try:
+            write(path)
+        except (OSError, ValueError) as exc:
+            _error(f"{path}: cannot be written ({getattr(exc, 'strerror', None) or exc})")
+            return EXIT_ERROR
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _cues(analysis, which: str):
+    from .summary.export import boundary_cues, caption_cues
+
+    return caption_cues(analysis) if which == "captions" else boundary_cues(analysis)
+
+
+def _write_pdf(analysis, path: str, summary, comparison) -> None:
+    from .summary.export import write_pdf
+
+    for warning in write_pdf(analysis, path, video_path=analysis.video.path, summary=summary,
+                             comparison=comparison) or []:
+        print(f"videoreview: warning: {warning}", file=sys.stderr)
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     from .gui.app import run
 
@@ -482,6 +639,13 @@ def _planned(name: str):
         return EXIT_USAGE
 
     return run
+
+
+def _add_analysis_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engines", action="append", metavar="CAP=NAME[,CAP=NAME]", help="as for analyze")
+    p.add_argument("--no-cache", action="store_true", help="recompute every stage")
+    p.add_argument("--backend", choices=["auto", "decord", "pyav"], default="auto", help="video decoder")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -528,6 +692,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--video", help="captions: the video (default: the path in PRED.json)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_eval)
+
+    p = sub.add_parser("summarize", help="keyframe summaries of a video, and exports (PDF, subtitles, markers)")
+    p.add_argument("video", metavar="VIDEO")
+    p.add_argument("--keyframes", type=int, default=3, metavar="N",
+                   help="keyframes in the summary printed and put in the PDF (default 3; 0: text only)")
+    p.add_argument("--pdf", metavar="PATH", help="a PDF report")
+    p.add_argument("--json", metavar="PATH", help="the Analysis JSON, summaries included")
+    p.add_argument("--srt", metavar="PATH", help="SRT subtitles")
+    p.add_argument("--vtt", metavar="PATH", help="WebVTT subtitles")
+    p.add_argument("--subtitles", choices=["captions", "boundaries"], default="captions",
+                   help="what the subtitles say: frame captions or boundary captions")
+    p.add_argument("--csv", metavar="PATH", help="a CSV of the boundaries")
+    p.add_argument("--otio", metavar="PATH", help="OpenTimelineIO markers for an editor")
+    p.add_argument("--scorer", default="builtin", metavar="builtin|MODEL_DIR|none",
+                   help="the ViSIL scorer for the PDF's comparison table (none: no table)")
+    _add_analysis_options(p)
+    p.set_defaults(run=cmd_summarize)
+
+    p = sub.add_parser("visil", help="compare summaries of a video by ViSIL information loss")
+    p.add_argument("video", metavar="VIDEO")
+    p.add_argument("--summaries", default="text,1,3", help="formats: text and numbers of keyframes (default text,1,3)")
+    p.add_argument("--reference", metavar="FILE", help="the detailed description C (UTF-8 text); default: "
+                                                       "the VLM's description, or the builtin captions joined")
+    p.add_argument("--scorer", default="builtin", metavar="builtin|MODEL_DIR",
+                   help="builtin (approximate, no language model) or a local VLM folder")
+    p.add_argument("--json", action="store_true", help="a JSON list of {format, visil, tokens, scorer, keyframes, text}")
+    _add_analysis_options(p)
+    p.set_defaults(run=cmd_visil)
 
     p = sub.add_parser("gui", help="open the window (the default with no command)")
     p.add_argument("videos", nargs="*", metavar="VIDEO", help="videos or folders to open and analyse")

@@ -82,6 +82,12 @@ class FrameCaption(_Record):
     text: str
     engine: str = ""
     edited: bool = False
+    # The builtin classifier's top labels at this frame with their probabilities (what the
+    # builtin ViSIL scorer reads); empty for VLM captions and analyses saved before them.
+    labels: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "labels", tuple((str(n), float(p)) for n, p in self.labels))
 
 
 @dataclass(frozen=True)

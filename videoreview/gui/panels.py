@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
 
 from ..records import BOUNDARY_KINDS, Analysis
 from .colors import EDITED_COLOR, identity_color
-from .timeline import timecode
+from ..timecode import timecode
 
 STATUS_TEXT = {"queued": "queued", "analysing": "analysing…", "done": "", "failed": "failed",
                "cancelled": "cancelled"}

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QScrollBar, QToolTip, QWidget
 
 from ..records import BOUNDARY_KINDS, Analysis, Boundary, Identity, Keyframe
 from ..summary.export.subtitles import caption_spans
+from ..timecode import timecode
 from .colors import BOUNDARY_COLORS, CAPTION_COLOR, EDITED_COLOR, KEYFRAME_COLOR, identity_color
 
 HEADER_W = 136  # the fixed column of track names on the left
@@ -841,19 +842,6 @@ class Timeline(QWidget):
 
 
 # ---------------------------------------------------------------------- helpers
-
-
-def timecode(seconds: float, fps: float | None = None, hours: bool = False) -> str:
-    """mm:ss (h:mm:ss with ``hours``), with .ff — the frame shown then, counted within its
-    second — when ``fps`` is given."""
-    whole = math.floor(seconds + 1e-6)  # the slack: 6.9999999 is 7 s computed in floating point
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    text = f"{h}:{m:02d}:{s:02d}" if hours else f"{m + 60 * h:02d}:{s:02d}"
-    if fps:
-        frame = min(max(0, math.floor((seconds - whole) * fps + 1e-3)), math.ceil(fps) - 1)
-        text += f".{frame:02d}"
-    return text
 
 
 _SECOND_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QStyle, QT
 
 from ..records import VideoInfo
 from .player import Player
-from .timeline import timecode
+from ..timecode import timecode
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
 OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"))

@@ -84,7 +84,7 @@ class CaptionStage:
         info = analysis.video
         described = describe(samples, faces_at, shot_of, info.width, info.height)
         engine = f"{self.engine.name}@{self.engine.version}"
-        captions = [FrameCaption(time=s.time, frame=s.frame, text=text, engine=engine)
+        captions = [FrameCaption(time=s.time, frame=s.frame, text=text, engine=engine, labels=s.labels)
                     for s, (_, text) in zip(samples, described)]
         captions = _keep_edited(captions, previous.captions if previous else ())
 

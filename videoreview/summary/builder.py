@@ -66,7 +66,7 @@ def _people(analysis: Analysis) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-_SHOT_PREFIX = re.compile(r"^Shot \d+,\s*")
+_SHOT_PREFIX = re.compile(r"^Shot \d+[,:]\s*")
 
 
 def _scene(text: str) -> str:

@@ -17,9 +17,9 @@ from typing import Callable, Sequence
 from ..records import Analysis, Summary
 from .visil import MAX_KEYWORDS, Scorer, Source, extract_keywords, log_p, mask_caption, pareto_frontier, select
 
-# alpha in ViSIL + alpha * tau: from "tokens are free" to "one token costs as much as
-# 0.1 nats of loss" (a 3-image summary then needs to save ~100 nats to beat text).
-DEFAULT_ALPHAS = (0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1)
+# alpha in ViSIL + alpha * tau, in nats per token: from "tokens are free" to "a token costs
+# as much as a nat of loss", so the sweep reaches the cheapest summary on any scorer.
+DEFAULT_ALPHAS = (0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
 BUILTIN_REFERENCE_CHARS = 4000  # joined captions are cut here: keywords come from the first 20 anyway
 
 
@@ -125,3 +125,71 @@ def compare(summaries: Sequence[Summary], scorer: Scorer, reference: Reference, 
     chosen = select(points, alphas) if rows else []
     return Comparison(reference, tuple(words), video, tuple(rows), tuple(pareto_frontier(points)),
                       tuple(zip(alphas, chosen)))
+
+
+# -- scorers and references for a video ----------------------------------------------------
+VIDEO_FRAMES = 8  # frames a VLM scorer sees for "the whole video" (and describes it from)
+
+
+def _video_frame_indices(analysis: Analysis, count: int = VIDEO_FRAMES) -> list[int]:
+    n = analysis.video.frame_count
+    return sorted({min(n - 1, int((i + 0.5) * n / count)) for i in range(count)}) if n > 0 else []
+
+
+def frame_reader(video_path: str):
+    """read_frames(indices) -> RGB frames, decoding from ``video_path`` (in the order asked)."""
+    from ..media import open_video
+
+    def read_frames(indices):
+        wanted = list(indices)
+        with open_video(video_path) as source:
+            batch = source.frames_at_indices(sorted(set(wanted)))
+        by_index = dict(zip((int(i) for i in batch.indices), batch.frames))
+        return [by_index[int(i)] for i in wanted]
+
+    return read_frames
+
+
+@dataclass
+class ScoringSetup:
+    """A scorer for one video, with the reference and keywords it implies."""
+
+    scorer: Scorer
+    reference: Reference
+    keywords: list[str]
+    release: Callable[[], None] = lambda: None
+
+
+def prepare(analysis: Analysis, video_path: str, scorer_spec: str = "builtin", reference: Reference | None = None,
+            progress: ProgressFn | None = None) -> ScoringSetup:
+    """``scorer_spec`` is "builtin" or a VLM model folder. Without a ``reference`` the VLM
+    describes the video (prompt F.1); the builtin scorer uses the builtin captions joined.
+    Keywords: the VLM's (prompt F.2) when it gives usable ones, else the rule-based ones."""
+    if scorer_spec == "builtin":
+        from ..engines.scoring.builtin import BuiltinScorer
+
+        if progress is not None:
+            progress(0.0, "loading the text embedding")
+        reference = reference or builtin_reference(analysis)
+        return ScoringSetup(BuiltinScorer(analysis), reference, extract_keywords(reference.text))
+    from ..engines.captions.vlm import VisionLanguageModel
+    from ..engines.scoring.vlm import VLMScorer, describe_video, vlm_keywords
+
+    if progress is not None:
+        progress(0.0, f"loading {scorer_spec}")
+    model = VisionLanguageModel(scorer_spec)
+    read_frames = frame_reader(video_path)
+    frames = _video_frame_indices(analysis)
+    scorer = VLMScorer(model, read_frames, frames)
+    if reference is None:
+        if progress is not None:
+            progress(0.0, "describing the video")
+        reference = Reference(describe_video(model, read_frames(frames)), f"VLM caption ({scorer.name})")
+    keywords = vlm_keywords(model, reference.text) or extract_keywords(reference.text)
+
+    def release() -> None:
+        nonlocal model
+        scorer.model = None  # type: ignore[assignment]
+        model = None
+
+    return ScoringSetup(scorer, reference, keywords, release)

@@ -1,0 +1,18 @@
+"""Times as people read them, the same in the window, the CLI and exported reports."""
+
+from __future__ import annotations
+
+import math
+
+
+def timecode(seconds: float, fps: float | None = None, hours: bool = False) -> str:
+    """mm:ss (h:mm:ss with ``hours``), with .ff — the frame shown then, counted within its
+    second — when ``fps`` is given."""
+    whole = math.floor(seconds + 1e-6)  # the slack: 6.9999999 is 7 s computed in floating point
+    h, rest = divmod(whole, 3600)
+    m, s = divmod(rest, 60)
+    text = f"{h}:{m:02d}:{s:02d}" if hours else f"{m + 60 * h:02d}:{s:02d}"
+    if fps:
+        frame = min(max(0, math.floor((seconds - whole) * fps + 1e-3)), math.ceil(fps) - 1)
+        text += f".{frame:02d}"
+    return text
