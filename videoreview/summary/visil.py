@@ -17,9 +17,11 @@ the selection; scorers (engines/scoring/: builtin and VLM) implement :class:`Sco
 from __future__ import annotations
 
 import functools
+import importlib.util
 import math
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 from ..engines.scoring.protocol import MASK, MAX_KEYWORDS, Scorer, Source
@@ -35,9 +37,13 @@ _EXTRA_STOPWORDS = frozenset(
 
 @functools.cache
 def _stopwords() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(ENGLISH_STOP_WORDS) | _EXTRA_STOPWORDS
+    # scikit-learn's list is read from its own small module file: importing it through
+    # the package would load sklearn's numerical stack too (over a second).
+    spec = importlib.util.find_spec("sklearn")
+    path = Path(list(spec.submodule_search_locations)[0]) / "feature_extraction" / "_stop_words.py"
+    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location("_sklearn_stop_words", path))
+    module.__spec__.loader.exec_module(module)
+    return frozenset(module.ENGLISH_STOP_WORDS) | _EXTRA_STOPWORDS
 
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)

@@ -81,15 +81,17 @@ class TextEmbedder:
     def embed(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """(len(texts), 384) float32, each row of unit length."""
         out = np.zeros((len(texts), self.dim), np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths batch with less padding
         for start in range(0, len(texts), batch_size):
-            chunk = list(texts[start:start + batch_size])
+            rows = order[start:start + batch_size]
+            chunk = [texts[i] for i in rows]
             inputs = self.tokenizer(chunk, padding=True, truncation=True, max_length=MAX_TOKENS,
                                     return_tensors="pt").to(self.device)
             with self._torch.inference_mode():
                 tokens = self.model(**inputs).last_hidden_state
             mask = inputs["attention_mask"].unsqueeze(-1).to(tokens.dtype)
             mean = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            out[start:start + len(chunk)] = self._torch.nn.functional.normalize(mean, dim=-1).float().cpu().numpy()
+            out[rows] = self._torch.nn.functional.normalize(mean, dim=-1).float().cpu().numpy()
         return out
 
     def count_tokens(self, text: str) -> int:
