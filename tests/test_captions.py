@@ -4,7 +4,6 @@ nothing happens, the camera pans, an object enters, a cut, people come and go.""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from faces import people
 from videos import encode_frames

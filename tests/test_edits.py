@@ -93,3 +93,24 @@ def test_store_round_trip(analysed, tmp_path, monkeypatch):
     path.write_text("{broken")
     with pytest.raises(RecordError, match="not valid JSON"):
         store.load_saved(analysis.content_hash)
+
+
+def test_summaries_set_edited_and_kept_by_reanalysis(cuts, analysed):
+    from videoreview.summary.builder import build, standard_summaries
+
+    analysis, cache = analysed
+    built = edits.set_summaries(analysis, standard_summaries(analysis) + [build(analysis, "keyframes+text", 2)])
+    assert [len(s.keyframe_frames) for s in built.summaries] == sorted(len(s.keyframe_frames) for s in built.summaries)
+    index = next(i for i, s in enumerate(built.summaries) if len(s.keyframe_frames) == 1)
+    edited = edits.edit_summary_text(built, index, "Before [KEYFRAME1] and after.")
+    assert edited.summaries[index].text == "Before [KEYFRAME1] and after." and edited.summaries[index].edited
+    assert not built.summaries[index].edited
+    with pytest.raises(RecordError, match=r"\[KEYFRAME1\]"):
+        edits.edit_summary_text(built, index, "No keyframe here.")
+    with pytest.raises(RecordError, match="empty"):
+        edits.edit_summary_text(built, 0, "   ")
+    # Building again keeps the reviewer's text; so does re-analysis, which rebuilds the rest.
+    rebuilt = edits.set_summaries(edited, standard_summaries(edited))
+    assert edited.summaries[index] in rebuilt.summaries
+    again = analyze(cuts.path, ENGINES, cache=cache, previous=edited)
+    assert again.summaries == edited.summaries

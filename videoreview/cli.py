@@ -527,11 +527,8 @@ def _compare(analysis, summaries, scorer_spec: str, reference_file: str | None, 
         setup.release()
 
 
-def _keyframe_time(analysis, frame: int) -> float:
-    return next((k.time for k in analysis.keyframes if k.frame == frame), frame / analysis.video.fps)
-
-
 def _print_comparison(result, analysis) -> None:
+    from .summary.builder import keyframe_time
     from .timecode import timecode
 
     rows = result.rows
@@ -541,7 +538,7 @@ def _print_comparison(result, analysis) -> None:
     print(f"reference: {result.reference.origin}; keywords: {', '.join(result.keywords)}")
     print(f"{'format':<8} {'ViSIL':>8} {'tokens':>7}  frontier  keyframes")
     for i, row in enumerate(rows):
-        frames = " ".join(timecode(_keyframe_time(analysis, f), analysis.video.fps) for f in row.keyframes) or "-"
+        frames = " ".join(timecode(keyframe_time(analysis, f), analysis.video.fps) for f in row.keyframes) or "-"
         print(f"{row.format:<8} {row.visil:8.2f} {row.tokens:7d}  {'*' if i in result.frontier else ' ':^8}  {frames}")
     picks = "; ".join(f"alpha {alpha:g}: {rows[i].format}" for alpha, i in result.choices)
     print(f"lowest ViSIL + alpha * tokens: {picks}")
@@ -571,7 +568,7 @@ def cmd_visil(args: argparse.Namespace) -> int:
 def cmd_summarize(args: argparse.Namespace) -> int:
     from .pipeline import store
     from .summary import export
-    from .summary.builder import with_summaries
+    from .summary.builder import keyframe_time, with_summaries
     from .timecode import timecode
 
     analysis = _one_analysis(args)
@@ -588,7 +585,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     main = summaries[formats.index(str(args.keyframes))] if args.keyframes else summaries[0]
     print(main.text)
     for n, frame in enumerate(main.keyframe_frames, 1):
-        print(f"[KEYFRAME{n}] {timecode(_keyframe_time(analysis, frame), analysis.video.fps)} (frame {frame})")
+        print(f"[KEYFRAME{n}] {timecode(keyframe_time(analysis, frame), analysis.video.fps)} (frame {frame})")
     comparison = None
     if args.pdf and args.scorer != "none":
         try:

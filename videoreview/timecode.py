@@ -16,3 +16,9 @@ def timecode(seconds: float, fps: float | None = None, hours: bool = False) -> s
         frame = min(max(0, math.floor((seconds - whole) * fps + 1e-3)), math.ceil(fps) - 1)
         text += f".{frame:02d}"
     return text
+
+
+def format_time(seconds: float, fps: float | None = None) -> str:
+    """A moment of a video as the transport bar and reports write it: mm:ss.ff, or
+    h:mm:ss.ff from an hour on."""
+    return timecode(max(0.0, seconds), fps, hours=seconds >= 3600)

@@ -8,7 +8,6 @@ once and is then brought up to date from the stage cache; a new one fills in sta
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from dataclasses import dataclass, field
 
@@ -17,6 +16,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from ..pipeline import CancelToken
 from ..pipeline.child import run_analysis, saved_analysis
 from ..records import Analysis
+from .child_worker import ChildWorker, stop_worker_thread
 
 
 @dataclass
@@ -39,20 +39,21 @@ class JobProgress:
     stage_eta: float | None
 
 
-class _Worker(QObject):
+class _Worker(ChildWorker):
     """Runs one job's analysis in a child process (see pipeline.child) and turns its
     messages into signals. Lives in a QThread: waiting on the pipe never blocks the GUI."""
 
     progress = Signal(object)  # JobProgress
     partial = Signal(object)  # Analysis so far
-    finished = Signal(object)  # the final Analysis (already saved)
-    failed = Signal(str)
-    cancelled = Signal()
+    # finished: the final Analysis (already saved); failed; cancelled (see ChildWorker)
+
+    what = "analysis"
 
     def __init__(self, job: Job) -> None:
         super().__init__()
         self.job = job
-        self.child = None  # the analysis process while it runs
+        self._started = 0.0
+        self._stage_started: dict[str, float] = {}
 
     @Slot()
     def run(self) -> None:
@@ -61,57 +62,27 @@ class _Worker(QObject):
             job.previous = saved_analysis(job.path)  # reopening shows it before the child has started
             if job.previous is not None:
                 self.partial.emit(job.previous)
-        context = multiprocessing.get_context("spawn")  # no fork: the parent has Qt threads
-        receive, send = context.Pipe(duplex=False)
-        stop = context.Event()
-        child = context.Process(target=run_analysis, args=(job.path, job.engines, job.previous, send, stop),
-                                daemon=True, name="videoreview-analysis")
-        child.start()
-        self.child = child
-        send.close()  # the child holds the only writing end: EOF when it exits
-        started = time.monotonic()
-        stage_started: dict[str, float] = {}
-        outcome = None
-        while outcome is None:
-            if job.cancel.cancelled:
-                stop.set()
-            if not receive.poll(0.05):
-                continue
-            try:
-                kind, payload = receive.recv()
-            except (EOFError, OSError):
-                child.join(5)
-                outcome = ("failed", f"{job.path}: the analysis process stopped unexpectedly "
-                                     f"(exit code {child.exitcode})")
-                break
-            if kind == "stages":
-                job.stage_names = payload
-            elif kind == "progress":
-                self._progress(*payload, started, stage_started)
-            elif kind == "partial":
-                self.partial.emit(payload)
-            else:
-                outcome = (kind, payload)
-        receive.close()
-        child.join(10)
-        kind, payload = outcome
-        if kind == "done":
-            self.finished.emit(payload)
-        elif kind == "cancelled":
-            self.cancelled.emit()
-        else:
-            self.failed.emit(payload)
+        self._started = time.monotonic()
+        self.run_in_child(run_analysis, (job.path, job.engines, job.previous), job.path,
+                          lambda: job.cancel.cancelled)
 
-    def _progress(self, stage: str, fraction: float, message: str, started: float,
-                  stage_started: dict[str, float]) -> None:
+    def on_message(self, kind: str, payload) -> None:
+        if kind == "stages":
+            self.job.stage_names = payload
+        elif kind == "progress":
+            self._progress(*payload)
+        elif kind == "partial":
+            self.partial.emit(payload)
+
+    def _progress(self, stage: str, fraction: float, message: str) -> None:
         now = time.monotonic()
-        stage_started.setdefault(stage, now)
+        stage_start = self._stage_started.setdefault(stage, now)
         names = self.job.stage_names or [stage]
         fraction = max(0.0, min(1.0, fraction))
         index = names.index(stage) if stage in names else 0
         overall = (index + fraction) / len(names)
         self.progress.emit(JobProgress(self.job.path, stage, fraction, overall, message,
-                                       _eta(now - started, overall), _eta(now - stage_started[stage], fraction)))
+                                       _eta(now - self._started, overall), _eta(now - stage_start, fraction)))
 
 
 def _eta(elapsed: float, fraction: float) -> float | None:
@@ -236,7 +207,4 @@ class AnalysisQueue(QObject):
         self.cancel_all()
         running = [(t, w) for t, w in [(self._thread, self._worker)] + self._retired if t is not None]
         for thread, worker in running:
-            thread.quit()
-            if not thread.wait(timeout_ms) and worker.child is not None:
-                worker.child.terminate()
-                thread.wait(timeout_ms)
+            stop_worker_thread(thread, worker, timeout_ms)

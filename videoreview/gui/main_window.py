@@ -19,6 +19,7 @@ from ..records import Analysis
 from .document import VideoDocument
 from .jobs import AnalysisQueue, JobProgress
 from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, identity_label
+from .summary_panel import SummaryPanel
 from .theme import THEMES, apply_theme, saved_theme, settings
 from .thumbnails import ThumbnailLoader, wait_for_closed_loaders
 from .timeline import Timeline
@@ -138,6 +139,9 @@ class MainWindow(QMainWindow):
         self.videos_dock = self._dock("Videos", self.videos, Qt.LeftDockWidgetArea)
         self.details_dock = self._dock("Details", self.details, Qt.RightDockWidgetArea)
         self.identities_dock = self._dock("Identities", self.gallery, Qt.RightDockWidgetArea)
+        self.summary_panel = SummaryPanel()
+        # At the bottom, the window's whole width: the summaries stand side by side.
+        self.summaries_dock = self._dock("Summaries", self.summary_panel, Qt.BottomDockWidgetArea)
 
         self.job_status = JobStatus()
         self.statusBar().addPermanentWidget(self.job_status)
@@ -230,7 +234,7 @@ class MainWindow(QMainWindow):
             action.setChecked(theme == saved_theme())
             group.addAction(action)
         view.addSeparator()
-        for dock in (self.videos_dock, self.details_dock, self.identities_dock):
+        for dock in (self.videos_dock, self.details_dock, self.identities_dock, self.summaries_dock):
             view.addAction(dock.toggleViewAction())
 
         analysis = bar.addMenu("&Analysis")
@@ -265,6 +269,10 @@ class MainWindow(QMainWindow):
         self.transport.overlayToggled.connect(lambda name, on: self.overlay_actions[name].setChecked(on))
         self.videos.picked.connect(lambda path: self.show_document(self.documents.get(path)))
         self.gallery.picked.connect(lambda pid: self.select("identity", pid))
+        self.summary_panel.editRequested.connect(self.apply_edit)
+        self.summary_panel.seekRequested.connect(self.player.seek)
+        self.summary_panel.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.summary_panel.problem.connect(self.notice)
         d = self.details
         d.captionEdited.connect(lambda frame, text: self.apply_edit(
             "Edit caption", lambda a: edits.edit_caption(a, frame, text)))
@@ -362,6 +370,7 @@ class MainWindow(QMainWindow):
         self._opened_in_player = None
         self.player.close()
         self.details.show_item(None, None)
+        self.summary_panel.set_document(document)
         self._on_document_changed(document)
         self._update_undo_actions()
 
@@ -629,6 +638,7 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         else:  # first run: a narrow list of videos, room for the video itself
             self.resizeDocks([self.videos_dock, self.details_dock], [190, 340], Qt.Horizontal)
+            self.resizeDocks([self.summaries_dock], [360], Qt.Vertical)
         splitter = s.value("window/splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
@@ -644,6 +654,7 @@ class MainWindow(QMainWindow):
         s.setValue("window/splitter", self.splitter.saveState())
         s.sync()
         self.queue.shutdown()
+        self.summary_panel.shutdown()
         if self.thumbnails is not None:
             self.thumbnails.close()
         wait_for_closed_loaders()

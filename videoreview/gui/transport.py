@@ -13,16 +13,10 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QStyle, QT
 
 from ..records import VideoInfo
 from .player import Player
-from ..timecode import timecode
+from ..timecode import format_time
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
 OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"))
-
-
-def format_time(seconds: float, fps: float) -> str:
-    """mm:ss.ff with ff the frame within the second (h:mm:ss.ff from an hour on), as the
-    timeline writes it."""
-    return timecode(max(0.0, seconds), fps, hours=seconds >= 3600)
 
 
 class TransportBar(QWidget):

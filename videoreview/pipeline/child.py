@@ -3,18 +3,23 @@ libraries (torch, dlib, decoders) that hold Python's GIL for long stretches, whi
 freeze a window running them on a thread of its own process. A native crash in the child
 also leaves the window running.
 
-The child sends ("stages", names), ("progress", (stage, fraction, message)) and
+The analysis child sends ("stages", names), ("progress", (stage, fraction, message)) and
 ("partial", Analysis), then one of ("done", Analysis), ("failed", message) or
-("cancelled", None) through a pipe; the parent sets an Event to cancel it.
+("cancelled", None) through a pipe; the parent sets an Event to cancel it. Comparing
+summaries by ViSIL (``run_visil``) loads a model too, so it runs the same way.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from ..errors import Cancelled, VideoReviewError
-from ..records import Analysis
+from ..records import Analysis, Summary
+
+if TYPE_CHECKING:
+    from ..summary.compare import Reference
 
 PROGRESS_INTERVAL = 0.05  # seconds between progress messages: enough for a smooth bar
 
@@ -35,6 +40,39 @@ def saved_analysis(path: str) -> Analysis | None:
         return None  # a damaged saved file is rebuilt by the analysis
 
 
+class _Throttled:
+    """Progress messages at most every PROGRESS_INTERVAL (and always the last one):
+    enough for a smooth bar without flooding the pipe."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+        self.last = 0.0
+
+    def __call__(self, *progress) -> None:
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_INTERVAL or progress[-2] >= 1.0:  # (..., fraction, message)
+            self.last = now
+            self.conn.send(("progress", progress))
+
+
+def _report(conn, subject: str, work) -> None:
+    """Run ``work()`` and send its outcome: ("done", result), ("cancelled", None), or
+    ("failed", one line naming the problem)."""
+    try:
+        conn.send(("done", work()))
+    except Cancelled:
+        conn.send(("cancelled", None))
+    except VideoReviewError as exc:
+        conn.send(("failed", str(exc)))
+    except Exception as exc:  # a bug: report it to the window rather than die silently
+        import traceback
+
+        traceback.print_exc()
+        conn.send(("failed", f"{subject}: unexpected error: {exc!r}"))
+    finally:
+        conn.close()
+
+
 def run_analysis(path: str, engines: dict[str, str], previous: Analysis | None, conn, cancel_event) -> None:
     """The child's entry point (must stay importable without Qt). ``previous`` is what
     the window shows: its edits are kept."""
@@ -48,32 +86,44 @@ def run_analysis(path: str, engines: dict[str, str], previous: Analysis | None, 
     # Pass the parent's cancel on to the token the pipeline checks between batches.
     watcher = threading.Thread(target=lambda: (cancel_event.wait(), cancel.cancel()), daemon=True)
     watcher.start()
-    last = [0.0]
+    progress = _Throttled(conn)
 
-    def progress(stage: str, fraction: float, message: str) -> None:
-        now = time.monotonic()
-        if now - last[0] >= PROGRESS_INTERVAL or fraction >= 1.0:
-            last[0] = now
-            conn.send(("progress", (stage, fraction, message)))
-
-    try:
+    def work() -> Analysis:
         stages = build_stages(engines)
         conn.send(("stages", ["probe"] + [s.name for s in stages]))
-        cache = StageCache()
         # With a previous Analysis on screen, stage-by-stage results would only flicker.
-        analysis = analyze(path, progress=progress, cancel=cancel, cache=cache, previous=previous, stages=stages,
-                           on_stage=None if previous is not None else (lambda a: conn.send(("partial", a))))
+        analysis = analyze(path, progress=progress, cancel=cancel, cache=StageCache(), previous=previous,
+                           stages=stages, on_stage=None if previous is not None else (lambda a: conn.send(("partial", a))))
         cancel.check()
         store.save(analysis)
-        conn.send(("done", analysis))
-    except Cancelled:
-        conn.send(("cancelled", None))
-    except VideoReviewError as exc:
-        conn.send(("failed", str(exc)))
-    except Exception as exc:  # a bug: report it to the window rather than die silently
-        import traceback
+        return analysis
 
-        traceback.print_exc()
-        conn.send(("failed", f"{path}: unexpected error: {exc!r}"))
-    finally:
-        conn.close()
+    _report(conn, path, work)
+
+
+def run_visil(analysis: Analysis, video_path: str, summaries: list[Summary], scorer_spec: str,
+              reference: Reference | None, conn, cancel_event) -> None:
+    """The child's entry point for comparing summaries by ViSIL (see summary.compare):
+    sends ("progress", (fraction, message)) then the Comparison. ``scorer_spec`` is
+    "builtin" or a VLM model folder; ``reference`` None lets ``prepare`` choose one."""
+    from ..summary import compare as comparing
+
+    progress = _Throttled(conn)
+
+    def work() -> comparing.Comparison:
+        try:
+            setup = comparing.prepare(analysis, video_path, scorer_spec, reference, progress)
+            try:
+                if cancel_event.is_set():  # loading a model can take long: do not score after a cancel
+                    raise Cancelled()
+                return comparing.compare(summaries, setup.scorer, setup.reference, keywords=setup.keywords,
+                                         progress=progress, cancelled=cancel_event.is_set)
+            finally:
+                setup.release()
+        except comparing.Cancelled:
+            raise Cancelled() from None
+        except ValueError as exc:  # an empty reference, one without keywords, a scorer giving NaN
+            raise VideoReviewError(str(exc)) from None
+
+    # A model folder is the likelier culprit of an unexpected error (one that will not load, say).
+    _report(conn, video_path if scorer_spec == "builtin" else scorer_spec, work)

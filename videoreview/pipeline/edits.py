@@ -2,15 +2,18 @@
 
 Each result marks what it changed ``edited=True`` (or records a deleted engine boundary in
 ``removed_boundaries``) so that the stages keep it when the video is analysed again.
+Summaries are set (a reviewer's edited ones kept) and their text edited here too.
 Identity corrections (rename, merge, split) live in ``identities.py``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ..errors import RecordError
-from ..records import BOUNDARY_KINDS, Analysis, Boundary, BoundaryCaption
+from ..records import BOUNDARY_KINDS, Analysis, Boundary, BoundaryCaption, Summary
+from ..summary.builder import with_summaries
 
 REVIEWER = "reviewer"
 
@@ -98,3 +101,33 @@ def edit_boundary_caption(analysis: Analysis, frame: int, subject: str, before: 
 
 def _replace_boundary(analysis: Analysis, old: Boundary, new: Boundary) -> Analysis:
     return analysis.with_boundaries([new if b is old else b for b in analysis.boundaries])
+
+
+def set_summaries(analysis: Analysis, summaries: list[Summary]) -> Analysis:
+    """The Analysis with these summaries (a reviewer's edited ones are kept), shortest first."""
+    updated = with_summaries(analysis, summaries)
+    ordered = sorted(updated.summaries, key=lambda s: (len(s.keyframe_frames), s.format))
+    return replace(updated, summaries=tuple(ordered))
+
+
+_PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
+
+
+def edit_summary_text(analysis: Analysis, index: int, text: str) -> Analysis:
+    """Summary ``index`` gets the reviewer's text, which must keep its [KEYFRAMEn]
+    placeholders: they say where each keyframe goes."""
+    if not 0 <= index < len(analysis.summaries):
+        raise RecordError(None, f"no summary number {index + 1}")
+    old = analysis.summaries[index]
+    text = text.strip()
+    if old.format != "keyframes" and not text:
+        raise RecordError(None, "a summary's text cannot be empty")
+    kept = {int(n) for n in _PLACEHOLDER.findall(text)}
+    missing = [f"[KEYFRAME{n}]" for n in range(1, len(old.keyframe_frames) + 1) if n not in kept]
+    if missing and old.format == "keyframes+text":
+        raise RecordError(None, f"the summary's text must keep {', '.join(missing)} (where the keyframe goes)")
+    if text == old.text:
+        return analysis
+    summaries = list(analysis.summaries)
+    summaries[index] = replace(old, text=text, edited=True)
+    return replace(analysis, summaries=tuple(summaries))

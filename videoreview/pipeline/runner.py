@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Callable
 
 from ..errors import MediaError
 from ..media import FrameSource, open_video, probe
 from ..records import Analysis
+from ..summary.builder import build
 from .cache import StageCache
 from .cancel import CancelToken
+from .edits import set_summaries
 from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
 
 # stage name, fraction of that stage done in [0, 1], message
@@ -80,4 +83,13 @@ def analyze(
     finally:
         if source is not None:
             source.close()
-    return analysis
+    return _carry_summaries(analysis, previous)
+
+
+def _carry_summaries(analysis: Analysis, previous: Analysis | None) -> Analysis:
+    """The summaries ``previous`` had, in the same formats: a reviewer's edited ones as
+    they are, the others built again from this Analysis (its keyframes may have changed)."""
+    if previous is None or not previous.summaries:
+        return analysis
+    kept = replace(analysis, summaries=previous.summaries)
+    return set_summaries(kept, [build(analysis, s.format, len(s.keyframe_frames)) for s in previous.summaries])

@@ -59,6 +59,12 @@ def choose_keyframes(analysis: Analysis, k: int) -> list[Keyframe]:
     return sorted(chosen, key=lambda kf: kf.time)
 
 
+def keyframe_time(analysis: Analysis, frame: int) -> float:
+    """When a summary's keyframe shows: its keyframe record's time (right for variable
+    frame rates), else frame / fps."""
+    return next((kf.time for kf in analysis.keyframes if kf.frame == frame), frame / analysis.video.fps)
+
+
 def _people(analysis: Analysis) -> str:
     names = [f"{i.name} ({i.id})" if i.name else i.id for i in analysis.identities]
     if not names:

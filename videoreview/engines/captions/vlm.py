@@ -174,20 +174,28 @@ class VisionLanguageModel:
                     replies[i] = reply
         return replies  # type: ignore[return-value]
 
-    def _generate_batch(self, batch: Sequence[Request]) -> list[str]:
+    def chat(self, images: int, text: str) -> str:
+        """The chat template applied to a user turn of ``images`` images then ``text``,
+        ending where the assistant's reply begins."""
+        content = [{"type": "image"} for _ in range(images)] + [{"type": "text", "text": text}]
+        return self.processor.apply_chat_template([{"role": "user", "content": content}], add_generation_prompt=True)
+
+    def inputs(self, texts: Sequence[str], images: Sequence[Sequence[np.ndarray]], padding_side: str = "left"):
+        """Model inputs on the model's device for chat texts and their images (scaled to
+        FRAME_LONG_SIDE). Left padding suits generation; scoring pads on the right so
+        that positions need no attention-mask bookkeeping."""
         from PIL import Image
 
-        texts, images = [], []
-        for request in batch:
-            content = [{"type": "image"} for _ in request.images] + [{"type": "text", "text": request.text}]
-            texts.append(self.processor.apply_chat_template([{"role": "user", "content": content}],
-                                                            add_generation_prompt=True))
-            images.append([Image.fromarray(self._fit(frame)) for frame in request.images])
-        inputs = self.processor(text=texts, images=images if any(images) else None,
-                                return_tensors="pt", padding=True)
+        pil = [[Image.fromarray(self._fit(frame)) for frame in frames] for frames in images]
+        inputs = self.processor(text=list(texts), images=pil if any(pil) else None,
+                                return_tensors="pt", padding=True, padding_side=padding_side)
         inputs = inputs.to(self.device)
         if "pixel_values" in inputs:
             inputs["pixel_values"] = inputs["pixel_values"].to(self.dtype)
+        return inputs
+
+    def _generate_batch(self, batch: Sequence[Request]) -> list[str]:
+        inputs = self.inputs([self.chat(len(r.images), r.text) for r in batch], [r.images for r in batch])
         pad = self.processor.tokenizer.pad_token_id
         with self._torch.inference_mode():
             out = self.model.generate(**inputs, max_new_tokens=max(r.max_new_tokens for r in batch),

@@ -139,7 +139,10 @@ class BuiltinScorer:
         for e in evidence:
             weight[e.phrase] = max(weight[e.phrase], e.weight)
         words = [{w.lower() for w in _WORD.findall(p)} for p in phrases]
-        similarity = self._embed([k.lower() for k in keywords]) @ self._embed(phrases).T
+        # In float64: a float32 product's last bits depend on the matrix's shape, so the same
+        # keyword and phrase would score differently beside other evidence.
+        vectors = self._embed([k.lower() for k in keywords]).astype(np.float64)
+        similarity = vectors @ self._embed(phrases).astype(np.float64).T
         for i, keyword in enumerate(keywords):
             for j, phrase_words in enumerate(words):
                 if keyword.lower() in phrase_words:

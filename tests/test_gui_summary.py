@@ -1,0 +1,235 @@
+"""The Summaries panel on a real analysis: building summaries, editing their text with
+undo, ViSIL with the builtin scorer in the real child process (and cancelled, and with a
+folder that is not a model), and the exports."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
+
+from faces import SCENE, make_face_video  # noqa: E402
+from videoreview.gui.main_window import MainWindow  # noqa: E402
+from videoreview.pipeline import store  # noqa: E402
+
+ANALYSIS_SECONDS = 240  # one full analysis of an 8 s clip on a busy 2-core machine
+VISIL_MS = 120_000  # a child process, loading the text embedding, four scoring calls
+
+
+def wait_until(app, condition, timeout: float) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise TimeoutError("the window did not get there in time")
+        app.processEvents()
+        QTest.qWait(20)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    path = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VIDEOREVIEW_HOME", str(path))
+        yield path
+
+
+@pytest.fixture(scope="module")
+def window(qapp, home, tmp_path_factory):
+    """One window with the face scene analysed (8 s, four shots, two people), for the module."""
+    scene = make_face_video(tmp_path_factory.mktemp("scene") / "scene.mp4", SCENE)
+    w = MainWindow()
+    w.resize(1500, 1000)
+    w.show()
+    w.summary_panel.reveal_exports = False
+    w.open_paths([str(scene.path)])
+    wait_until(qapp, lambda: w.current is not None and w.current.status == "done", ANALYSIS_SECONDS)
+    yield w
+    w.close()
+
+
+@pytest.fixture()
+def panel(window):
+    panel = window.summary_panel
+    if not window.current.analysis.summaries:
+        panel.build()
+    return panel
+
+
+def test_build_shows_the_summaries_side_by_side_with_keyframes(qtbot, window):
+    panel = window.summary_panel
+    assert panel.columns == [] and "Build summaries" in panel.empty.text()
+    assert not panel.compute_button.isEnabled()
+    panel.extra.setValue(2)
+    qtbot.mouseClick(panel.build_button, Qt.LeftButton)
+    analysis = window.current.analysis
+    assert [len(s.keyframe_frames) for s in analysis.summaries] == [0, 1, 2, 3]
+    assert store.load_saved(analysis.content_hash) == analysis  # an edit: saved as it is made
+    assert [c.title.text() for c in panel.columns] == ["<b>Text only</b>", "<b>1 keyframe + text</b>",
+                                                       "<b>2 keyframes + text</b>", "<b>3 keyframes + text</b>"]
+    assert panel.columns[3].text.toPlainText() == analysis.summaries[3].text
+    assert panel.compute_button.isEnabled()
+    three = panel.columns[3]
+    qtbot.waitUntil(lambda: three.loaded == set(three.thumbs), timeout=30_000)  # decoded off the GUI thread
+    assert not three.thumbs[analysis.summaries[3].keyframe_frames[0]].icon().isNull()
+    assert panel.columns[1].report.isChecked()  # the PDF's summary: the first with keyframes, by default
+
+    # A thumbnail shows its keyframe in the player; the builder's keyframes fall on frames.
+    last = analysis.summaries[3].keyframe_frames[-1]
+    assert three.thumbs[last].text().startswith("3: ")
+    qtbot.mouseClick(three.thumbs[last], Qt.LeftButton)
+    qtbot.waitUntil(lambda: window.player.current_frame() == last, timeout=5_000)
+
+    window.undo()  # building is one undoable step
+    assert window.current.analysis.summaries == () and panel.columns == []
+    window.redo()
+    assert len(panel.columns) == 4
+
+
+def test_editing_a_text_is_an_undoable_edit_marked_edited(qtbot, window, panel):
+    before = window.current.analysis
+    column = panel.columns[1]
+    text = "A reviewer's summary: Grace, then [KEYFRAME1], then Eileen."
+    column.text.setFocus()
+    column.text.setPlainText(text)
+    QTest.keyClick(column.text, Qt.Key_Return, Qt.ControlModifier)
+    summary = window.current.analysis.summaries[1]
+    assert summary.text == text and summary.edited
+    assert column.badge.isVisibleTo(panel) and window.undo_action.text() == "&Undo Edit summary"
+
+    # Dropping a placeholder is refused with a message; nothing changes.
+    column.text.setPlainText("No keyframe any more.")
+    panel.setFocus()  # focus-out commits
+    column.text.commit()
+    assert "[KEYFRAME1]" in window.last_notice and window.current.analysis.summaries[1] == summary
+
+    window.undo()
+    assert window.current.analysis == before
+    assert column.text.toPlainText() == before.summaries[1].text and not column.badge.isVisibleTo(panel)
+
+
+def test_visil_with_the_builtin_scorer_in_a_child_process(qtbot, window, panel, tmp_path):
+    panel.set_scorer("builtin")
+    summaries = window.current.analysis.summaries
+    with qtbot.waitSignal(panel.job.finished, timeout=VISIL_MS):
+        assert panel.compute_visil()
+        assert panel.cancel_button.isVisibleTo(panel) and not panel.compute_button.isEnabled()
+    comparison = panel.comparisons[window.current.path]
+    assert panel.table.rowCount() == len(summaries) == len(comparison.rows)
+    for row in range(panel.table.rowCount()):
+        assert math.isfinite(float(panel.table.item(row, 1).text()))
+        assert int(panel.table.item(row, 2).text()) > 0
+    assert any(panel.table.item(row, 3).text() == "✓" for row in range(panel.table.rowCount()))
+    title = panel.result_title.text()
+    assert comparison.scorer in title and "approximate" in title and "builtin captions" in title
+    assert all(c.score.text().startswith("<b>ViSIL ") for c in panel.columns)
+    assert len(panel.plot.points) == len(summaries) and panel.plot.frontier == list(comparison.frontier)
+    assert not panel.cancel_button.isVisibleTo(panel) and panel.compute_button.isEnabled()
+
+    qtbot.wait(100)  # the labels' new heights are laid out
+    shot = tmp_path / "summary-panel.png"
+    assert panel.grab().save(str(shot))
+    if os.environ.get("VIDEOREVIEW_KEEP_SCREENSHOT"):  # for a person to look at
+        panel.grab().save(os.environ["VIDEOREVIEW_KEEP_SCREENSHOT"])
+        window.grab().save(os.environ["VIDEOREVIEW_KEEP_SCREENSHOT"].replace(".png", "-window.png"))
+
+    # An edited text: its score is marked as for the earlier text.
+    column = panel.columns[0]
+    column.text.setPlainText("Two people, four shots.")
+    column.text.commit()
+    assert "before it was edited" in column.score.text()
+    window.undo()
+    assert column.score.text().startswith("<b>ViSIL ")
+
+
+def test_cancel_mid_way_leaves_no_result_and_a_usable_panel(qtbot, window, panel):
+    path = window.current.path
+    earlier = panel.comparisons.get(path)  # (from the test before, if it ran)
+
+    def cancel_on_first_progress(fraction, message):
+        panel.cancel_button.click()
+
+    panel.job.progress.connect(cancel_on_first_progress)
+    try:
+        with qtbot.waitSignal(panel.job.cancelled, timeout=VISIL_MS):
+            assert panel.compute_visil()
+    finally:
+        panel.job.progress.disconnect(cancel_on_first_progress)
+    assert panel.comparisons.get(path) is earlier  # the earlier result stays; no new one
+    assert panel.table.rowCount() == (len(earlier.rows) if earlier else 0)
+    assert "cancelled" in panel.status.text()
+    assert panel.compute_button.isEnabled() and not panel.progress.isVisibleTo(panel)
+
+
+def test_a_folder_that_is_not_a_model_fails_in_one_line(qtbot, window, panel, tmp_path):
+    folder = tmp_path / "not a model"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("hello")
+    panel.set_scorer(str(folder))
+    try:
+        with qtbot.waitSignal(panel.job.failed, timeout=VISIL_MS):
+            assert panel.compute_visil()
+        message = panel.status.text()
+        assert str(folder) in message and "not a model folder" in message and "\n" not in message
+        assert panel.compute_button.isEnabled()
+        from videoreview.gui.theme import settings
+
+        assert settings().value("summaries/scorer") == str(folder)  # remembered
+    finally:
+        panel.set_scorer("builtin")
+
+
+def test_reference_typed_or_loaded(qtbot, window, panel, tmp_path):
+    from videoreview.gui.summary_panel import ReferenceDialog
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Grace Hopper in a mortarboard; Eileen Collins; a bow tie.\n", encoding="utf-8")
+    dialog = ReferenceDialog(None, "the builtin captions", panel)
+    assert dialog.reference() is None  # empty: the default
+    assert dialog.load_file(str(notes))
+    assert dialog.reference().origin == "file notes.txt"
+    dialog.edit.setPlainText("Typed instead.")
+    assert dialog.reference().origin == "typed"
+    assert not dialog.load_file(str(tmp_path / "missing.txt")) and "missing.txt" in dialog.problem.text()
+    panel.set_reference(dialog.reference())
+    assert "typed" in panel.reference_label.text()
+    panel.set_reference(None)
+    assert "default" in panel.reference_label.text()
+
+
+def test_exports_write_files_and_report_failures(qtbot, window, panel, tmp_path):
+    import pysubs2
+
+    analysis = window.current.analysis
+    srt, vtt, otio = tmp_path / "scene.srt", tmp_path / "scene.vtt", tmp_path / "scene.otio"
+    # Through the buttons, the file dialog replaced by a chosen path.
+    panel.ask_save_path = lambda title, default, filters: (str(srt) if default.endswith(".srt") else str(otio))
+    assert panel.default_export_path(".srt").endswith(os.sep + "scene.srt")
+    panel.subtitle_actions["captions"].trigger()
+    panel.export_otio_button.click()
+    assert panel.export_subtitles(str(vtt), "boundaries")
+    subs = pysubs2.load(str(srt))
+    assert len(subs) == len([c for c in analysis.captions if c.text])
+    assert len(pysubs2.load(str(vtt))) > 0 and otio.stat().st_size > 0
+    assert f"Wrote {vtt}" in panel.status.text()
+
+    # A file that cannot be written: one message naming it, and no file.
+    (tmp_path / "a file").write_text("not a folder")
+    bad = tmp_path / "a file" / "scene.srt"
+    assert not panel.export_subtitles(str(bad))
+    assert str(bad) in window.last_notice and "\n" not in window.last_notice and not bad.exists()
+
+
+def test_pdf_export(qtbot, window, panel, tmp_path):
+    try:
+        from videoreview.summary.export import write_pdf  # noqa: F401
+    except ImportError:
+        pytest.skip("the PDF writer is not there yet")
+    pdf = tmp_path / "scene.pdf"
+    assert panel.export_pdf(str(pdf)), panel.status.text()
+    assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 1000

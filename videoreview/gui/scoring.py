@@ -1,0 +1,122 @@
+"""ViSIL comparisons in the background: one at a time, in a child process (loading a
+scorer's model holds the GIL as long as analysis does; see child_worker), driven by a
+worker on a QThread. The GUI thread only starts, cancels and receives signals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from ..pipeline import CancelToken
+from ..pipeline.child import run_visil
+from ..records import Analysis, Summary
+from ..summary.compare import Reference
+from .child_worker import ChildWorker, stop_worker_thread
+
+
+@dataclass(frozen=True)
+class ScoringRequest:
+    analysis: Analysis
+    video_path: str
+    summaries: tuple[Summary, ...]
+    scorer_spec: str  # "builtin" or a VLM model folder
+    reference: Reference | None  # None: summary.compare.prepare chooses
+
+
+class _Worker(ChildWorker):
+    progress = Signal(float, str)
+    what = "ViSIL scoring"
+
+    def __init__(self, request: ScoringRequest) -> None:
+        super().__init__()
+        self.request = request
+        self.cancel = CancelToken()
+
+    @Slot()
+    def run(self) -> None:
+        r = self.request
+        self.run_in_child(run_visil, (r.analysis, r.video_path, list(r.summaries), r.scorer_spec, r.reference),
+                          r.video_path, lambda: self.cancel.cancelled)
+
+    def on_message(self, kind: str, payload) -> None:
+        if kind == "progress":
+            self.progress.emit(*payload)
+
+
+class ScoringJob(QObject):
+    """Runs one comparison at a time; emits its progress and outcome in the GUI thread."""
+
+    progress = Signal(float, str)  # fraction, message
+    finished = Signal(object)  # summary.compare.Comparison
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.request: ScoringRequest | None = None  # the one running
+        self._thread: QThread | None = None
+        self._worker: _Worker | None = None
+        self._retired: list[tuple[QThread, _Worker]] = []  # until their threads have stopped
+
+    @property
+    def running(self) -> bool:
+        return self._worker is not None
+
+    def start(self, request: ScoringRequest) -> bool:
+        if self.running:
+            return False
+        self.request = request
+        thread, worker = QThread(), _Worker(request)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        # Bound slots of this GUI-thread object: Qt queues the calls into the GUI thread.
+        worker.progress.connect(self._on_progress)
+        worker.finished.connect(self._on_finished)
+        worker.failed.connect(self._on_failed)
+        worker.cancelled.connect(self._on_cancelled)
+        thread.finished.connect(self._forget_stopped)
+        self._thread, self._worker = thread, worker
+        thread.start()
+        return True
+
+    def cancel(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel.cancel()
+
+    @Slot(float, str)
+    def _on_progress(self, fraction: float, message: str) -> None:
+        self.progress.emit(fraction, message)
+
+    @Slot(object)
+    def _on_finished(self, comparison) -> None:
+        self._done(self.finished, comparison)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._done(self.failed, message)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._done(self.cancelled)
+
+    def _done(self, signal, *payload) -> None:
+        if self._thread is not None:
+            self._retired.append((self._thread, self._worker))
+            self._thread.quit()  # the worker's run() has returned: the thread stops at once
+        self._thread = self._worker = None
+        signal.emit(*payload)
+        self.request = None
+
+    @Slot()
+    def _forget_stopped(self) -> None:
+        for thread, _ in [(t, w) for t, w in self._retired if t.isFinished()]:
+            thread.deleteLater()
+        self._retired = [(t, w) for t, w in self._retired if not t.isFinished()]
+
+    def shutdown(self, timeout_ms: int = 3000) -> None:
+        """At quit: cancel, and stop the child if it will not stop by itself."""
+        self.cancel()
+        for thread, worker in [(self._thread, self._worker)] + self._retired:
+            if thread is not None:
+                stop_worker_thread(thread, worker, timeout_ms)

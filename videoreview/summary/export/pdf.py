@@ -1,0 +1,525 @@
+"""The PDF report of one video: its facts, a summary, the people, the keyframes, the
+boundaries, a ViSIL comparison of summaries and which engine produced what.
+
+A4 portrait, made for printing: black text of at least 9 pt on white, thin grey rules,
+the video's file name and the page number in every footer. All text goes through Unicode
+fonts (fonts.py), shaped by HarfBuzz where the script needs it, so captions in any script
+with an installed font print right; characters no installed font covers print as U+FFFD
+and are named in the warnings ``write_pdf`` returns. The pictures are decoded in one
+pass over the video, encoded once as JPEG and embedded as they are.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import errno
+import functools
+import io
+import os
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from ...records import Analysis, FaceDetection, Identity, Summary, write_atomic
+from ...timecode import format_time
+from ..compare import Comparison
+from .fonts import base_fonts, coverage, drawable, fallbacks_for
+
+FAMILY = "report"
+BODY_PT = 10
+SMALL_PT = 9  # tables and picture labels: the smallest text in the report
+TITLE_PT = 18
+HEADING_PT = 13
+MARGIN = 15  # mm
+RULE_GREY = 170  # table rules and picture frames
+LINE = 1.45  # line height as a multiple of the font size
+GAP = 5  # mm between pictures
+
+PICTURE_PX = 480  # long side of a decoded frame: about 200 dpi at three pictures across A4
+FACE_PX = 160  # face crops smaller than this are enlarged once, smoothly, rather than by the viewer
+FACE_MARGIN = 0.4  # of the face box's size, around it
+JPEG_QUALITY = 85
+MAX_PICTURE_ASPECT = 1.0  # portrait pictures are shown no taller than wide
+MAX_CAPTION_CHARS = 300  # a caption under a keyframe; the subtitles export has them whole
+MAX_MISSING_SHOWN = 20
+REPLACEMENT = "\ufffd"  # drawn for characters no installed font covers (Noto Sans has it)
+
+KEYFRAME_PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
+
+
+def write_pdf(analysis: Analysis, path: str | os.PathLike, *, video_path: str | os.PathLike | None = None,
+              summary: Summary | None = None, comparison: Comparison | None = None) -> list[str]:
+    """Write the report to ``path``; pictures come from ``video_path`` (none without it).
+
+    ``summary`` defaults to the Analysis's first keyframes+text summary. Returns warnings
+    for the reader (characters no installed font covers, pictures that could not be
+    decoded); the report is written all the same. Raises OSError naming ``path`` when it
+    cannot be written there, leaving any file already at ``path`` as it was."""
+    destination = Path(path)
+    _check_destination(destination)
+    if summary is None:
+        summary = next((s for s in analysis.summaries if s.format == "keyframes+text"), None)
+    warnings: list[str] = []
+    pictures = _Pictures()
+    if video_path is not None:
+        pictures, problem = _decode_pictures(analysis, summary, video_path)
+        if problem:
+            warnings.append(problem)
+    report = _Report(analysis, pictures, _strings((analysis, summary, comparison, os.fspath(video_path or ""))))
+    report.build(summary, comparison)
+    warnings += report.missing_glyph_warnings()
+    data = bytes(report.pdf.output())
+    try:
+        write_atomic(destination, data)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write the PDF report: {exc.strerror or exc}", str(destination)) from exc
+    return warnings
+
+
+def _check_destination(path: Path) -> None:
+    # Checked before the work, unlike the other exporters' write_atomic, which would
+    # quietly create a folder the user mistyped.
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "cannot write the PDF report: this is a folder", str(path))
+    if not path.parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"cannot write the PDF report: folder {path.parent} does not exist",
+                                str(path))
+    if not os.access(path.parent, os.W_OK):
+        raise PermissionError(errno.EACCES, f"cannot write the PDF report: folder {path.parent} is not writable",
+                              str(path))
+
+
+def _strings(value) -> Iterator[str]:
+    """Every string inside records (dataclasses, tuples, dicts): what the report may draw,
+    to choose fonts for before drawing."""
+    if isinstance(value, str):
+        yield value
+    elif dataclasses.is_dataclass(value):
+        for f in dataclasses.fields(value):
+            yield from _strings(getattr(value, f.name))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)) and value and not isinstance(value[0], (int, float)):
+        for item in value:
+            yield from _strings(item)
+
+
+# -- pictures
+
+
+@dataclass
+class _Pictures:
+    """JPEG bytes by frame index (keyframes) and by identity id (face crops)."""
+
+    frames: dict[int, bytes] = field(default_factory=dict)
+    faces: dict[str, bytes] = field(default_factory=dict)
+
+
+def _decode_pictures(analysis: Analysis, summary: Summary | None,
+                     video_path: str | os.PathLike) -> tuple[_Pictures, str | None]:
+    """Every picture the report shows, from one ``frames_at_indices`` call; a problem
+    leaves the pictures out (the report is written with placeholders) and is returned."""
+    from ...media import open_video, scaled_size
+
+    exemplars = {i.id: i.exemplar for i in analysis.identities if i.exemplar is not None}
+    frames = {k.frame for k in analysis.keyframes} | set(summary.keyframe_frames if summary else ())
+    try:
+        with open_video(video_path, backend="pyav") as source:
+            info = source.info
+            wanted = sorted(f for f in frames | {e.frame for e in exemplars.values()} if 0 <= f < info.frame_count)
+            size = scaled_size(info.width, info.height, PICTURE_PX)
+            decoded = dict(zip(wanted, source.frames_at_indices(wanted, size=size).frames))
+        scale = size[0] / info.width
+        pictures = _Pictures({f: _jpeg(decoded[f]) for f in frames if f in decoded},
+                            {pid: _jpeg(_face_crop(decoded[e.frame], e, scale))
+                             for pid, e in exemplars.items() if e.frame in decoded})
+    except Exception as exc:  # any decoder or file trouble: the report goes out without pictures
+        return _Pictures(), f"no pictures: could not read frames from {os.fspath(video_path)} ({exc})"
+    beyond = len(frames) - len(pictures.frames)
+    if beyond:
+        return pictures, f"{beyond} keyframe(s) lie beyond the end of {os.fspath(video_path)}: shown without a picture"
+    return pictures, None
+
+
+def _face_crop(picture: np.ndarray, face: FaceDetection, scale: float) -> np.ndarray:
+    """A square around the face box with a margin, inside the picture, at least FACE_PX."""
+    import cv2
+
+    x, y, w, h = (v * scale for v in face.box)
+    height, width = picture.shape[:2]
+    side = min(max(2.0, max(w, h) * (1 + 2 * FACE_MARGIN)), width, height)
+    left = int(min(max(0.0, x + w / 2 - side / 2), width - side))
+    top = int(min(max(0.0, y + h / 2 - side / 2), height - side))
+    crop = picture[top:top + int(side), left:left + int(side)]
+    if crop.shape[0] < FACE_PX:
+        crop = cv2.resize(crop, (FACE_PX, FACE_PX), interpolation=cv2.INTER_CUBIC)
+    return crop
+
+
+def _jpeg(rgb: np.ndarray) -> bytes:
+    import cv2
+
+    ok, data = cv2.imencode(".jpg", np.ascontiguousarray(rgb[..., ::-1]), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise ValueError("could not encode a picture as JPEG")
+    return data.tobytes()
+
+
+# -- the document
+
+
+@dataclass(frozen=True)
+class _Tile:
+    """One picture of a grid with a bold title and some text under it."""
+
+    picture: bytes | None
+    title: str
+    text: str = ""
+
+
+@functools.cache
+def _document_class():
+    from fpdf import FPDF  # imported on first export: the window starts without it
+
+    class Document(FPDF):
+        """FPDF with the report's footer, deciding per text whether to shape it. It
+        remembers every character it is given and draws those no registered font covers
+        as U+FFFD, so the reader sees that something is missing (an empty glyph would
+        hide it)."""
+
+        def __init__(self, footer_text: str):
+            self.drawn: set[str] = set()
+            self.covered: frozenset[int] = frozenset()  # code points the registered fonts draw
+            self.footer_text = footer_text
+            super().__init__(orientation="P", unit="mm", format="A4")
+
+        def normalize_text(self, text: str) -> str:
+            # Every text fpdf2 draws or measures passes here first, table cells included.
+            chars = set(text)
+            self.drawn |= chars
+            self.set_text_shaping(_needs_shaping(chars))
+            missing = {c for c in chars if ord(c) not in self.covered and drawable(c)}
+            if missing:
+                text = "".join(REPLACEMENT if c in missing else c for c in text)
+            return super().normalize_text(text)
+
+        def _render_styled_text_line(self, text_line, *args, **kwargs):
+            # fpdf2 2.8.9 (py-pdf/fpdf2#1772): a line that starts in a fallback font while
+            # the page has no font set yet sets the page's font inside the line's q ... Q,
+            # where it is lost, and counts it as set: the next text then prints in the
+            # wrong font's glyphs. Setting it outside the line first avoids that.
+            fragments = text_line.fragments
+            if (fragments and self.current_font is not None and not self.current_font_is_set_on_page
+                    and fragments[0].font.fontkey in (self._fallback_font_ids or ())):
+                self._out(self._set_font_for_page(self.current_font, self.font_size_pt))
+            return super()._render_styled_text_line(text_line, *args, **kwargs)
+
+        def footer(self) -> None:
+            shaping = self.text_shaping  # a page can end inside a paragraph: give it its setting back
+            self.set_y(-MARGIN + 2)
+            self.set_font(FAMILY, "", SMALL_PT)
+            page = f"Page {self.page_no()} of {{nb}}"
+            room = self.epw - self.get_string_width(page.replace("{nb}", "000")) - GAP
+            self.cell(room, 5, _fit(self, self.footer_text, room), align="L")
+            self.cell(0, 5, page, align="R")
+            self.text_shaping = shaping
+
+    return Document
+
+
+def _needs_shaping(chars: set[str]) -> bool:
+    """Whether HarfBuzz must lay out text made of ``chars``: right-to-left scripts, and
+    marks placed on a base letter (Indic, Thai, decomposed accents). Latin, Greek,
+    Cyrillic and CJK print the same without it, and line breaking is three times faster."""
+    return any(unicodedata.bidirectional(c) in ("R", "AL") or unicodedata.category(c) in ("Mn", "Mc", "Me")
+               for c in chars)
+
+
+def _fit(pdf, text: str, width: float) -> str:
+    """``text`` cut with an ellipsis to fit ``width`` at the current font."""
+    if pdf.get_string_width(text) <= width:
+        return text
+    while text and pdf.get_string_width(text + "…") > width:
+        text = text[:-1]
+    return text + "…"
+
+
+class _Report:
+    def __init__(self, analysis: Analysis, pictures: _Pictures, strings: Iterator[str]):
+        self.analysis = analysis
+        self.pictures = pictures
+        self.keyframe_times = {k.frame: k.time for k in analysis.keyframes}
+        self.name = Path(analysis.video.path).name or analysis.video.path
+        pdf = _document_class()(self.name)
+        pdf.set_margins(MARGIN, MARGIN, MARGIN)
+        pdf.set_auto_page_break(True, margin=MARGIN + 3)
+        pdf.set_title(f"Video review: {self.name}")
+        pdf.set_creator("videoreview")
+        self.pdf = pdf
+        pdf.covered = self._fonts(set().union(*strings))
+        pdf.set_draw_color(RULE_GREY)
+        pdf.set_line_width(0.2)
+        pdf.set_text_color(0)
+
+    def _fonts(self, chars: set[str]) -> frozenset[int]:
+        """Register the base font and the fallbacks ``chars`` need; the code points covered."""
+        base = base_fonts()
+        for style, font in base.items():
+            self.pdf.add_font(FAMILY, style, font.path, collection_font_number=font.index)
+        fallbacks, _ = fallbacks_for(chars)
+        for n, font in enumerate(fallbacks):
+            self.pdf.add_font(f"fallback{n}", "", font.path, collection_font_number=font.index)
+        # exact_match=False: a regular fallback also stands in inside bold text.
+        self.pdf.set_fallback_fonts([f"fallback{n}" for n in range(len(fallbacks))], exact_match=False)
+        return coverage(base[""]).union(*(coverage(f) for f in fallbacks))
+
+    def missing_glyph_warnings(self) -> list[str]:
+        missing = sorted(c for c in self.pdf.drawn if drawable(c) and ord(c) not in self.pdf.covered)
+        if not missing:
+            return []
+        shown = " ".join(f"{c} (U+{ord(c):04X})" for c in missing[:MAX_MISSING_SHOWN])
+        more = f" and {len(missing) - MAX_MISSING_SHOWN} more" if len(missing) > MAX_MISSING_SHOWN else ""
+        return [f"no installed font covers these characters: {shown}{more}; they print as \ufffd (U+FFFD). "
+                "Install a font for them (e.g. Noto Sans CJK for Chinese, Japanese and Korean) and export again."]
+
+    # -- sections
+
+    def build(self, summary: Summary | None, comparison: Comparison | None) -> None:
+        self.pdf.add_page()
+        self.title()
+        self.video_facts()
+        if summary is not None:
+            self.summary(summary)
+        self.people()
+        self.keyframes()
+        self.boundaries()
+        if comparison is not None:
+            self.visil(comparison)
+        self.engines()
+
+    def title(self) -> None:
+        self.text(f"Video review: {self.name}", TITLE_PT, "B")
+        self.text(f"Exported {datetime.now():%Y-%m-%d %H:%M} by videoreview", BODY_PT)
+
+    def video_facts(self) -> None:
+        info = self.analysis.video
+        self.heading("Video")
+        resolution = f"{info.width} × {info.height}"
+        if info.rotation:
+            resolution += f", rotated {info.rotation}° for display"
+        rate = f"{round(info.fps, 3):g} fps" + (" (variable frame rate)" if info.variable_frame_rate else "")
+        digest = self.analysis.content_hash
+        rows = [("File", info.path),
+                ("Duration", f"{format_time(info.duration, info.fps)} ({info.duration:.2f} s)"),
+                ("Resolution", resolution),
+                ("Frame rate", rate),
+                ("Frames", f"{info.frame_count:,}"),
+                ("Codec / container", f"{info.codec or 'unknown'} / {info.container or 'unknown'}"),
+                ("File size", f"{info.size_bytes / 1e6:.1f} MB" if info.size_bytes else "unknown"),
+                ("Content hash", f"{digest[:16]}…" if len(digest) > 16 else digest or "none"),
+                ("Audio", "yes" if info.has_audio else "no")]
+        self.table(None, rows, (1, 3))
+
+    def summary(self, summary: Summary) -> None:
+        self.heading("Summary")
+        times = [self.time_of(f) for f in summary.keyframe_frames]
+        edited = ", edited by a reviewer" if summary.edited else ""
+        self.text(f"{summary.format}, by {summary.engine or 'unknown'}{edited}", SMALL_PT)
+        if summary.text.strip():
+            def reference(match: re.Match) -> str:
+                n = int(match.group(1))
+                return f"[Keyframe {n}, {self.stamp(times[n - 1])}]" if 1 <= n <= len(times) else f"[Keyframe {n}]"
+
+            self.text(KEYFRAME_PLACEHOLDER.sub(reference, summary.text), BODY_PT)
+        tiles = [_Tile(self.pictures.frames.get(f), f"Keyframe {n}", self.stamp(t))
+                 for n, (f, t) in enumerate(zip(summary.keyframe_frames, times), 1)]
+        self.grid(None, tiles, columns=5, aspect=self.aspect())
+
+    def people(self) -> None:
+        tiles = [self.person(i) for i in self.analysis.identities]
+        self.grid("People", tiles, columns=5, aspect=1.0, empty="No people were identified.")
+
+    def person(self, identity: Identity) -> _Tile:
+        label = f"{identity.name} ({identity.id})" if identity.name else identity.id
+        count = len(identity.appearances)
+        seen = sum(a.end - a.start for a in identity.appearances)
+        text = f"{count} appearance{'s' if count != 1 else ''}\non screen {_seconds(seen)}"
+        if identity.edited:
+            text += "\nedited by a reviewer"
+        return _Tile(self.pictures.faces.get(identity.id), label, text)
+
+    def keyframes(self) -> None:
+        captions = sorted(self.analysis.captions, key=lambda c: c.time)
+        starts = [c.time for c in captions]
+        tiles = []
+        for k in sorted(self.analysis.keyframes, key=lambda k: k.time):
+            at = bisect.bisect_right(starts, k.time + 1e-6) - 1  # the last caption at or before it
+            text = captions[at].text.strip() if at >= 0 else ""
+            if len(text) > MAX_CAPTION_CHARS:
+                text = text[:MAX_CAPTION_CHARS].rstrip() + "…"
+            title = self.stamp(k.time) + (" (edited)" if k.edited else "")
+            tiles.append(_Tile(self.pictures.frames.get(k.frame), title, text))
+        self.grid("Keyframes", tiles, columns=3, aspect=self.aspect(), empty="No keyframes.")
+
+    def boundaries(self) -> None:
+        self.heading("Boundaries")
+        bounds = sorted(self.analysis.boundaries, key=lambda b: b.time)
+        if not bounds:
+            self.text("No boundaries.", BODY_PT)
+            return
+        rows = []
+        for b in bounds:
+            c = b.caption
+            rows.append((self.stamp(b.time), b.kind, f"{b.confidence:.2f}", c.subject if c else "",
+                         c.before if c else "", c.after if c else "", "yes" if b.edited else ""))
+        self.table(("Time", "Kind", "Confidence", "Subject", "Before", "After", "Edited"), rows,
+                   (18, 16, 22, 30, 39, 39, 16), ("LEFT", "LEFT", "RIGHT", "LEFT", "LEFT", "LEFT", "LEFT"))
+
+    def visil(self, comparison: Comparison) -> None:
+        approximate = any(r.approximate for r in comparison.rows)
+        self.heading(f"Summary comparison: ViSIL under {comparison.scorer or 'no scorer'}"
+                     + (" (approximate)" if approximate else ""))
+        self.text(f"Reference description: {comparison.reference.origin}", BODY_PT)
+        self.text(f"Keywords: {', '.join(comparison.keywords) or 'none'}", BODY_PT)
+        chosen: dict[int, list[str]] = {}
+        for alpha, row in comparison.choices:
+            chosen.setdefault(row, []).append(f"{alpha:g}")
+        rows = [(_format_label(r.format), f"{r.visil:.2f}", f"{r.tokens:,}",
+                 "yes" if n in comparison.frontier else "", ", ".join(chosen.get(n, ())))
+                for n, r in enumerate(comparison.rows)]
+        self.table(("Summary", "ViSIL (nats)", "Tokens", "Pareto frontier", "Chosen at α"), rows,
+                   (28, 16, 14, 16, 26), ("LEFT", "RIGHT", "RIGHT", "LEFT", "LEFT"))
+        self.text("ViSIL is the information the summary loses about the video (lower is better); "
+                  "at each α the choice minimises ViSIL + α × tokens.", SMALL_PT)
+
+    def engines(self) -> None:
+        a = self.analysis
+        self.heading("Engines")
+        if a.engines:
+            self.table(("Stage", "Engine"), sorted(a.engines.items()), (1, 3))
+        groups = [("Frame captions", a.captions), ("Boundaries", a.boundaries),
+                  ("Boundary captions", [b.caption for b in a.boundaries if b.caption]),
+                  ("Identities", a.identities), ("Keyframes", a.keyframes), ("Summaries", a.summaries)]
+        self.table(("Records", "Count", "Produced by", "Edited by a reviewer"),
+                   [(what, f"{len(items):,}", *_provenance(items)) for what, items in groups], (3, 1.5, 5, 2.5),
+                   ("LEFT", "RIGHT", "LEFT", "RIGHT"))
+
+    # -- building blocks
+
+    def heading(self, text: str, keep: float = 40.0) -> None:
+        """A section heading, on a new page when less than ``keep`` mm would follow it."""
+        pdf = self.pdf
+        if pdf.get_y() + keep > pdf.page_break_trigger:
+            pdf.add_page()
+        else:
+            pdf.ln(4)
+        self.text(text, HEADING_PT, "B")
+        pdf.ln(1)
+
+    def text(self, text: str, size: float, style: str = "") -> None:
+        pdf = self.pdf
+        pdf.set_font(FAMILY, style, size)
+        pdf.multi_cell(0, pdf.font_size * LINE, text, align="L", new_x="LMARGIN", new_y="NEXT")
+
+    def table(self, headings: Sequence[str] | None, rows, widths, align="LEFT") -> None:
+        pdf = self.pdf
+        pdf.set_font(FAMILY, "", SMALL_PT)
+        with pdf.table(col_widths=widths, text_align=align, width=pdf.epw, line_height=pdf.font_size * LINE,
+                       padding=(0.6, 1.5), borders_layout="HORIZONTAL_LINES", v_align="TOP",
+                       first_row_as_headings=headings is not None) as table:
+            for row in ([headings] if headings else []) + list(rows):
+                table.row([str(cell) for cell in row])
+        pdf.ln(2)
+
+    def grid(self, heading: str | None, tiles: Sequence[_Tile], columns: int, aspect: float,
+             empty: str = "") -> None:
+        """Pictures ``columns`` across, each with its title and text under it, after
+        ``heading`` (kept with the first row); a row never splits over two pages."""
+        pdf = self.pdf
+        width = (pdf.epw - GAP * (columns - 1)) / columns
+        height = width * min(aspect, MAX_PICTURE_ASPECT)
+        rows = [tiles[start:start + columns] for start in range(0, len(tiles), columns)]
+        heights = [height + 1.5 + max(self.label(t, width, dry_run=True) for t in row) for row in rows]
+        if heading is not None:
+            self.heading(heading, keep=heights[0] + 12 if heights else 20)
+        if not rows and empty:
+            self.text(empty, BODY_PT)
+        for row, row_height in zip(rows, heights):
+            if pdf.get_y() + row_height > pdf.page_break_trigger:
+                pdf.add_page()
+            top = pdf.get_y()
+            for n, tile in enumerate(row):
+                x = pdf.l_margin + n * (width + GAP)
+                self.picture(tile.picture, x, top, width, height)
+                pdf.set_xy(x, top + height + 1.5)
+                self.label(tile, width)
+            pdf.set_xy(pdf.l_margin, top + row_height + GAP / 2)
+
+    def label(self, tile: _Tile, width: float, dry_run: bool = False) -> float:
+        """Draw (or with ``dry_run`` only measure) a tile's title and text at the cursor."""
+        pdf = self.pdf
+        x, total = pdf.get_x(), 0.0
+        for text, style in ((tile.title, "B"), (tile.text, "")):
+            if text:
+                pdf.set_font(FAMILY, style, SMALL_PT)
+                total += pdf.multi_cell(width, pdf.font_size * LINE, text, align="L", new_x="LEFT", new_y="NEXT",
+                                        dry_run=dry_run, output="HEIGHT")
+                pdf.set_x(x)
+        return total
+
+    def picture(self, jpeg: bytes | None, x: float, y: float, w: float, h: float) -> None:
+        pdf = self.pdf
+        if jpeg is not None:
+            pdf.image(io.BytesIO(jpeg), x, y, w, h, keep_aspect_ratio=True)
+            return
+        pdf.rect(x, y, w, h)
+        pdf.set_font(FAMILY, "", SMALL_PT)
+        pdf.set_xy(x, y + h / 2 - pdf.font_size)
+        pdf.multi_cell(w, pdf.font_size * LINE, "no picture", align="C")
+
+    # -- helpers
+
+    def time_of(self, frame: int) -> float:
+        fps = self.analysis.video.fps
+        return self.keyframe_times.get(frame, frame / fps if fps else 0.0)
+
+    def stamp(self, seconds: float) -> str:
+        return format_time(seconds, self.analysis.video.fps)
+
+    def aspect(self) -> float:
+        info = self.analysis.video
+        return info.height / info.width if info.width and info.height else 9 / 16
+
+
+def _provenance(items: Sequence) -> tuple[str, str]:
+    """The distinct engines that made ``items`` and how many a reviewer edited ("—" for
+    records that carry no engine or no edited flag: boundary captions are edited with
+    their boundary)."""
+    engines = sorted({getattr(i, "engine", "") for i in items} - {""})
+    flags = [getattr(i, "edited", None) for i in items]
+    edited = "—" if None in flags else f"{sum(flags):,}"
+    return ", ".join(engines) or "—", edited
+
+
+def _format_label(fmt: str) -> str:
+    """A Row's format ("text", "3", "3 images, no text") as a reader would say it."""
+    if fmt == "text":
+        return "text only"
+    if fmt.isdigit():
+        return f"{fmt} keyframe{'s' if fmt != '1' else ''} + text"
+    return fmt
+
+
+def _seconds(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
