@@ -184,6 +184,34 @@ def test_a_folder_that_is_not_a_model_fails_in_one_line(qtbot, window, panel, tm
         panel.set_scorer("builtin")
 
 
+def test_build_with_a_vlm_writes_in_the_background_as_one_undoable_edit(qtbot, window, panel, untrained, tmp_path):
+    before = window.current.analysis
+    panel.set_writer(str(untrained))
+    try:
+        with qtbot.waitSignal(panel.job.finished, timeout=VISIL_MS):
+            assert panel.build()
+            assert not panel.build_button.isEnabled() and not panel.compute_button.isEnabled()  # one job at a time
+            assert panel.cancel_button.isVisibleTo(panel)
+        summaries = window.current.analysis.summaries
+        assert {s.engine for s in summaries} == {f"qwen2_vl:{untrained.name}"}
+        assert [c.text.toPlainText() for c in panel.columns] == [s.text for s in summaries]
+        assert store.load_saved(before.content_hash) == window.current.analysis  # saved as it is made
+        assert "Wrote" in panel.status.text() and panel.build_button.isEnabled()
+        window.undo()
+        assert window.current.analysis == before
+
+        # A folder with no model: one line naming it, nothing changed.
+        folder = tmp_path / "empty"
+        folder.mkdir()
+        panel.set_writer(str(folder))
+        with qtbot.waitSignal(panel.job.failed, timeout=VISIL_MS):
+            assert panel.build()
+        assert str(folder) in panel.status.text() and "\n" not in panel.status.text()
+        assert window.current.analysis == before and panel.build_button.isEnabled()
+    finally:
+        panel.set_writer("builtin")
+
+
 def test_reference_typed_or_loaded(qtbot, window, panel, tmp_path):
     from videoreview.gui.summary_panel import ReferenceDialog
 

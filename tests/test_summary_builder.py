@@ -59,3 +59,42 @@ def test_reviewer_edited_summaries_are_kept():
     updated = builder.with_summaries(Analysis(analysis.video, summaries=(mine,)), builder.standard_summaries(analysis))
     assert [(s.format, len(s.keyframe_frames), s.text == "My own words.") for s in updated.summaries] == \
         [("text", 0, True), ("keyframes+text", 1, False), ("keyframes+text", 3, False)]
+
+
+def test_placeholders_are_kept_once_in_range_and_missing_ones_appended():
+    assert builder.with_placeholders("Opens [KEYFRAME1], then [KEYFRAME2].", 2) == "Opens [KEYFRAME1], then [KEYFRAME2]."
+    assert builder.with_placeholders("[KEYFRAME2] first, [KEYFRAME2] again, [KEYFRAME7] too.", 2) == \
+        "[KEYFRAME2] first, again, too. [KEYFRAME1]"
+    assert builder.with_placeholders("No keyframe named.", 3) == "No keyframe named. [KEYFRAME1] [KEYFRAME2] [KEYFRAME3]"
+    assert builder.with_placeholders("Words [KEYFRAME1] only.", 0) == "Words only."
+    assert builder.with_placeholders("", 1) == "[KEYFRAME1]"
+
+
+class Writer:
+    """A writer whose replies the test sets: what build must do with a model's text."""
+
+    name = "test-writer"
+
+    def __init__(self, reply: str):
+        self.reply = reply
+        self.calls: list[list[float]] = []
+
+    def __call__(self, analysis, keyframes):
+        self.calls.append([k.time for k in keyframes])
+        return self.reply
+
+
+def test_a_writer_writes_the_text_for_the_chosen_keyframes():
+    writer = Writer("It opens calmly, leading to [KEYFRAME1]; a cut brings [KEYFRAME3].")
+    summary = builder.build(scene(), "keyframes+text", 3, writer)
+    assert writer.calls == [[0.0, 5.0, 15.0]] and summary.engine == "test-writer"
+    assert summary.text == "It opens calmly, leading to [KEYFRAME1]; a cut brings [KEYFRAME3]. [KEYFRAME2]"
+    text_only = builder.build(scene(), "text", writer=Writer("Bob arrives. [KEYFRAME1]"))
+    assert text_only.text == "Bob arrives." and text_only.engine == "test-writer"
+    assert builder.build(scene(), "keyframes", 3, writer).text == "" and len(writer.calls) == 1  # no text to write
+
+
+@pytest.mark.parametrize("reply", ["", "   ", "[KEYFRAME1] [KEYFRAME2]"])
+def test_a_writer_that_gives_nothing_leaves_the_builtin_text(reply):
+    summary = builder.build(scene(), "keyframes+text", 2, Writer(reply))
+    assert summary.engine == builder.ENGINE and summary.text == builder.build(scene(), "keyframes+text", 2).text

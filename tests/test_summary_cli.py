@@ -75,3 +75,23 @@ def test_summarize_prints_the_summary_and_writes_the_exports(clip, home, tmp_pat
     proc = run("summarize", clip.path, "--srt", under_a_file, "-q", home=home)
     assert proc.returncode == 1 and str(under_a_file) in proc.stderr and "Traceback" not in proc.stderr
     assert out["csv"].read_text(encoding="utf-8-sig").startswith("time,frame")  # left as it was
+
+
+def test_summaries_written_by_a_vlm_folder_are_saved_and_scored(clip, home, tmp_path, untrained):
+    out = tmp_path / "clip.json"
+    proc = run("summarize", clip.path, "--writer", untrained, "--keyframes", "1", "--json", out, home=home)
+    assert proc.returncode == 0, proc.stderr
+    assert f"loading {untrained}" in proc.stderr and "writing '3' with qwen2_vl:" in proc.stderr
+    saved = json.loads(out.read_text(encoding="utf-8"))["summaries"]
+    assert {s["engine"] for s in saved} == {f"qwen2_vl:{untrained.name}"}
+    # Without --writer, visil scores the saved summaries as they are (no model needed).
+    proc = run("visil", clip.path, "--json", "-q", home=home)
+    assert proc.returncode == 0, proc.stderr
+    by_format = {s["keyframe_frames"].__len__() if s["format"] != "text" else "text": s["text"] for s in saved}
+    rows = json.loads(proc.stdout)
+    assert [r["text"] for r in rows] == [by_format["text"], by_format[1], by_format[3]]
+    proc = run("visil", clip.path, "--writer", tmp_path / "nope", "-q", home=home)
+    assert proc.returncode == 1 and str(tmp_path / "nope") in proc.stderr and "Traceback" not in proc.stderr
+    # An explicit builtin writer replaces them (edited ones would stay).
+    proc = run("visil", clip.path, "--writer", "builtin", "--json", "-q", home=home)
+    assert proc.returncode == 0 and json.loads(proc.stdout)[0]["text"] != by_format["text"]

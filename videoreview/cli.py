@@ -478,20 +478,38 @@ def _one_analysis(args: argparse.Namespace):
     return results[0][2] if results else None
 
 
-def _summaries_for(analysis, formats: list[str]):
-    """The summaries named by ``formats`` ("text" or a number of keyframes), a reviewer's
-    edited one where there is one of that format."""
+def _summaries_for(analysis, formats: list[str], writer_spec: str | None = None, quiet: bool = True):
+    """The summaries named by ``formats`` ("text" or a number of keyframes): a reviewer's
+    edited one of that format as it is; the others written by ``writer_spec`` ("builtin"
+    or a VLM folder), or with None the saved one of that format (from the window, say),
+    else the builtin writer's."""
+    from .errors import ModelError
     from .summary.builder import build
     from .summary.compare import format_label
+    from .summary.writer import load_writer
 
-    saved = {format_label(s): s for s in analysis.summaries}
-    out = []
     for fmt in formats:
         if fmt != "text" and not (fmt.isdigit() and int(fmt) > 0):
             raise argparse.ArgumentTypeError(f"--summaries expects 'text' or a number of keyframes, got {fmt!r}")
-        made = build(analysis, "text") if fmt == "text" else build(analysis, "keyframes+text", int(fmt))
-        out.append(saved.get(format_label(made), made))
-    return out
+    saved = {format_label(s): s for s in analysis.summaries if s.edited or writer_spec is None}
+    written: dict[str, object] = {}
+    todo = [fmt for fmt in dict.fromkeys(formats) if fmt not in saved]
+    if todo:
+        if writer_spec not in (None, "builtin") and not quiet:
+            print(f"summaries: loading {writer_spec}", file=sys.stderr)
+        try:
+            writer, release = load_writer(writer_spec or "builtin", analysis.video.path)
+        except ModelError as exc:
+            raise VideoReviewError(str(exc)) from None
+        try:
+            for fmt in todo:
+                if writer is not None and not quiet:
+                    print(f"summaries: writing '{fmt}' with {writer.name}", file=sys.stderr)
+                written[fmt] = (build(analysis, "text", writer=writer) if fmt == "text"
+                                else build(analysis, "keyframes+text", int(fmt), writer))
+        finally:
+            release()
+    return [saved.get(fmt) or written[fmt] for fmt in formats]
 
 
 def _read_reference(path: str):
@@ -549,7 +567,8 @@ def cmd_visil(args: argparse.Namespace) -> int:
     if analysis is None:
         return EXIT_ERROR
     try:
-        summaries = _summaries_for(analysis, [f.strip() for f in args.summaries.split(",") if f.strip()])
+        formats = [f.strip() for f in args.summaries.split(",") if f.strip()]
+        summaries = _summaries_for(analysis, formats, args.writer, args.quiet)
         result = _compare(analysis, summaries, args.scorer, args.reference, args.quiet)
     except argparse.ArgumentTypeError as exc:
         _error(str(exc))
@@ -576,10 +595,13 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     formats = ["text", "1", "3"] + ([str(args.keyframes)] if args.keyframes not in (1, 3) else [])
     try:
-        summaries = _summaries_for(analysis, formats)
+        summaries = _summaries_for(analysis, formats, args.writer, args.quiet)
     except argparse.ArgumentTypeError as exc:
         _error(str(exc))
         return EXIT_USAGE
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
     analysis = with_summaries(analysis, summaries)
     store.save(analysis)  # the window shows them, and edits made there are kept
     main = summaries[formats.index(str(args.keyframes))] if args.keyframes else summaries[0]
@@ -704,6 +726,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--otio", metavar="PATH", help="OpenTimelineIO markers for an editor")
     p.add_argument("--scorer", default="builtin", metavar="builtin|MODEL_DIR|none",
                    help="the ViSIL scorer for the PDF's comparison table (none: no table)")
+    p.add_argument("--writer", metavar="builtin|MODEL_DIR",
+                   help="who writes the summaries' text: builtin (from the analysis) or a local VLM folder "
+                        "(ViSIL's summary prompt); default: the saved summaries, the builtin writer for the rest")
     _add_analysis_options(p)
     p.set_defaults(run=cmd_summarize)
 
@@ -714,6 +739,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "the VLM's description, or the builtin captions joined")
     p.add_argument("--scorer", default="builtin", metavar="builtin|MODEL_DIR",
                    help="builtin (approximate, no language model) or a local VLM folder")
+    p.add_argument("--writer", metavar="builtin|MODEL_DIR",
+                   help="who writes the summaries' text: builtin (from the analysis) or a local VLM folder "
+                        "(ViSIL's summary prompt); default: the saved summaries, the builtin writer for the rest")
     p.add_argument("--json", action="store_true", help="a JSON list of {format, visil, tokens, scorer, keyframes, text}")
     _add_analysis_options(p)
     p.set_defaults(run=cmd_visil)

@@ -2,8 +2,8 @@
 text, ViSIL score), comparing them by ViSIL in the background, and the exports.
 
 Summaries are records of the Analysis: building them and editing their text are edits of
-the document (undoable, saved), asked of the window through ``editRequested``. A ViSIL
-comparison runs in a child process (gui.scoring); its result is kept per video while the
+the document (undoable, saved), asked of the window through ``editRequested``. Writing them with a VLM and a ViSIL comparison run
+in a child process (gui.model_job); a comparison's result is kept per video while the
 window is open and shown as a table and a plot of ViSIL against token cost.
 """
 
@@ -28,26 +28,32 @@ from ..timecode import timecode
 from .colors import EDITED_COLOR
 from .document import VideoDocument
 from .pareto_plot import ParetoPlot, PlotPoint
-from .scoring import ScoringJob, ScoringRequest
+from .model_job import ModelJob, scoring_request, writing_request
 from .theme import settings
 from .thumbnails import ThumbnailLoader
 
 THUMB_HEIGHT = 54  # keyframe thumbnails: as the timeline's strip
 THUMBS_PER_ROW = 3
 COLUMN_WIDTH = 300
-BUILTIN_SCORER = "builtin"
+BUILTIN = "builtin"
 SCORER_SETTING = "summaries/scorer"
+WRITER_SETTING = "summaries/writer"
 APPROXIMATE_NOTE = "(approximate — no language model; compare only with scores from this scorer)"
 EXACT_NOTE = "(compare only with scores from this scorer)"
 
 
-def summaries_to_build(analysis: Analysis, extra_keyframes: int = 0) -> list[Summary]:
-    """ViSIL's three formats, plus keyframes + text with ``extra_keyframes`` when that is
-    another number (0: none)."""
-    summaries = builder.standard_summaries(analysis)
+def formats_to_build(extra_keyframes: int = 0) -> list[tuple[str, int]]:
+    """ViSIL's three formats as (format, keyframes), plus keyframes + text with
+    ``extra_keyframes`` when that is another number (0: none)."""
+    formats = [("text", 0), ("keyframes+text", 1), ("keyframes+text", 3)]
     if extra_keyframes > 0 and extra_keyframes not in (1, 3):
-        summaries.append(builder.build(analysis, "keyframes+text", extra_keyframes))
-    return summaries
+        formats.append(("keyframes+text", extra_keyframes))
+    return formats
+
+
+def summaries_to_build(analysis: Analysis, extra_keyframes: int = 0) -> list[Summary]:
+    """The formats of ``formats_to_build``, by the builtin writer."""
+    return [builder.build(analysis, fmt, k) for fmt, k in formats_to_build(extra_keyframes)]
 
 
 def label_title(label: str) -> str:
@@ -87,6 +93,52 @@ def matching_row(comparison: Comparison | None, summary: Summary):
         return None
     return next((r for r in comparison.rows
                  if r.format == format_label(summary) and r.keyframes == tuple(summary.keyframe_frames)), None)
+
+
+# -- which model ------------------------------------------------------------------------------
+class ModelChoice(QComboBox):
+    """builtin, the model folders chosen before, and "Model folder…" to pick another; the
+    choice is remembered under ``setting``."""
+
+    chosen = Signal(str)  # "builtin" or a folder
+
+    def __init__(self, builtin_label: str, setting: str, folder_title: str) -> None:
+        super().__init__()
+        self.setting, self.folder_title = setting, folder_title
+        self.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(14)
+        self.addItem(builtin_label, BUILTIN)
+        self.addItem("Model folder…", None)
+        self.activated.connect(self._on_activated)
+        spec = settings().value(setting, BUILTIN)
+        if spec != BUILTIN and isinstance(spec, str) and Path(spec).is_dir():
+            self.choose(spec)
+
+    def spec(self) -> str:
+        return self.currentData() or BUILTIN
+
+    def choose(self, spec: str) -> None:
+        index = self.findData(spec)
+        if index < 0:
+            index = self.count() - 1  # before "Model folder…"
+            self.insertItem(index, Path(spec).name or spec, spec)
+            self.setItemData(index, spec, Qt.ToolTipRole)
+        self.setCurrentIndex(index)
+        settings().setValue(self.setting, spec)
+        self.chosen.emit(spec)
+
+    def ask_model_folder(self) -> str:
+        return QFileDialog.getExistingDirectory(self, self.folder_title)
+
+    def _on_activated(self, index: int) -> None:
+        if self.itemData(index) is not None:
+            self.choose(self.itemData(index))
+            return
+        folder = self.ask_model_folder()
+        if folder:
+            self.choose(folder)
+        else:  # back to the one chosen before
+            self.setCurrentIndex(max(0, self.findData(settings().value(self.setting, BUILTIN))))
 
 
 # -- one summary ------------------------------------------------------------------------------
@@ -299,11 +351,11 @@ class SummaryPanel(QWidget):
         self.report_choice: dict[str, int] = {}  # video path -> summary index for the PDF
         self.loader: ThumbnailLoader | None = None
         self.reveal_exports = True  # tests turn off opening the export's folder
-        self.job = ScoringJob(self)
+        self.job = ModelJob(self)
         self.job.progress.connect(self._on_progress)
-        self.job.finished.connect(self._on_scored)
-        self.job.failed.connect(self._on_scoring_failed)
-        self.job.cancelled.connect(self._on_scoring_cancelled)
+        self.job.finished.connect(self._on_job_finished)
+        self.job.failed.connect(self._on_job_failed)
+        self.job.cancelled.connect(self._on_job_cancelled)
         self._shown_structure: tuple = ()
         self._report_group = QButtonGroup(self)
         self._report_group.idClicked.connect(self._on_report_picked)
@@ -319,7 +371,6 @@ class SummaryPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self._toolbar())
         layout.addWidget(splitter, 1)
-        self._load_scorer_setting()
         self.set_document(None)
 
     # -- construction -------------------------------------------------------------------
@@ -334,13 +385,12 @@ class SummaryPanel(QWidget):
         self.extra.setPrefix("+ ")
         self.extra.setSuffix(" keyframes")
         self.extra.setToolTip("Also build a summary with this many keyframes")
-        self.scorer = QComboBox()
+        self.writer = ModelChoice("builtin", WRITER_SETTING, "A VLM model folder to write summaries with")
+        self.writer.setToolTip("Who writes the text: builtin (from the analysis) or a VLM model folder "
+                               "(ViSIL's summary prompt, in the background)")
+        self.scorer = ModelChoice("builtin (approximate)", SCORER_SETTING, "A VLM model folder to score with")
         self.scorer.setToolTip("The scorer: builtin (no language model, approximate) or a VLM model folder")
-        self.scorer.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-        self.scorer.setMinimumContentsLength(16)
-        self.scorer.addItem("builtin (approximate)", BUILTIN_SCORER)
-        self.scorer.addItem("Model folder…", None)
-        self.scorer.activated.connect(self._on_scorer_activated)
+        self.scorer.chosen.connect(lambda _: self._show_reference())
         self.reference_button = QPushButton("Reference…")
         self.reference_button.setToolTip("The detailed description summaries are measured against")
         self.reference_button.clicked.connect(self._edit_reference)
@@ -367,7 +417,8 @@ class SummaryPanel(QWidget):
         """Build | score | export, in one row across the panel (what does not fit goes
         under the bar's » button, so the panel never holds the window wider)."""
         bar = QToolBar()
-        for widget in (self.build_button, self.extra, None, QLabel("Scorer "), self.scorer, self.reference_button,
+        for widget in (self.build_button, self.extra, QLabel(" by "), self.writer, None, QLabel("Scorer "),
+                       self.scorer, self.reference_button,
                        self.compute_button, _spacer(), QLabel("Export: "), self.export_pdf_button,
                        self.export_subtitles_button, self.export_otio_button):
             bar.addSeparator() if widget is None else bar.addWidget(widget)
@@ -507,8 +558,8 @@ class SummaryPanel(QWidget):
     def _update_enabled(self) -> None:
         ready = self.analysis is not None and not self.document.busy
         running = self.job.running
-        self.build_button.setEnabled(ready)
-        self.extra.setEnabled(ready)
+        for widget in (self.build_button, self.extra, self.writer):
+            widget.setEnabled(ready and not running)
         self.compute_button.setEnabled(ready and bool(self.analysis.summaries) and not running)
         self.compute_button.setToolTip("" if self.analysis is None or self.analysis.summaries
                                        else "Build the summaries first")
@@ -518,12 +569,28 @@ class SummaryPanel(QWidget):
         self.cancel_button.setVisible(running)
 
     # -- building and editing -----------------------------------------------------------------
-    def build(self) -> None:
-        if self.analysis is None:
-            return
+    def build(self) -> bool:
+        """Build the summaries: at once with the builtin writer, in the background with a VLM."""
+        if self.analysis is None or self.document.busy or self.job.running:
+            return False
         extra = self.extra.value()
-        self.editRequested.emit("Build summaries",
-                                lambda a: edits.set_summaries(a, summaries_to_build(a, extra)))
+        if self.writer.spec() == BUILTIN:
+            self.editRequested.emit("Build summaries",
+                                    lambda a: edits.set_summaries(a, summaries_to_build(a, extra)))
+            return True
+        formats = formats_to_build(extra)
+        self._start(writing_request(self.analysis, self.path, formats, self.writer.spec(), self.document),
+                    f"Writing {len(formats)} summaries with {self.writer.currentText()}…")
+        return True
+
+    def _on_written(self, summaries: list[Summary], document: VideoDocument) -> None:
+        # Applied to the document it was asked for, even if another video is shown now.
+        problem = document.edit("Build summaries", lambda a: edits.set_summaries(a, summaries))
+        if problem:
+            self._say(f"The summaries were written but not kept: {problem}", error=True)
+            return
+        self._say(f"Wrote {len(summaries)} summaries with {summaries[0].engine if summaries else 'the model'}.")
+        self.message.emit(f"{os.path.basename(document.path)}: summaries written")
 
     def _on_text_committed(self, path: str, index: int, text: str) -> None:
         if path != self.path:  # a column of the video shown before, losing focus as it goes
@@ -549,39 +616,18 @@ class SummaryPanel(QWidget):
 
     # -- ViSIL ------------------------------------------------------------------------------------
     def scorer_spec(self) -> str:
-        return self.scorer.currentData() or BUILTIN_SCORER
+        return self.scorer.spec()
 
     def set_scorer(self, spec: str) -> None:
         """Choose the scorer ("builtin" or a model folder) and remember it."""
-        index = self.scorer.findData(spec)
-        if index < 0:
-            index = self.scorer.count() - 1  # before "Model folder…"
-            self.scorer.insertItem(index, Path(spec).name or spec, spec)
-            self.scorer.setItemData(index, spec, Qt.ToolTipRole)
-        self.scorer.setCurrentIndex(index)
-        settings().setValue(SCORER_SETTING, spec)
-        self._show_reference()
+        self.scorer.choose(spec)
 
-    def _load_scorer_setting(self) -> None:
-        spec = settings().value(SCORER_SETTING, BUILTIN_SCORER)
-        if spec != BUILTIN_SCORER and isinstance(spec, str) and Path(spec).is_dir():
-            self.set_scorer(spec)
-
-    def _on_scorer_activated(self, index: int) -> None:
-        if self.scorer.itemData(index) is not None:
-            self.set_scorer(self.scorer.itemData(index))
-            return
-        folder = self.ask_model_folder()
-        if folder:
-            self.set_scorer(folder)
-        else:  # back to the one chosen before
-            self.scorer.setCurrentIndex(max(0, self.scorer.findData(settings().value(SCORER_SETTING, BUILTIN_SCORER))))
-
-    def ask_model_folder(self) -> str:
-        return QFileDialog.getExistingDirectory(self, "A VLM model folder to score with")
+    def set_writer(self, spec: str) -> None:
+        """Choose who writes the summaries ("builtin" or a model folder) and remember it."""
+        self.writer.choose(spec)
 
     def _default_reference(self) -> str:
-        return ("the builtin frame captions joined" if self.scorer_spec() == BUILTIN_SCORER
+        return ("the builtin frame captions joined" if self.scorer_spec() == BUILTIN
                 else "the model's own description of the video")
 
     def set_reference(self, reference: Reference | None) -> None:
@@ -618,31 +664,41 @@ class SummaryPanel(QWidget):
         if not analysis.summaries:
             self._say("Build the summaries first: there is nothing to score yet.", error=True)
             return False
-        request = ScoringRequest(analysis, self.path, analysis.summaries, self.scorer_spec(),
-                                 self.references.get(self.path))
+        request = scoring_request(analysis, self.path, analysis.summaries, self.scorer_spec(),
+                                  self.references.get(self.path))
+        self._start(request, f"Scoring {len(analysis.summaries)} summaries with {self.scorer.currentText()}…")
+        return True
+
+    def _start(self, request, message: str) -> None:
         self.job.start(request)
         self.progress.setValue(0)
-        self._say(f"Scoring {len(analysis.summaries)} summaries with {self.scorer.currentText()}…")
+        self._say(message)
         self._update_enabled()
-        return True
 
     def _on_progress(self, fraction: float, message: str) -> None:
         self.progress.setValue(round(max(0.0, min(1.0, fraction)) * 1000))
-        self._say(f"ViSIL: {message}")
+        self._say(f"{self._job_name()}: {message}")
 
-    def _on_scored(self, comparison: Comparison) -> None:
-        path = self.job.request.video_path
-        self.comparisons[path] = comparison
-        self._say(f"ViSIL computed for {len(comparison.rows)} summaries.")
-        self.message.emit(f"{os.path.basename(path)}: ViSIL computed")
+    def _job_name(self) -> str:
+        request = self.job.request
+        return "ViSIL" if request is None or request.what == "ViSIL scoring" else "Summaries"
+
+    def _on_job_finished(self, result) -> None:
+        request = self.job.request
+        if request.what == "ViSIL scoring":
+            self.comparisons[request.video_path] = result
+            self._say(f"ViSIL computed for {len(result.rows)} summaries.")
+            self.message.emit(f"{os.path.basename(request.video_path)}: ViSIL computed")
+        else:
+            self._on_written(result, request.context)
         self._on_changed()
 
-    def _on_scoring_failed(self, message: str) -> None:
-        self._say(f"ViSIL failed: {message}", error=True)
+    def _on_job_failed(self, message: str) -> None:
+        self._say(f"{self._job_name()} failed: {message}", error=True)
         self._update_enabled()
 
-    def _on_scoring_cancelled(self) -> None:
-        self._say("ViSIL cancelled: nothing was changed.")
+    def _on_job_cancelled(self) -> None:
+        self._say(f"{self._job_name()} cancelled: nothing was changed.")
         self._update_enabled()
 
     def _say(self, text: str, error: bool = False) -> None:

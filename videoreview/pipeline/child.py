@@ -5,8 +5,9 @@ also leaves the window running.
 
 The analysis child sends ("stages", names), ("progress", (stage, fraction, message)) and
 ("partial", Analysis), then one of ("done", Analysis), ("failed", message) or
-("cancelled", None) through a pipe; the parent sets an Event to cancel it. Comparing
-summaries by ViSIL (``run_visil``) loads a model too, so it runs the same way.
+("cancelled", None) through a pipe; the parent sets an Event to cancel it. Writing
+summaries with a VLM (``run_summaries``) and comparing them by ViSIL (``run_visil``)
+load a model too, so they run the same way.
 """
 
 from __future__ import annotations
@@ -127,3 +128,31 @@ def run_visil(analysis: Analysis, video_path: str, summaries: list[Summary], sco
 
     # A model folder is the likelier culprit of an unexpected error (one that will not load, say).
     _report(conn, video_path if scorer_spec == "builtin" else scorer_spec, work)
+
+
+def run_summaries(analysis: Analysis, video_path: str, requests: list[tuple[str, int]], writer_spec: str,
+                  conn, cancel_event) -> None:
+    """The child's entry point for writing summaries with a VLM (see summary.writer):
+    ``requests`` are (format, keyframes) pairs; sends ("progress", (fraction, message))
+    then the list of Summaries."""
+    from ..summary.builder import build
+    from ..summary.writer import load_writer
+
+    progress = _Throttled(conn)
+
+    def work() -> list[Summary]:
+        progress(0.0, f"loading {writer_spec}")
+        writer, release = load_writer(writer_spec, video_path)
+        try:
+            summaries = []
+            for n, (fmt, k) in enumerate(requests):
+                if cancel_event.is_set():
+                    raise Cancelled()
+                progress(n / len(requests), f"writing summary {n + 1} of {len(requests)}")
+                summaries.append(build(analysis, fmt, k, writer))
+            progress(1.0, "done")
+            return summaries
+        finally:
+            release()
+
+    _report(conn, writer_spec, work)

@@ -8,12 +8,11 @@ Identity corrections (rename, merge, split) live in ``identities.py``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from ..errors import RecordError
 from ..records import BOUNDARY_KINDS, Analysis, Boundary, BoundaryCaption, Summary
-from ..summary.builder import with_summaries
+from ..summary.builder import PLACEHOLDER, with_summaries
 
 REVIEWER = "reviewer"
 
@@ -110,9 +109,6 @@ def set_summaries(analysis: Analysis, summaries: list[Summary]) -> Analysis:
     return replace(updated, summaries=tuple(ordered))
 
 
-_PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
-
-
 def edit_summary_text(analysis: Analysis, index: int, text: str) -> Analysis:
     """Summary ``index`` gets the reviewer's text, which must keep its [KEYFRAMEn]
     placeholders: they say where each keyframe goes."""
@@ -122,7 +118,7 @@ def edit_summary_text(analysis: Analysis, index: int, text: str) -> Analysis:
     text = text.strip()
     if old.format != "keyframes" and not text:
         raise RecordError(None, "a summary's text cannot be empty")
-    kept = {int(n) for n in _PLACEHOLDER.findall(text)}
+    kept = {int(n) for n in PLACEHOLDER.findall(text)}
     missing = [f"[KEYFRAME{n}]" for n in range(1, len(old.keyframe_frames) + 1) if n not in kept]
     if missing and old.format == "keyframes+text":
         raise RecordError(None, f"the summary's text must keep {', '.join(missing)} (where the keyframe goes)")

@@ -9,7 +9,7 @@ from typing import Callable
 from ..errors import MediaError
 from ..media import FrameSource, open_video, probe
 from ..records import Analysis
-from ..summary.builder import build
+from ..summary.builder import ENGINE as BUILTIN_WRITER, build
 from .cache import StageCache
 from .cancel import CancelToken
 from .edits import set_summaries
@@ -88,8 +88,14 @@ def analyze(
 
 def _carry_summaries(analysis: Analysis, previous: Analysis | None) -> Analysis:
     """The summaries ``previous`` had, in the same formats: a reviewer's edited ones as
-    they are, the others built again from this Analysis (its keyframes may have changed)."""
+    they are, the others built again from this Analysis (its keyframes may have changed).
+    A VLM's text is kept while the same keyframes are chosen: rebuilding needs the model."""
     if previous is None or not previous.summaries:
         return analysis
     kept = replace(analysis, summaries=previous.summaries)
-    return set_summaries(kept, [build(analysis, s.format, len(s.keyframe_frames)) for s in previous.summaries])
+    rebuilt = []
+    for old in previous.summaries:
+        new = build(analysis, old.format, len(old.keyframe_frames))
+        by_model = old.engine != BUILTIN_WRITER and old.keyframe_frames == new.keyframe_frames
+        rebuilt.append(old if by_model else new)
+    return set_summaries(kept, rebuilt)

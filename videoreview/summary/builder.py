@@ -4,10 +4,11 @@ Keyframes for a budget of k come from the Analysis's keyframes (chosen by progre
 one per shot, longest shots first, then ones that bring in an identity not yet shown,
 then the ones farthest in time from those already chosen; shown in time order.
 
-The builtin writer (no language model) composes the text from what the engines
-measured: length, shots, identities, the opening scene, event boundaries and people
-arriving. With keyframes, the text is the glue between ``[KEYFRAME1]``..``[KEYFRAMEn]``
-as ViSIL's summary prompt asks: what happens before, between and after them.
+The text comes from a writer. The builtin one (no language model) composes it from what
+the engines measured: length, shots, identities, the opening scene, event boundaries and
+people arriving. A VLM writer (summary.writer) follows ViSIL's summary prompt (F.4). With
+keyframes, the text is the glue between ``[KEYFRAME1]``..``[KEYFRAMEn]``: what happens
+before, between and after them.
 """
 
 from __future__ import annotations
@@ -15,10 +16,20 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import replace
+from typing import Protocol
 
 from ..records import SHOT_CHANGE_KINDS, Analysis, Keyframe, Summary
 
 ENGINE = "builtin@1"
+PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
+
+
+class TextWriter(Protocol):
+    """Writes a summary's text for the chosen keyframes ([] for a text-only summary)."""
+
+    name: str
+
+    def __call__(self, analysis: Analysis, keyframes: list[Keyframe]) -> str: ...
 NEAR_FACE_SECONDS = 0.6  # a face sample this close to a keyframe counts as visible in it
 
 
@@ -132,18 +143,45 @@ def builtin_text(analysis: Analysis, keyframes: list[Keyframe]) -> str:
     return f"{first} {'; then '.join(parts)}. {ending}"
 
 
-def build(analysis: Analysis, fmt: str, k: int = 0) -> Summary:
-    """A summary in ``fmt`` ("text", "keyframes+text" or "keyframes") with up to k keyframes."""
+def with_placeholders(text: str, keyframes: int) -> str:
+    """``text`` with each of [KEYFRAME1]..[KEYFRAMEn] exactly where the writer put it
+    first; placeholders past n are dropped, repeats too, and missing ones are appended
+    in order (a model may forget one: the reader still sees every keyframe)."""
+    seen: set[int] = set()
+
+    def keep(match: re.Match) -> str:
+        n = int(match.group(1))
+        if 1 <= n <= keyframes and n not in seen:
+            seen.add(n)
+            return match.group(0)
+        return ""
+
+    kept = re.sub(r"[ \t]{2,}", " ", PLACEHOLDER.sub(keep, text)).strip()
+    missing = " ".join(f"[KEYFRAME{n}]" for n in range(1, keyframes + 1) if n not in seen)
+    return f"{kept} {missing}".strip() if missing else kept
+
+
+def build(analysis: Analysis, fmt: str, k: int = 0, writer: TextWriter | None = None) -> Summary:
+    """A summary in ``fmt`` ("text", "keyframes+text" or "keyframes") with up to k
+    keyframes; the text by ``writer`` (the builtin writer when None, or when the writer
+    gives nothing)."""
     if fmt not in ("text", "keyframes+text", "keyframes"):
         raise ValueError(f"unknown summary format {fmt!r}")
     keyframes = [] if fmt == "text" else choose_keyframes(analysis, k)
-    text = "" if fmt == "keyframes" else builtin_text(analysis, keyframes)
-    return Summary(format=fmt, text=text, keyframe_frames=tuple(kf.frame for kf in keyframes), engine=ENGINE)
+    text, engine = "", ENGINE
+    if fmt != "keyframes":
+        written = with_placeholders(writer(analysis, keyframes), len(keyframes)) if writer is not None else ""
+        if PLACEHOLDER.sub("", written).strip():
+            text, engine = written, writer.name
+        else:
+            text = builtin_text(analysis, keyframes)
+    return Summary(format=fmt, text=text, keyframe_frames=tuple(kf.frame for kf in keyframes), engine=engine)
 
 
-def standard_summaries(analysis: Analysis) -> list[Summary]:
+def standard_summaries(analysis: Analysis, writer: TextWriter | None = None) -> list[Summary]:
     """ViSIL's three formats: text only, 1 image + text, 3 images + text."""
-    return [build(analysis, "text"), build(analysis, "keyframes+text", 1), build(analysis, "keyframes+text", 3)]
+    return [build(analysis, "text", writer=writer), build(analysis, "keyframes+text", 1, writer),
+            build(analysis, "keyframes+text", 3, writer)]
 
 
 def with_summaries(analysis: Analysis, summaries: list[Summary]) -> Analysis:

@@ -131,7 +131,7 @@ def compare(summaries: Sequence[Summary], scorer: Scorer, reference: Reference, 
 VIDEO_FRAMES = 8  # frames a VLM scorer sees for "the whole video" (and describes it from)
 
 
-def _video_frame_indices(analysis: Analysis, count: int = VIDEO_FRAMES) -> list[int]:
+def video_frame_indices(analysis: Analysis, count: int = VIDEO_FRAMES) -> list[int]:
     n = analysis.video.frame_count
     return sorted({min(n - 1, int((i + 0.5) * n / count)) for i in range(count)}) if n > 0 else []
 
@@ -179,7 +179,7 @@ def prepare(analysis: Analysis, video_path: str, scorer_spec: str = "builtin", r
         progress(0.0, f"loading {scorer_spec}")
     model = VisionLanguageModel(scorer_spec)
     read_frames = frame_reader(video_path)
-    frames = _video_frame_indices(analysis)
+    frames = video_frame_indices(analysis)
     scorer = VLMScorer(model, read_frames, frames)
     if reference is None:
         if progress is not None:

@@ -2,8 +2,8 @@
 keyframes and text) and a caption with its keywords masked, how likely each keyword is.
 
 The prompts are the ViSIL paper's (Appendix F): F.1 for the reference description, F.2
-for keyword extraction, F.6 for recovery. The summary package does the arithmetic; the
-engines here only give probabilities and token counts.
+for keyword extraction, F.4 for writing a summary, F.6 for recovery. The summary package
+does the arithmetic; the engines here only give probabilities and token counts.
 """
 
 from __future__ import annotations
@@ -37,6 +37,26 @@ KEYWORD_PROMPT = (
     "in the paragraph. If fewer than 20 suitable keywords are identifiable, return only those present. "
     "Avoid duplicates. Output a list of words as a JSON array, for example: [\u201cdog\u201d, \u201cjump\u201d, "
     "\u201cfrisbee\u201d, \u201cpark\u201d]"
+)
+# F.4, for a model that sees the video as sampled frames rather than as a video file: the
+# inputs are described as such; the guidelines and constraints are the paper's.
+SUMMARY_GUIDELINES = (
+    "Your task is to write a concise, narrative summary. Use the video frames as your primary source to understand "
+    "the motion, transitions, and actions that happen between the static keyframes. The keyframes serve as the "
+    "fixed anchor points for your narrative. Guidelines: \u2022 Refer to each keyframe chronologically using "
+    "placeholders: {placeholders}. \u2022 Your text must form the narrative \u201cglue.\u201d Describe only the "
+    "essential actions leading up to, between, and following the keyframes. \u2022 Do not describe the visual "
+    "content of the keyframes themselves. The placeholders represent those visual moments; your role is to explain "
+    "the transitions connecting them. \u2022 Example structure: \u201cThe clip opens with [action] leading to "
+    "[KEYFRAME1]\u2026 [action between frames]\u2026 resulting in [KEYFRAME{n}]\u2026\u201d"
+)
+SUMMARY_NO_KEYFRAMES = (
+    "Your task is to write a concise, narrative summary. Describe the essential actions, transitions, or scene "
+    "changes in chronological order to form a coherent story from start to finish."
+)
+SUMMARY_CONSTRAINTS = (
+    " Constraints: \u2022 The output must be a short paragraph of 2-3 sentences. \u2022 Your output should be the "
+    "summary text ONLY."
 )
 RECOVERY_INSTRUCTION = (
     "Guess all [MASK] words originally representing any words describing the video, e.g., first_guess "
@@ -89,3 +109,16 @@ class Scorer(Protocol):
     def tokens(self, source: Source) -> int:
         """tau: the scorer's input tokens for ``source`` (text tokens + tokens per image)."""
         ...
+
+
+def summary_prompt(video_images: int, keyframes: int) -> str:
+    """F.4's text for a model shown ``video_images`` frames of the video, then
+    ``keyframes`` keyframes (the images come separately, in that order)."""
+    given = (f"You are a visual narrative analyst. You will be provided with: \u2022 The video: the first "
+             f"{video_images} images, frames sampled in order from the complete motion clip.")
+    if keyframes == 0:
+        return f"{given} {SUMMARY_NO_KEYFRAMES}{SUMMARY_CONSTRAINTS}"
+    placeholders = ", ".join(f"[KEYFRAME{i + 1}]" for i in range(keyframes))
+    given += (" \u2022 Keyframes: the last image, a static image extracted from the video." if keyframes == 1 else
+              f" \u2022 Keyframes: the last {keyframes} images, static images extracted from the video.")
+    return f"{given} {SUMMARY_GUIDELINES.format(placeholders=placeholders, n=keyframes)}{SUMMARY_CONSTRAINTS}"

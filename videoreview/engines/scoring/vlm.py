@@ -1,6 +1,6 @@
 """A local VLM (LLaVA-OneVision or Qwen2-VL, see engines/captions/vlm.py) as a ViSIL scorer,
-plus the two other model calls of the paper: the reference description (F.1) and the
-keywords to mask in it (F.2).
+plus the other model calls of the paper: the reference description (F.1), the keywords
+to mask in it (F.2) and a summary's text (F.4).
 
 Scoring is teacher forcing: the prompt is F.6 for the source (its images first, in
 order), the answer is the keywords joined by single spaces (the format F.6 asks for),
@@ -24,9 +24,10 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..captions.vlm import Request, VisionLanguageModel
-from .protocol import CAPTION_PROMPT, KEYWORD_PROMPT, MAX_KEYWORDS, Source, recovery_prompt
+from .protocol import CAPTION_PROMPT, KEYWORD_PROMPT, MAX_KEYWORDS, Source, recovery_prompt, summary_prompt
 
 KEYWORD_TOKENS = 200  # a JSON array of 20 quoted words, with room for a short preamble
+SUMMARY_TOKENS = 160  # 2-3 sentences
 
 ReadFrames = Callable[[Sequence[int]], list[np.ndarray]]
 
@@ -157,6 +158,15 @@ def answer_tokens(tokenizer, keywords: Sequence[str]) -> tuple[str, list[int], l
 def describe_video(model: VisionLanguageModel, frames: Sequence[np.ndarray], max_new_tokens: int = 256) -> str:
     """The reference description C of the video shown as ``frames`` (prompt F.1)."""
     return model.generate([Request(list(frames), CAPTION_PROMPT, max_new_tokens)])[0].strip()
+
+
+def write_summary(model: VisionLanguageModel, video_frames: Sequence[np.ndarray], keyframes: Sequence[np.ndarray],
+                  max_new_tokens: int = SUMMARY_TOKENS) -> str:
+    """A summary's text (prompt F.4) from the video's frames followed by the summary's
+    keyframes; with keyframes it should refer to them as [KEYFRAME1].. (the caller checks)."""
+    images = list(video_frames) + list(keyframes)
+    prompt = summary_prompt(len(video_frames), len(keyframes))
+    return model.generate([Request(images, prompt, max_new_tokens)])[0].strip()
 
 
 def vlm_keywords(model: VisionLanguageModel, text: str, max_new_tokens: int = KEYWORD_TOKENS) -> list[str]:

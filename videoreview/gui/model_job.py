@@ -1,60 +1,77 @@
-"""ViSIL comparisons in the background: one at a time, in a child process (loading a
-scorer's model holds the GIL as long as analysis does; see child_worker), driven by a
-worker on a QThread. The GUI thread only starts, cancels and receives signals."""
+"""Jobs that load a model for the Summaries panel (writing summaries with a VLM, comparing
+them by ViSIL): one at a time, in a child process (loading a model holds the GIL as long
+as analysis does; see child_worker), driven by a worker on a QThread. The GUI thread only
+starts, cancels and receives signals."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..pipeline import CancelToken
-from ..pipeline.child import run_visil
+from ..pipeline.child import run_summaries, run_visil
 from ..records import Analysis, Summary
 from ..summary.compare import Reference
 from .child_worker import ChildWorker, stop_worker_thread
 
 
 @dataclass(frozen=True)
-class ScoringRequest:
-    analysis: Analysis
+class ModelJobRequest:
+    what: str  # names the job in messages: "ViSIL scoring", "summary writing"
     video_path: str
-    summaries: tuple[Summary, ...]
-    scorer_spec: str  # "builtin" or a VLM model folder
-    reference: Reference | None  # None: summary.compare.prepare chooses
+    target: Callable  # a pipeline.child entry point: target(*args, conn, cancel_event)
+    args: tuple
+    context: object = None  # for the receiver: the document the result belongs to, say
+
+
+def scoring_request(analysis: Analysis, video_path: str, summaries: tuple[Summary, ...], scorer_spec: str,
+                    reference: Reference | None) -> ModelJobRequest:
+    """Compare ``summaries`` by ViSIL with ``scorer_spec`` ("builtin" or a VLM folder);
+    ``reference`` None lets summary.compare.prepare choose one."""
+    return ModelJobRequest("ViSIL scoring", video_path, run_visil,
+                           (analysis, video_path, list(summaries), scorer_spec, reference))
+
+
+def writing_request(analysis: Analysis, video_path: str, formats: list[tuple[str, int]], writer_spec: str,
+                    context: object = None) -> ModelJobRequest:
+    """Write summaries of these (format, keyframes) with the VLM in folder ``writer_spec``."""
+    return ModelJobRequest("summary writing", video_path, run_summaries,
+                           (analysis, video_path, formats, writer_spec), context)
 
 
 class _Worker(ChildWorker):
     progress = Signal(float, str)
-    what = "ViSIL scoring"
 
-    def __init__(self, request: ScoringRequest) -> None:
+    def __init__(self, request: ModelJobRequest) -> None:
         super().__init__()
         self.request = request
+        self.what = request.what
         self.cancel = CancelToken()
 
     @Slot()
     def run(self) -> None:
         r = self.request
-        self.run_in_child(run_visil, (r.analysis, r.video_path, list(r.summaries), r.scorer_spec, r.reference),
-                          r.video_path, lambda: self.cancel.cancelled)
+        self.run_in_child(r.target, r.args, r.video_path, lambda: self.cancel.cancelled)
 
     def on_message(self, kind: str, payload) -> None:
         if kind == "progress":
             self.progress.emit(*payload)
 
 
-class ScoringJob(QObject):
-    """Runs one comparison at a time; emits its progress and outcome in the GUI thread."""
+class ModelJob(QObject):
+    """Runs one request at a time; emits its progress and outcome in the GUI thread
+    (``request`` is the one that produced them until the outcome's receivers return)."""
 
     progress = Signal(float, str)  # fraction, message
-    finished = Signal(object)  # summary.compare.Comparison
+    finished = Signal(object)  # the child's result: a summary.compare.Comparison, a list of Summaries
     failed = Signal(str)
     cancelled = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.request: ScoringRequest | None = None  # the one running
+        self.request: ModelJobRequest | None = None  # the one running
         self._thread: QThread | None = None
         self._worker: _Worker | None = None
         self._retired: list[tuple[QThread, _Worker]] = []  # until their threads have stopped
@@ -63,7 +80,7 @@ class ScoringJob(QObject):
     def running(self) -> bool:
         return self._worker is not None
 
-    def start(self, request: ScoringRequest) -> bool:
+    def start(self, request: ModelJobRequest) -> bool:
         if self.running:
             return False
         self.request = request
