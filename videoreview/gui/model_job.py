@@ -106,8 +106,8 @@ class ModelJob(QObject):
         self.progress.emit(fraction, message)
 
     @Slot(object)
-    def _on_finished(self, comparison) -> None:
-        self._done(self.finished, comparison)
+    def _on_finished(self, result) -> None:
+        self._done(self.finished, result)
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:

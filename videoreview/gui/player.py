@@ -213,6 +213,10 @@ class Player(QObject):
         """Index of the frame on screen (-1 before the first one)."""
         return self._shown_frame
 
+    def target_frame(self) -> int:
+        """The frame the screen ends on once the seeks asked for have been served."""
+        return self._latest_target()
+
     def current_time(self) -> float:
         """Start time in seconds of the frame on screen."""
         return self._shown_time
