@@ -253,11 +253,18 @@ def test_exports_write_files_and_report_failures(qtbot, window, panel, tmp_path)
     assert str(bad) in window.last_notice and "\n" not in window.last_notice and not bad.exists()
 
 
-def test_pdf_export(qtbot, window, panel, tmp_path):
-    try:
-        from videoreview.summary.export import write_pdf  # noqa: F401
-    except ImportError:
-        pytest.skip("the PDF writer is not there yet")
+def test_pdf_export_runs_off_the_gui_thread(qtbot, window, panel, tmp_path):
     pdf = tmp_path / "scene.pdf"
-    assert panel.export_pdf(str(pdf)), panel.status.text()
+    with qtbot.waitSignal(panel.pdfExported, timeout=60_000) as done:
+        assert panel.export_pdf(str(pdf))
+        assert not panel.export_pdf_button.isEnabled() and not panel.export_pdf(str(pdf))  # one at a time
+    assert done.args == [str(pdf), True] and f"Wrote {pdf}" in panel.status.text()
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 1000
+    assert panel.export_pdf_button.isEnabled()
+
+    folder = tmp_path / "a folder"
+    folder.mkdir()
+    with qtbot.waitSignal(panel.pdfExported, timeout=60_000) as failed:
+        assert panel.export_pdf(str(folder))
+    assert failed.args == [str(folder), False]
+    assert str(folder) in panel.status.text() and "folder" in window.last_notice and folder.is_dir()

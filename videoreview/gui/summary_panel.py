@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QSize, Qt, QThread, QUrl, Signal
 from PySide6.QtGui import QColor, QDesktopServices, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFrame, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QMenu, QPlainTextEdit, QProgressBar,
@@ -282,6 +282,32 @@ def _placeholder(analysis: Analysis) -> QPixmap:
     return pixmap
 
 
+EXPORT_ERRORS = (OSError, ValueError, VideoReviewError)
+
+
+def export_problem(exc: Exception) -> str:
+    return getattr(exc, "strerror", None) or str(exc)
+
+
+class _Export(QThread):
+    """One export on a thread of its own; ``done`` (path, warnings, problem) arrives in
+    the GUI thread, ``problem`` "" when it was written."""
+
+    done = Signal(str, list, str)
+
+    def __init__(self, write, path: str) -> None:
+        super().__init__()
+        self.write, self.path = write, path
+
+    def run(self) -> None:
+        try:
+            warnings = self.write() or []
+        except EXPORT_ERRORS as exc:
+            self.done.emit(self.path, [], export_problem(exc))
+            return
+        self.done.emit(self.path, list(warnings), "")
+
+
 # -- the reference description ----------------------------------------------------------------
 class ReferenceDialog(QDialog):
     """Type the reference description or load it from a .txt file; empty: the default."""
@@ -341,6 +367,7 @@ class SummaryPanel(QWidget):
     seekRequested = Signal(float)
     message = Signal(str)  # for the status bar
     problem = Signal(str)  # an export that failed: one line naming the file
+    pdfExported = Signal(str, bool)  # path, whether it was written
 
     def __init__(self) -> None:
         super().__init__()
@@ -357,6 +384,7 @@ class SummaryPanel(QWidget):
         self.job.failed.connect(self._on_job_failed)
         self.job.cancelled.connect(self._on_job_cancelled)
         self._shown_structure: tuple = ()
+        self._pdf_export: _Export | None = None  # the PDF report being written
         self._report_group = QButtonGroup(self)
         self._report_group.idClicked.connect(self._on_report_picked)
 
@@ -563,8 +591,9 @@ class SummaryPanel(QWidget):
         self.compute_button.setEnabled(ready and bool(self.analysis.summaries) and not running)
         self.compute_button.setToolTip("" if self.analysis is None or self.analysis.summaries
                                        else "Build the summaries first")
-        for button in (self.export_pdf_button, self.export_subtitles_button, self.export_otio_button):
+        for button in (self.export_subtitles_button, self.export_otio_button):
             button.setEnabled(ready)
+        self.export_pdf_button.setEnabled(ready and self._pdf_export is None)
         self.progress.setVisible(running)
         self.cancel_button.setVisible(running)
 
@@ -763,14 +792,35 @@ class SummaryPanel(QWidget):
             {"pdf": self.export_pdf, "otio": self.export_otio}[what](path)
 
     def export_pdf(self, path: str) -> bool:
-        try:
-            from ..summary.export import write_pdf
-        except ImportError:
-            return self._export_failed(path, "PDF export is not available in this version")
-        analysis = self.analysis
-        return self._export(path, lambda p: write_pdf(analysis, p, video_path=self.path,
-                                                      summary=self.report_summary(),
-                                                      comparison=self.comparisons.get(self.path)))
+        """Write the PDF report on a thread of its own (decoding 100 pictures takes seconds);
+        ``pdfExported`` tells when it is done. False if one is being written already."""
+        from ..summary.export import write_pdf
+
+        if self._pdf_export is not None:
+            return False
+        if Path(path).suffix.lower() != ".pdf" and not Path(path).is_dir():
+            path += ".pdf"
+        analysis, video, summary = self.analysis, self.path, self.report_summary()
+        comparison = self.comparisons.get(video)
+        task = _Export(lambda: write_pdf(analysis, path, video_path=video, summary=summary, comparison=comparison),
+                       path)
+        task.done.connect(self._on_pdf_exported)
+        self._pdf_export = task
+        self._say(f"Writing {path}…")
+        self._update_enabled()
+        task.start()
+        return True
+
+    def _on_pdf_exported(self, path: str, warnings: list, problem: str) -> None:
+        self._pdf_export.wait()
+        self._pdf_export.deleteLater()
+        self._pdf_export = None
+        if problem:
+            self._export_failed(path, problem)
+        else:
+            self._exported(path, warnings)
+        self._update_enabled()
+        self.pdfExported.emit(path, not problem)
 
     def export_subtitles(self, path: str, which: str = "captions") -> bool:
         """SRT, or WebVTT for a .vtt path, of the frame captions or (``which`` "boundaries")
@@ -796,8 +846,11 @@ class SummaryPanel(QWidget):
         then show where it went, or one message naming the file and the problem."""
         try:
             warnings = write(path) or []
-        except (OSError, ValueError, VideoReviewError) as exc:
-            return self._export_failed(path, getattr(exc, "strerror", None) or str(exc))
+        except EXPORT_ERRORS as exc:
+            return self._export_failed(path, export_problem(exc))
+        return self._exported(path, warnings)
+
+    def _exported(self, path: str, warnings: list[str]) -> bool:
         done = f"Wrote {path}" + (f" ({'; '.join(warnings)})" if warnings else "")
         self._say(done)
         self.message.emit(done)
@@ -817,8 +870,11 @@ class SummaryPanel(QWidget):
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(Path(path).parent)))
 
     def shutdown(self) -> None:
-        """At quit: stop a comparison that is still running and the thumbnail thread."""
+        """At quit: stop a model job that is still running, finish a PDF being written, and
+        stop the thumbnail thread."""
         self.job.shutdown()
+        if self._pdf_export is not None:
+            self._pdf_export.wait()
         if self.loader is not None:
             self.loader.close()
             self.loader = None
