@@ -97,7 +97,7 @@ def test_eval_bad_json(tmp_path):
     assert proc.returncode == 1 and str(bad) in proc.stderr and "not valid JSON" in proc.stderr
 
 
-@pytest.mark.parametrize("command", ["library", "models"])
+@pytest.mark.parametrize("command", ["models"])
 def test_planned_commands_say_so(command):
     proc = run(command)
     assert proc.returncode == 2 and "not yet available" in proc.stderr and proc.stdout == ""

@@ -18,7 +18,6 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 
 PLANNED = {
-    "library": "the searchable library",
     "models": "the model manager",
 }
 
@@ -753,6 +752,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--at", type=float, default=None, metavar="SECONDS", help="with --screenshot: where to seek")
     p.add_argument("--size", default="1600x1000", metavar="WxH", help="with --screenshot: window size")
     p.set_defaults(run=cmd_gui)
+
+    from .library.cli import add_parser as add_library_parser
+
+    add_library_parser(sub, _parse_engines)
 
     for name, what in PLANNED.items():
         p = sub.add_parser(name, help=f"{what} (not yet available)")

@@ -41,3 +41,12 @@ class ModelError(VideoReviewError):
         self.path = os.fspath(path)
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
+
+
+class LibraryError(VideoReviewError):
+    """The library's database or index cannot be used: locked, read-only, damaged, too new."""
+
+    def __init__(self, path: str | os.PathLike, reason: str):
+        self.path = os.fspath(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")

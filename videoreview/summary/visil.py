@@ -36,14 +36,19 @@ _EXTRA_STOPWORDS = frozenset(
 
 
 @functools.cache
-def _stopwords() -> frozenset[str]:
-    # scikit-learn's list is read from its own small module file: importing it through
-    # the package would load sklearn's numerical stack too (over a second).
+def english_stop_words() -> frozenset[str]:
+    """scikit-learn's English stopword list (318 function words)."""
+    # Read from its own small module file: importing it through the package would load
+    # sklearn's numerical stack too (over a second).
     spec = importlib.util.find_spec("sklearn")
     path = Path(list(spec.submodule_search_locations)[0]) / "feature_extraction" / "_stop_words.py"
     module = importlib.util.module_from_spec(importlib.util.spec_from_file_location("_sklearn_stop_words", path))
     module.__spec__.loader.exec_module(module)
-    return frozenset(module.ENGLISH_STOP_WORDS) | _EXTRA_STOPWORDS
+    return frozenset(module.ENGLISH_STOP_WORDS)
+
+
+def _stopwords() -> frozenset[str]:
+    return english_stop_words() | _EXTRA_STOPWORDS
 
 
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)

@@ -1,0 +1,263 @@
+"""The library's catalog and search on a real SQLite file, with hand-made Analyses whose
+texts the tests know: units and their spans, FTS queries that are not syntax, filters,
+moved and missing files, the vector index falling out of step, and damaged, locked,
+read-only and too-new catalog files."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import zlib
+
+import numpy as np
+import pytest
+
+from videoreview.errors import LibraryError, VideoReviewError
+from videoreview.library import catalog as catalog_module
+from videoreview.library.catalog import SCHEMA_VERSION, Catalog
+from videoreview.library.search import Searcher, fts_query
+from videoreview.library.units import file_words, units_of
+from videoreview.library.vectors import VectorIndex
+from videoreview.records import (
+    Analysis,
+    Appearance,
+    Boundary,
+    BoundaryCaption,
+    FrameCaption,
+    Identity,
+    Summary,
+    VideoInfo,
+)
+from videoreview.summary.visil import english_stop_words
+
+
+def kitchen(path: str) -> Analysis:
+    """12 s: a cut at 6 s; a man (P1) chops onions, then a woman (P2, "Ada") pours tea."""
+    return Analysis(
+        video=VideoInfo(path, duration=12.0, fps=25.0, frame_count=300, width=640, height=360),
+        content_hash="a" * 64,
+        captions=(FrameCaption(0.0, 0, "A man chops onions on a wooden board", labels=(("cleaver", 0.8),)),
+                  FrameCaption(3.0, 75, "The man slides the onions into a pan"),
+                  FrameCaption(7.0, 175, "A woman pours tea into a cup")),
+        boundaries=(Boundary(6.0, 150, "cut", 0.9),
+                    Boundary(9.0, 225, "event", 0.7, BoundaryCaption("woman", "pouring tea", "drinking tea"))),
+        identities=(Identity("P1", appearances=(Appearance(0.0, 6.0),)),
+                    Identity("P2", name="Ada", appearances=(Appearance(6.0, 12.0),))),
+        summaries=(Summary("keyframes+text", "Cooking, then [KEYFRAME1] tea time.", (10,)),),
+    )
+
+
+def garden(path: str) -> Analysis:
+    return Analysis(
+        video=VideoInfo(path, duration=8.0, fps=25.0, frame_count=200, width=640, height=360),
+        content_hash="b" * 64,
+        captions=(FrameCaption(0.0, 0, "A dog runs across the lawn"), FrameCaption(4.0, 100, "The dog digs a hole")),
+        identities=(Identity("P1", name="Ada", appearances=(Appearance(1.0, 3.0),)),),
+    )
+
+
+_WORDS = re.compile(r"[^\W_]+")
+
+
+class Words:
+    """A deterministic stand-in for the sentence embedding: bag-of-content-words vectors, so the
+    vector half of the search can be checked without the model (the model is tested in
+    the CLI tests)."""
+
+    dim = 1024  # few collisions between the words of these texts
+
+    def embed(self, texts):
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for row, text in enumerate(texts):
+            for word in _WORDS.findall(text.lower()):
+                if word not in english_stop_words():
+                    out[row, zlib.crc32(word.rstrip("s").encode()) % self.dim] += 1  # "chops" ~ "chop"
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-9)
+
+
+@pytest.fixture()
+def files(tmp_path):
+    paths = {}
+    for name in ("kitchen.mp4", "garden.mp4"):
+        paths[name] = tmp_path / "videos" / name
+        paths[name].parent.mkdir(exist_ok=True)
+        paths[name].write_bytes(name.encode())
+    return paths
+
+
+@pytest.fixture()
+def library(tmp_path, files):
+    catalog = Catalog(tmp_path / "library.sqlite3")
+    words = Words()
+    for name, make in (("kitchen.mp4", kitchen), ("garden.mp4", garden)):
+        analysis = make(str(files[name]))
+        video_id, what = catalog.add_video(files[name], analysis.content_hash)
+        assert what == "added"
+        catalog.index_analysis(video_id, analysis, words.embed)
+    yield catalog, Searcher(catalog, words)
+    catalog.close()
+
+
+def test_units_carry_their_spans_and_the_people_on_screen():
+    units = units_of(kitchen("/v/my_kitchen-2024.mp4"))
+    by_text = {u.text: u for u in units}
+    chop = by_text["A man chops onions on a wooden board"]
+    assert (chop.kind, chop.start, chop.end, chop.people) == ("caption", 0.0, 3.0, ("P1",))
+    slide = by_text["The man slides the onions into a pan"]
+    assert (slide.end, slide.people) == (6.0, ("P1",))  # ends at the cut, not at the next caption; Ada is not in it
+    assert by_text["cleaver"].kind == "labels"
+    event = by_text["woman: pouring tea -> drinking tea"]
+    assert (event.kind, event.start, event.end, event.people) == ("boundary", 8.0, 10.0, ("P2",))
+    assert by_text["Cooking, then tea time."].kind == "summary"
+    assert by_text["Ada (P2)"].people == ("P2",) and by_text["my kitchen 2024"].kind == "file"
+    assert file_words("/x/holiday_2024-beach.MP4") == "holiday 2024 beach"
+
+
+def test_a_new_catalog_has_the_schema_wal_and_foreign_keys(library):
+    catalog, _ = library
+    assert catalog.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION
+    assert catalog.query("PRAGMA journal_mode")[0][0] == "wal"
+    assert catalog.query("PRAGMA foreign_keys")[0][0] == 1
+    kitchen_id = catalog.videos()[0].id
+    assert catalog.remove(kitchen_id) and not catalog.remove(kitchen_id)
+    assert catalog.query("SELECT count(*) FROM units WHERE video_id = ?", (kitchen_id,))[0][0] == 0  # cascaded
+    assert catalog.query("SELECT count(*) FROM unit_people WHERE video_id = ?", (kitchen_id,))[0][0] == 0
+    assert catalog.query("SELECT count(*) FROM units_fts WHERE units_fts MATCH 'onions'")[0][0] == 0
+
+
+def test_search_finds_the_moment_and_the_video(library, files):
+    _, searcher = library
+    best = searcher.search("where does the man chop onions?")[0]
+    assert (best.path, best.start, best.end) == (os.path.realpath(files["kitchen.mp4"]), 0.0, 3.0)
+    dog = searcher.search("dog digging")[0]
+    assert dog.path.endswith("garden.mp4") and dog.start == 4.0
+    assert all(a.score >= b.score for a, b in zip(searcher.search("tea"), searcher.search("tea")[1:]))
+
+
+@pytest.mark.parametrize("query", ['onions" OR "dog', "onions) AND (", "onions*", "NEAR(onions", "onions -- ;",
+                                   "onions'; DROP TABLE units; --", "man:chops", "^onions", "{onions}"])
+def test_fts_and_sql_syntax_in_a_query_is_just_text(library, query):
+    catalog, searcher = library
+    moments = searcher.search(query)
+    assert moments and any("onions" in m.text for m in moments)
+    assert catalog.query("SELECT count(*) FROM units")[0][0] > 0
+
+
+def test_empty_long_and_unicode_queries(library):
+    _, searcher = library
+    for empty in ("", "   ", "?!", "***"):
+        with pytest.raises(VideoReviewError, match="query"):
+            searcher.search(empty)
+    long = " ".join(["onions"] + ["filler"] * 5000)
+    assert "onions" in searcher.search(long)[0].text
+    assert searcher.search("çhöps ONIONS")  # diacritics and case folded
+    assert searcher.search("日本語の質問") == []  # nothing Japanese is indexed, nothing near it either
+    assert fts_query(['a"b']) == '"a""b"' and fts_query(["where", "is", "tea"]) == '"tea"'
+
+
+def test_filters_by_video_and_by_identity_id_or_name(library):
+    catalog, searcher = library
+    garden_id = next(v.id for v in catalog.videos() if v.path.endswith("garden.mp4"))
+    assert {m.video_id for m in searcher.search("tea dog onions", top=20, video_id=garden_id)} == {garden_id}
+    ada = searcher.search("tea dog onions chops", top=20, identity="ada")
+    assert ada and all(m.start < m.end and ("P2" in m.people if m.path.endswith("kitchen.mp4") else "P1" in m.people)
+                       for m in ada)
+    assert not any("chops" in m.text for m in ada)  # P1 of the kitchen is not Ada
+    assert searcher.search("onions", identity="nobody") == []
+
+
+def test_moved_and_missing_files(library, files, tmp_path):
+    catalog, searcher = library
+    kitchen_id = next(v.id for v in catalog.videos() if v.path.endswith("kitchen.mp4"))
+    moved = tmp_path / "elsewhere" / "kitchen renamed.mp4"
+    moved.parent.mkdir()
+    os.replace(files["kitchen.mp4"], moved)
+    assert catalog.mark_missing() == [kitchen_id]
+    assert catalog.video(kitchen_id).status == "missing"
+    assert searcher.search("onions")[0].video_id == kitchen_id  # still searchable
+    assert catalog.add_video(moved, "a" * 64) == (kitchen_id, "moved")
+    video = catalog.video(kitchen_id)
+    assert video.path == os.path.realpath(moved) and video.status == "done"
+    assert not catalog.needs_analysis(kitchen_id)
+    assert searcher.search("onions")[0].path == os.path.realpath(moved)
+
+
+def test_the_vector_index_is_rebuilt_when_missing_damaged_or_behind(library, tmp_path):
+    catalog, searcher = library
+    vectors = searcher.vectors
+    assert searcher.search("pours") and vectors.path.exists() and vectors.rebuilt  # built on first use
+    fresh = VectorIndex(catalog)
+    assert fresh.index() is not None and not fresh.rebuilt  # read back from the file
+    vectors.path.write_bytes(b"garbage")
+    damaged = VectorIndex(catalog)
+    assert damaged.index() is not None and damaged.rebuilt
+    after = VectorIndex(catalog)
+    assert after.index() is not None and not after.rebuilt  # the rebuilt index was saved
+    os.remove(vectors.path)
+    again = VectorIndex(catalog)
+    assert again.index().ntotal == catalog.query("SELECT count(*) FROM units")[0][0] and again.rebuilt
+    # The catalog moves on (a crash before the index was saved): the index is rebuilt, not trusted.
+    kitchen_id = catalog.videos()[0].id
+    catalog.remove(kitchen_id)
+    assert all(m.video_id != kitchen_id for m in searcher.search("man onions tea", top=20))
+    assert VectorIndex(catalog).index().ntotal == catalog.query("SELECT count(*) FROM units")[0][0]
+
+
+def test_a_damaged_file_is_refused_and_left_as_it_was(tmp_path):
+    path = tmp_path / "library.sqlite3"
+    path.write_bytes(b"this is not a database, but someone's data" * 100)
+    before = path.read_bytes()
+    with pytest.raises(LibraryError) as caught:
+        Catalog(path)
+    assert str(path) in str(caught.value) and "damaged" in str(caught.value) and "rebuild" in str(caught.value)
+    assert path.read_bytes() == before
+
+
+def test_a_catalog_from_a_newer_version_is_refused_unchanged(tmp_path):
+    path = tmp_path / "library.sqlite3"
+    Catalog(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    before = path.read_bytes()
+    with pytest.raises(LibraryError, match="newer videoreview"):
+        Catalog(path)
+    assert path.read_bytes() == before
+
+
+def test_a_locked_catalog_waits_then_says_so(tmp_path, files, monkeypatch):
+    monkeypatch.setattr(catalog_module, "BUSY_SECONDS", 0.2)
+    path = tmp_path / "library.sqlite3"
+    Catalog(path).close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another program writing
+    try:
+        catalog = Catalog(path)
+        with pytest.raises(LibraryError, match="locked by another program"):
+            catalog.add_video(files["garden.mp4"])
+        assert catalog.videos() == []  # reading still works (WAL)
+        catalog.close()
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only files")
+def test_a_read_only_catalog_says_so(tmp_path, files):
+    path = tmp_path / "library.sqlite3"
+    Catalog(path).close()
+    os.chmod(path, 0o444)
+    with pytest.raises(LibraryError, match="read-only"):
+        Catalog(path).add_video(files["garden.mp4"])
+
+
+def test_a_read_only_opening_never_creates_or_writes(tmp_path, files):
+    path = tmp_path / "library.sqlite3"
+    with pytest.raises(LibraryError, match="no library yet"):
+        Catalog(path, readonly=True)
+    assert not path.exists()
+    Catalog(path).close()
+    with Catalog(path, readonly=True) as catalog:
+        with pytest.raises(LibraryError, match="read-only"):
+            catalog.add_video(files["garden.mp4"])

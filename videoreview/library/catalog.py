@@ -1,0 +1,360 @@
+"""The catalog: one SQLite file in the user data directory (``library.sqlite3``).
+
+Videos (path, content hash, probe, status), their analyses, identities with the names
+reviewers gave, and the searchable units (see units.py) with an FTS5 index over their
+text and their text embeddings (the FAISS index in vectors.py is built from these, so it
+can always be rebuilt). WAL mode, foreign keys on, the schema versioned in
+``PRAGMA user_version`` and brought up to date by the migrations below; a file from a
+newer videoreview is refused, never changed. Every change is one transaction: a crash
+leaves the catalog as it was before it or after it.
+
+A file added again from another place is recognised by its content hash (the row's path
+moves); a file that has gone is marked ``missing``, not deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from ..errors import LibraryError
+from ..paths import data_dir
+from ..records import Analysis
+from .units import Unit, units_of
+
+DB_NAME = "library.sqlite3"
+BUSY_SECONDS = 5.0  # how long to wait for another process's write before calling it locked
+STATUSES = ("new", "analysing", "done", "failed", "missing")
+
+# One script per schema version; MIGRATIONS[n] takes a catalog from version n to n + 1.
+MIGRATIONS = (
+    """
+    CREATE TABLE videos (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        content_hash TEXT,
+        size_bytes INTEGER,
+        mtime_ns INTEGER,
+        duration REAL,
+        fps REAL,
+        width INTEGER,
+        height INTEGER,
+        status TEXT NOT NULL DEFAULT 'new'
+            CHECK (status IN ('new', 'analysing', 'done', 'failed', 'missing')),
+        error TEXT,
+        added_at REAL NOT NULL,
+        analysed_at REAL
+    );
+    CREATE INDEX videos_hash ON videos (content_hash);
+    CREATE TABLE analyses (
+        video_id INTEGER PRIMARY KEY REFERENCES videos (id) ON DELETE CASCADE,
+        content_hash TEXT NOT NULL,
+        engines TEXT NOT NULL,
+        indexed_at REAL NOT NULL
+    );
+    CREATE TABLE identities (
+        video_id INTEGER NOT NULL REFERENCES videos (id) ON DELETE CASCADE,
+        pid TEXT NOT NULL,
+        name TEXT,
+        PRIMARY KEY (video_id, pid)
+    );
+    CREATE TABLE units (
+        id INTEGER PRIMARY KEY,
+        video_id INTEGER NOT NULL REFERENCES videos (id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        start REAL NOT NULL,
+        end REAL NOT NULL,
+        text TEXT NOT NULL,
+        people TEXT NOT NULL DEFAULT '',
+        embedding BLOB
+    );
+    CREATE INDEX units_video ON units (video_id);
+    CREATE TABLE unit_people (
+        unit_id INTEGER NOT NULL REFERENCES units (id) ON DELETE CASCADE,
+        video_id INTEGER NOT NULL,
+        pid TEXT NOT NULL,
+        PRIMARY KEY (unit_id, pid)
+    );
+    CREATE INDEX unit_people_pid ON unit_people (video_id, pid);
+    CREATE VIRTUAL TABLE units_fts USING fts5 (
+        text, content = 'units', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE TRIGGER units_ai AFTER INSERT ON units BEGIN
+        INSERT INTO units_fts (rowid, text) VALUES (new.id, new.text);
+    END;
+    CREATE TRIGGER units_ad AFTER DELETE ON units BEGIN
+        INSERT INTO units_fts (units_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@dataclass(frozen=True)
+class Video:
+    id: int
+    path: str
+    content_hash: str | None
+    status: str
+    duration: float | None
+    error: str | None
+    identities: tuple[tuple[str, str | None], ...] = ()  # (id, name)
+
+
+def default_path() -> Path:
+    return data_dir() / DB_NAME
+
+
+class Catalog:
+    """An open catalog. Use as a context manager, or call ``close``."""
+
+    def __init__(self, path: str | os.PathLike | None = None, readonly: bool = False):
+        self.path = Path(path) if path is not None else default_path()
+        self.readonly = readonly
+        if readonly and not self.path.exists():
+            raise LibraryError(self.path, "there is no library yet (add videos with 'videoreview library add')")
+        uri = f"{self.path.resolve().as_uri()}?mode={'ro' if readonly else 'rwc'}"
+        try:
+            self.db = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None,
+                                      check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise LibraryError(self.path, f"cannot be opened ({exc})") from None
+        try:
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+            if not readonly:
+                self.db.execute("PRAGMA journal_mode = WAL")
+        except LibraryError:
+            self.db.close()
+            raise
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise _library_error(self.path, exc) from None
+
+    def __enter__(self) -> Catalog:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- schema ----------------------------------------------------------------------
+    def _migrate(self) -> None:
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise LibraryError(self.path, f"was written by a newer videoreview (library schema {version}; this "
+                                          f"version knows up to {SCHEMA_VERSION}); it is left as it is")
+        if version == SCHEMA_VERSION:
+            return
+        if self.readonly:
+            raise LibraryError(self.path, f"needs upgrading (schema {version} to {SCHEMA_VERSION}) but is read-only")
+        with self.transaction():
+            for script in MIGRATIONS[version:]:
+                for statement in _statements(script):
+                    self.db.execute(statement)
+            self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE: waits up to BUSY_SECONDS for other
+        writers); rolled back on any error, which is reported as a LibraryError."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise _library_error(self.path, exc) from None
+        try:
+            yield self.db
+            self.db.execute("COMMIT")
+        except BaseException as exc:
+            self.db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise _library_error(self.path, exc) from None
+            raise
+
+    def query(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        try:
+            return self.db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise _library_error(self.path, exc) from None
+
+    # -- meta ------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, db: sqlite3.Connection, key: str, value: str) -> None:
+        db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                   (key, value))
+
+    def generation(self) -> int:
+        """Counts changes to the units: the vector index records the one it was built at."""
+        return int(self.get_meta("generation") or 0)
+
+    def _bump(self, db: sqlite3.Connection) -> None:
+        self.set_meta(db, "generation", str(self.generation() + 1))
+
+    # -- videos ----------------------------------------------------------------------
+    def add_video(self, path: str | os.PathLike, content_hash: str | None = None) -> tuple[int, str]:
+        """Catalogue ``path`` (a file); returns (id, what happened): "added", "known"
+        (same path), "moved" (a known content hash at a new path: the row follows it)."""
+        real = os.path.realpath(path)
+        stat = os.stat(real)
+        now = time.time()
+        with self.transaction() as db:
+            row = db.execute("SELECT id FROM videos WHERE path = ?", (real,)).fetchone()
+            if row is not None:
+                db.execute("UPDATE videos SET status = CASE WHEN status = 'missing' THEN 'new' ELSE status END "
+                           "WHERE id = ?", (row[0],))
+                return row[0], "known"
+            if content_hash is not None:
+                row = db.execute("SELECT id, path FROM videos WHERE content_hash = ? ORDER BY id", (content_hash,)
+                                 ).fetchall()
+                gone = [r for r in row if not os.path.exists(r[1])]
+                if gone:
+                    db.execute("UPDATE videos SET path = ?, mtime_ns = ?, status = CASE WHEN status = 'missing' "
+                               "THEN (CASE WHEN analysed_at IS NULL THEN 'new' ELSE 'done' END) ELSE status END "
+                               "WHERE id = ?", (real, stat.st_mtime_ns, gone[0][0]))
+                    return gone[0][0], "moved"
+            cursor = db.execute("INSERT INTO videos (path, content_hash, size_bytes, mtime_ns, added_at) "
+                                "VALUES (?, ?, ?, ?, ?)", (real, content_hash, stat.st_size, stat.st_mtime_ns, now))
+            return int(cursor.lastrowid), "added"
+
+    def set_status(self, video_id: int, status: str, error: str | None = None) -> None:
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status!r}")
+        with self.transaction() as db:
+            db.execute("UPDATE videos SET status = ?, error = ? WHERE id = ?", (status, error, video_id))
+
+    def mark_missing(self) -> list[int]:
+        """Mark videos whose file has gone as missing (their units stay searchable)."""
+        rows = self.query("SELECT id, path FROM videos WHERE status != 'missing'")
+        gone = [vid for vid, path in rows if not os.path.exists(path)]
+        if gone:
+            with self.transaction() as db:
+                db.executemany("UPDATE videos SET status = 'missing' WHERE id = ?", [(v,) for v in gone])
+        return gone
+
+    def needs_analysis(self, video_id: int) -> bool:
+        """Whether the file changed (size or mtime) since it was indexed, or never was."""
+        row = self.query("SELECT path, size_bytes, mtime_ns, analysed_at, status FROM videos WHERE id = ?",
+                         (video_id,))
+        if not row:
+            return False
+        path, size, mtime, analysed, status = row[0]
+        if analysed is None or status in ("new", "analysing", "failed"):
+            return True
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return False
+        return (stat.st_size, stat.st_mtime_ns) != (size, mtime)
+
+    def remove(self, video_id: int) -> bool:
+        """Forget a video and everything indexed of it (not the file). False if unknown."""
+        with self.transaction() as db:
+            gone = db.execute("DELETE FROM videos WHERE id = ?", (video_id,)).rowcount
+            if gone:
+                self._bump(db)
+        return bool(gone)
+
+    def videos(self) -> list[Video]:
+        rows = self.query("SELECT id, path, content_hash, status, duration, error FROM videos ORDER BY id")
+        people: dict[int, list[tuple[str, str | None]]] = {}
+        for vid, pid, name in self.query("SELECT video_id, pid, name FROM identities ORDER BY video_id, pid"):
+            people.setdefault(vid, []).append((pid, name))
+        return [Video(*row, identities=tuple(people.get(row[0], ()))) for row in rows]
+
+    def video(self, video_id: int) -> Video | None:
+        return next((v for v in self.videos() if v.id == video_id), None)
+
+    # -- analyses and units ------------------------------------------------------------
+    def index_analysis(self, video_id: int, analysis: Analysis, embed=None) -> int:
+        """Replace what is indexed of the video with ``analysis``'s units, in one
+        transaction; ``embed(texts) -> (n, d) float32`` gives their vectors. Returns the
+        number of units."""
+        units = units_of(analysis)
+        vectors = embed([u.text for u in units]) if embed is not None and units else None
+        info = analysis.video
+        path = self.query("SELECT path FROM videos WHERE id = ?", (video_id,))
+        if not path:
+            raise LibraryError(self.path, f"no video with id {video_id}")
+        try:
+            stat = os.stat(path[0][0])
+            size, mtime = stat.st_size, stat.st_mtime_ns
+        except OSError:
+            size = mtime = None
+        with self.transaction() as db:
+            db.execute("DELETE FROM units WHERE video_id = ?", (video_id,))
+            db.execute("DELETE FROM identities WHERE video_id = ?", (video_id,))
+            db.execute("UPDATE videos SET content_hash = ?, duration = ?, fps = ?, width = ?, height = ?, "
+                       "size_bytes = COALESCE(?, size_bytes), mtime_ns = COALESCE(?, mtime_ns), status = 'done', "
+                       "error = NULL, analysed_at = ? WHERE id = ?",
+                       (analysis.content_hash, info.duration, info.fps, info.width, info.height, size, mtime,
+                        time.time(), video_id))
+            db.execute("INSERT OR REPLACE INTO analyses (video_id, content_hash, engines, indexed_at) "
+                       "VALUES (?, ?, ?, ?)", (video_id, analysis.content_hash, json.dumps(analysis.engines),
+                                               time.time()))
+            db.executemany("INSERT INTO identities (video_id, pid, name) VALUES (?, ?, ?)",
+                           [(video_id, i.id, i.name) for i in analysis.identities])
+            for n, unit in enumerate(units):
+                blob = vectors[n].astype(np.float32).tobytes() if vectors is not None else None
+                cursor = db.execute("INSERT INTO units (video_id, kind, start, end, text, people, embedding) "
+                                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                    (video_id, unit.kind, unit.start, unit.end, unit.text, " ".join(unit.people),
+                                     blob))
+                db.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (?, ?, ?)",
+                               [(cursor.lastrowid, video_id, pid) for pid in unit.people])
+            self._bump(db)
+        return len(units)
+
+    def units(self, video_id: int) -> list[Unit]:
+        rows = self.query("SELECT kind, start, end, text, people FROM units WHERE video_id = ? ORDER BY start, id",
+                          (video_id,))
+        return [Unit(kind, start, end, text, tuple(people.split())) for kind, start, end, text, people in rows]
+
+    def embeddings(self) -> tuple[np.ndarray, np.ndarray]:
+        """(unit ids, their vectors) of every unit that has one, in id order."""
+        rows = self.query("SELECT id, embedding FROM units WHERE embedding IS NOT NULL ORDER BY id")
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+        ids = np.array([r[0] for r in rows], np.int64)
+        return ids, np.stack([np.frombuffer(r[1], np.float32) for r in rows])
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a migration script (triggers hold ';' inside BEGIN ... END)."""
+    out, current = [], ""
+    for line in script.strip().splitlines():
+        current += line + "\n"
+        if sqlite3.complete_statement(current):
+            out.append(current.strip())
+            current = ""
+    return out
+
+
+def _library_error(path: Path, exc: sqlite3.Error) -> LibraryError:
+    """SQLite's failure as one line a user can act on."""
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        reason = f"is locked by another program (waited {BUSY_SECONDS:g} s); close it and try again"
+    elif "readonly" in text or "read-only" in text:
+        reason = "is read-only; videoreview needs to write the library there (or set VIDEOREVIEW_HOME)"
+    elif "not a database" in text or "malformed" in text or "corrupt" in text:
+        reason = ("is damaged (SQLite: " + str(exc) + "); it was left as it is. Move it aside and run "
+                  "'videoreview library rebuild' to catalogue the analysed videos again")
+    elif "unable to open" in text:
+        reason = "cannot be opened (is its folder there and writable?)"
+    else:
+        reason = f"SQLite error: {exc}"
+    return LibraryError(path, reason)

@@ -1,0 +1,170 @@
+"""`videoreview library add PATH... | list | remove ID | search QUERY | rebuild`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import VideoReviewError
+
+EXIT_ERROR = 1
+
+
+def _error(message: str) -> None:
+    print(f"videoreview: error: {message}", file=sys.stderr)
+
+
+def add_parser(sub, parse_engines) -> None:
+    p = sub.add_parser("library", help="the library of analysed videos: add, list, remove, search, rebuild")
+    commands = p.add_subparsers(dest="library_command", metavar="ACTION", required=True)
+    a = commands.add_parser("add", help="add video files or folders (recursively); analyse and index what is new")
+    a.add_argument("paths", nargs="+", metavar="PATH")
+    a.add_argument("--engines", action="append", metavar="CAP=NAME[,CAP=NAME]", help="as for analyze")
+    a.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    a.set_defaults(run=lambda args: cmd_add(args, parse_engines(args.engines)))
+    ls = commands.add_parser("list", help="the library's videos with their status and people")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(run=cmd_list)
+    rm = commands.add_parser("remove", help="forget a video (the file is not touched)")
+    rm.add_argument("id", type=int, metavar="ID")
+    rm.set_defaults(run=cmd_remove)
+    s = commands.add_parser("search", help="find moments by text")
+    s.add_argument("query", metavar="QUERY")
+    s.add_argument("--top", type=int, default=10, metavar="K")
+    s.add_argument("--video", type=int, metavar="ID", help="only in this video (see 'library list')")
+    s.add_argument("--identity", metavar="NAME", help="only while this person is on screen: P2, or a given name")
+    s.add_argument("--json", action="store_true", help="a ranked list of {path, video_id, start, end, text, score}")
+    s.set_defaults(run=cmd_search)
+    r = commands.add_parser("rebuild", help="rebuild the catalog's index from the saved analyses (and the "
+                                            "vector index); a damaged catalog is moved aside first")
+    r.set_defaults(run=cmd_rebuild)
+
+
+def _catalog(readonly: bool = False):
+    from .catalog import Catalog
+
+    return Catalog(readonly=readonly)
+
+
+def cmd_add(args: argparse.Namespace, engines: dict) -> int:
+    from tqdm import tqdm
+
+    from .indexer import add_paths
+
+    bar = None
+
+    def report(path: str, what: str, detail: str) -> None:
+        nonlocal bar
+        if bar is not None:
+            bar.close()
+            bar = None
+        if what == "failed":
+            _error(detail)
+        elif not args.quiet:
+            print(f"{what:>9}  {path}", file=sys.stderr)
+
+    def progress(stage: str, fraction: float, message: str) -> None:
+        nonlocal bar
+        if args.quiet:
+            return
+        if bar is None:
+            bar = tqdm(total=100, unit="%", file=sys.stderr, leave=False)
+        bar.set_description(stage)
+        bar.n = round(100 * fraction)
+        bar.refresh()
+
+    try:
+        result = add_paths(args.paths, engines=engines or None, report=report, progress=progress)
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    finally:
+        if bar is not None:
+            bar.close()
+    for path, why in result.skipped:
+        _error(f"{path}: {why}")
+    print(f"{len(result.indexed)} indexed, {len(result.unchanged)} unchanged, {len(result.failed)} failed")
+    return EXIT_ERROR if result.failed or result.skipped else 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    try:
+        with _catalog(readonly=True) as catalog:
+            videos = catalog.videos()
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    if args.json:
+        json.dump([{"id": v.id, "path": v.path, "status": v.status, "duration": v.duration,
+                    "identities": [{"id": pid, "name": name} for pid, name in v.identities], "error": v.error}
+                   for v in videos], sys.stdout, ensure_ascii=False, indent=2)
+        print()
+        return 0
+    for v in videos:
+        people = ", ".join(f"{name} ({pid})" if name else pid for pid, name in v.identities)
+        length = f"{v.duration:7.1f} s" if v.duration is not None else "      ? s"
+        print(f"{v.id:>4}  {v.status:<9} {length}  {v.path}" + (f"  [{people}]" if people else "")
+              + (f"  ({v.error})" if v.error else ""))
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    try:
+        with _catalog() as catalog:
+            if not catalog.remove(args.id):
+                _error(f"no video with id {args.id} in the library (see 'videoreview library list')")
+                return EXIT_ERROR
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    print(f"removed video {args.id}")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from ..timecode import format_time
+    from .indexer import text_embedder
+    from .search import Searcher
+
+    try:
+        with _catalog(readonly=True) as catalog:
+            moments = Searcher(catalog, text_embedder()).search(args.query, top=args.top, video_id=args.video,
+                                                                identity=args.identity)
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    if args.json:
+        json.dump([m.to_json() for m in moments], sys.stdout, ensure_ascii=False, indent=2)
+        print()
+        return 0
+    if not moments:
+        print("no matches")
+    shown: list[str] = []
+    for m in moments:  # grouped by video, videos in the order of their best moment
+        if m.path not in shown:
+            shown.append(m.path)
+    for path in shown:
+        print(path)
+        for m in (m for m in moments if m.path == path):
+            print(f"  {format_time(m.start)}-{format_time(m.end)}  {m.score:.4f}  [{m.kind}] {m.text[:100]}")
+    return 0
+
+
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    from .indexer import rebuild
+
+    def report(path: str, what: str, detail: str) -> None:
+        print(f"{what:>9}  {path}" + (f" ({detail})" if detail else ""), file=sys.stderr)
+
+    try:
+        catalog, moved = rebuild(report=report)
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    with catalog:
+        count = len(catalog.videos())
+    if moved:
+        print(f"the old catalog could not be used and was moved to {moved}")
+    print(f"rebuilt: {count} videos")
+    return 0

@@ -1,0 +1,167 @@
+"""Adding files and folders to the library: catalogue, analyse what is new or changed,
+index its units. Safe to stop at any point: a video's units are replaced in one
+transaction after its analysis is saved, finished stages are in the stage cache, and a
+video left 'analysing' by a stop is analysed again (quickly, from the cache) next time.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..errors import Cancelled, LibraryError, MediaError, RecordError
+from ..pipeline import CancelToken, StageCache, analyze, store
+from ..records import Analysis
+from .catalog import Catalog, default_path
+
+VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".mkv", ".webm", ".avi", ".wmv", ".flv", ".mpg", ".mpeg",
+                            ".ts", ".mts", ".m2ts", ".3gp", ".ogv", ".vob", ".mxf", ".dv"})
+
+# video path, what happened ("added", "moved", "unchanged", "indexed", "failed", ...), detail
+Report = Callable[[str, str, str], None]
+
+
+@dataclass
+class AddResult:
+    indexed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # path, problem
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # not videos, unreadable folders
+
+
+def find_videos(paths: Iterable[str | os.PathLike]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Video files among ``paths`` (folders searched recursively, by file suffix), absolute,
+    in order; and the paths that are neither a video file nor a folder, with why."""
+    found, problems = [], []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            for folder, dirs, files in os.walk(path, onerror=lambda e: problems.append((e.filename, e.strerror))):
+                dirs.sort()
+                found += [os.path.abspath(os.path.join(folder, f)) for f in sorted(files)
+                          if Path(f).suffix.lower() in VIDEO_SUFFIXES and not f.startswith(".")]
+        elif path.is_file():
+            found.append(os.path.abspath(path))  # named on purpose: the analysis says if it is not a video
+        else:
+            problems.append((os.fspath(path), "no such file or folder"))
+    return list(dict.fromkeys(found)), problems
+
+
+def text_embedder():
+    from ..engines.embeddings.minilm import TextEmbedder
+
+    return TextEmbedder()
+
+
+def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = None, engines: dict | None = None,
+              embedder=None, report: Report | None = None, cancel: CancelToken | None = None,
+              progress=None) -> AddResult:
+    """Catalogue and index the videos in ``paths``. ``embedder`` defaults to the bundled
+    text embedding; ``progress`` is the pipeline's (stage, fraction, message)."""
+    report = report or (lambda path, what, detail: None)
+    cancel = cancel or CancelToken()
+    own = catalog is None
+    catalog = catalog or Catalog()
+    result = AddResult()
+    try:
+        files, result.skipped = find_videos(paths)
+        cache = StageCache()
+        catalog.mark_missing()
+        for path in files:
+            cancel.check()
+            try:
+                digest = cache.content_hash(path)
+            except OSError as exc:
+                result.failed.append((path, exc.strerror or str(exc)))
+                report(path, "failed", exc.strerror or str(exc))
+                continue
+            video_id, what = catalog.add_video(path, digest)
+            if what in ("added", "moved"):
+                report(path, what, "")
+            if not catalog.needs_analysis(video_id):
+                result.unchanged.append(path)
+                report(path, "unchanged", "")
+                continue
+            embedder = embedder or text_embedder()
+            problem = index_one(catalog, video_id, path, engines, embedder, cache, cancel, progress)
+            if problem:
+                result.failed.append((path, problem))
+                report(path, "failed", problem)
+            else:
+                result.indexed.append(path)
+                report(path, "indexed", "")
+    finally:
+        if own:
+            catalog.close()
+    return result
+
+
+def index_one(catalog: Catalog, video_id: int, path: str, engines, embedder, cache: StageCache,
+              cancel: CancelToken, progress=None) -> str | None:
+    """Analyse (reviewer edits kept, finished stages from the cache) and index one video;
+    the problem in one line, or None. Cancelled propagates (the video stays 'analysing')."""
+    catalog.set_status(video_id, "analysing")
+    try:
+        previous = _saved(cache.content_hash(path))
+        analysis = analyze(path, engines, progress=progress, cancel=cancel, cache=cache, previous=previous)
+        store.save(analysis)
+    except Cancelled:
+        raise
+    except (MediaError, RecordError, OSError) as exc:
+        problem = str(exc) if not isinstance(exc, OSError) else f"{path}: {exc.strerror or exc}"
+        catalog.set_status(video_id, "failed", problem)
+        return problem
+    catalog.index_analysis(video_id, analysis, embedder.embed)
+    return None
+
+
+def _saved(content_hash: str) -> Analysis | None:
+    try:
+        return store.load_saved(content_hash)
+    except RecordError:
+        return None  # a damaged saved file is rebuilt by the analysis
+
+
+def rebuild(embedder=None, report: Report | None = None) -> tuple[Catalog, str | None]:
+    """Make the library whole again from the saved analyses. A catalog that cannot be
+    opened (damaged, from a newer videoreview) is moved aside, never deleted, and a new
+    one made; then every saved analysis is indexed again and the vector index rebuilt.
+    Returns the catalog and where the old file went (None when it was kept)."""
+    report = report or (lambda path, what, detail: None)
+    path, moved = default_path(), None
+    try:
+        catalog = Catalog(path)
+    except LibraryError as exc:
+        if "locked" in exc.reason or "read-only" in exc.reason:
+            raise
+        moved = path.with_name(f"{path.name}.unusable-{time.strftime('%Y%m%d-%H%M%S')}")
+        for suffix in ("", "-wal", "-shm"):
+            if Path(f"{path}{suffix}").exists():
+                os.replace(f"{path}{suffix}", f"{moved}{suffix}")
+        catalog = Catalog(path)
+    embedder = embedder or text_embedder()
+    known = {v.content_hash: v for v in catalog.videos()}
+    for saved in sorted((store.saved_path("x").parent).glob("*.analysis.json")):
+        try:
+            analysis = Analysis.load(saved)
+        except RecordError as exc:
+            report(os.fspath(saved), "failed", str(exc))
+            continue
+        video = known.get(analysis.content_hash)
+        if video is None:
+            if not os.path.exists(analysis.video.path):
+                report(analysis.video.path, "skipped", "the file is not there (or its path was relative)")
+                continue
+            video_id, _ = catalog.add_video(analysis.video.path, analysis.content_hash)
+        else:
+            video_id = video.id
+        catalog.index_analysis(video_id, analysis, embedder.embed)
+        report(analysis.video.path, "indexed", "")
+    catalog.mark_missing()
+    from .vectors import VectorIndex
+
+    VectorIndex(catalog).rebuild()
+    return catalog, os.fspath(moved) if moved else None

@@ -1,0 +1,157 @@
+"""Hybrid search over the library: FTS5 (BM25) and vector search over the same units,
+fused by reciprocal rank (RRF, k = 60, as Cormack et al. 2009), returning moments.
+
+The user's words are never passed to FTS5 as syntax: each word is quoted and the words
+are OR-ed, so quotes, operators, parentheses and SQL in a query are just text. Filters
+(one video, an identity by id or reviewer-given name) apply to both lists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import VideoReviewError
+from .catalog import Catalog
+from .vectors import VectorIndex
+
+RRF_K = 60
+MAX_QUERY_CHARS = 1000
+MAX_QUERY_WORDS = 64  # FTS5 handles more, but a query this long is a pasted paragraph
+CANDIDATES = 10  # each list contributes this many times ``top`` candidates before fusion
+# Below this cosine the vector half has found nothing related (all-MiniLM-L6-v2 gives
+# unrelated texts 0.0-0.35): without it, every query would return the nearest junk.
+MIN_SIMILARITY = 0.3
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Moment:
+    video_id: int
+    path: str
+    start: float
+    end: float
+    text: str
+    kind: str
+    score: float
+    people: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "video_id": self.video_id, "start": round(self.start, 3),
+                "end": round(self.end, 3), "text": self.text, "score": round(self.score, 6), "kind": self.kind}
+
+
+def query_words(query: str) -> list[str]:
+    """The words of a query, lowercased, at most MAX_QUERY_WORDS; ValueError when none."""
+    words = _WORD.findall(query[:MAX_QUERY_CHARS].lower())[:MAX_QUERY_WORDS]
+    if not words:
+        raise VideoReviewError("the query is empty: type some words to search for" if not query.strip()
+                               else f"the query {query[:40]!r} has no words to search for")
+    return words
+
+
+def fts_query(words: list[str]) -> str:
+    """The words quoted (so none is FTS5 syntax) and OR-ed, function words left out
+    unless there is nothing else; the index stems them (Porter), so "chop" finds "chops"."""
+    from ..summary.visil import english_stop_words
+
+    content = [w for w in words if w not in english_stop_words()] or words
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in content)
+
+
+def _filters(video_id: int | None, identity: str | None) -> tuple[str, list]:
+    """SQL over units ``u`` for one video and / or one identity (its id or a reviewer's
+    name for it, any case): the WHERE text ('' for none) and its parameters."""
+    parts, params = [], []
+    if video_id is not None:
+        parts.append("u.video_id = ?")
+        params.append(video_id)
+    if identity is not None:
+        parts.append("u.id IN (SELECT up.unit_id FROM unit_people up JOIN identities i "
+                     "ON i.video_id = up.video_id AND i.pid = up.pid WHERE lower(i.pid) = lower(?) "
+                     "OR lower(i.name) = lower(?))")
+        params += [identity.strip(), identity.strip()]
+    return " AND ".join(parts), params
+
+
+class Searcher:
+    """Searches one catalog; ``embedder`` (a TextEmbedder) turns on the vector half."""
+
+    def __init__(self, catalog: Catalog, embedder=None):
+        self.catalog = catalog
+        self.embedder = embedder
+        self.vectors = VectorIndex(catalog) if embedder is not None else None
+
+    def search(self, query: str, top: int = 10, video_id: int | None = None,
+               identity: str | None = None) -> list[Moment]:
+        words = query_words(query)
+        where, params = _filters(video_id, identity)
+        wanted = max(1, top) * CANDIDATES
+        ranked = [self._text_ranks(words, wanted, where, params)]
+        if self.embedder is not None:
+            allowed = None if not where else {r[0] for r in self.catalog.query(
+                f"SELECT u.id FROM units u WHERE {where}", params)}
+            ranked.append(self._vector_ranks(query[:MAX_QUERY_CHARS], wanted, allowed))
+        fused: dict[int, float] = {}
+        for ranking in ranked:
+            for rank, unit_id in enumerate(ranking):
+                fused[unit_id] = fused.get(unit_id, 0.0) + 1.0 / (RRF_K + rank + 1)
+        return self._moments(sorted(fused.items(), key=lambda kv: -kv[1]), top)
+
+    # -- the two rankings -------------------------------------------------------------
+    def _text_ranks(self, words: list[str], limit: int, where: str, params: list) -> list[int]:
+        sql = "SELECT f.rowid FROM units_fts f JOIN units u ON u.id = f.rowid WHERE units_fts MATCH ?"
+        rows = self.catalog.query(f"{sql}{' AND ' + where if where else ''} ORDER BY bm25(units_fts) LIMIT ?",
+                                  [fts_query(words), *params, limit])
+        return [r[0] for r in rows]
+
+    def _vector_ranks(self, text: str, limit: int, allowed: set[int] | None) -> list[int]:
+        vector = self.embedder.embed([text])[0]
+        if allowed is None:
+            return [unit_id for unit_id, score in self.vectors.search(vector, limit) if score >= MIN_SIMILARITY]
+        # A filtered search: exact, over the allowed units' vectors (one video or one person).
+        ids, vectors = self._vectors_of(allowed)
+        if not len(ids):
+            return []
+        scores = vectors @ vector
+        order = np.argsort(-scores)[:limit]
+        return [int(ids[i]) for i in order if scores[i] >= MIN_SIMILARITY]
+
+    def _vectors_of(self, unit_ids: set[int]) -> tuple[np.ndarray, np.ndarray]:
+        wanted = sorted(unit_ids)
+        rows = []
+        for start in range(0, len(wanted), 900):  # SQLite's limit on parameters
+            chunk = wanted[start:start + 900]
+            rows += self.catalog.query(f"SELECT id, embedding FROM units WHERE embedding IS NOT NULL AND id IN "
+                                       f"({','.join('?' * len(chunk))})", chunk)
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+        return np.array([r[0] for r in rows]), np.stack([np.frombuffer(r[1], np.float32) for r in rows])
+
+    # -- results ------------------------------------------------------------------------
+    def _moments(self, scored: list[tuple[int, float]], top: int) -> list[Moment]:
+        """Moments for the best units: one per (video, span), the best text kept."""
+        out: list[Moment] = []
+        seen: set[tuple[int, float, float]] = set()
+        for start in range(0, len(scored), 200):
+            chunk = scored[start:start + 200]
+            rows = self.catalog.query(
+                f"SELECT u.id, u.video_id, v.path, u.start, u.end, u.text, u.kind, u.people FROM units u "
+                f"JOIN videos v ON v.id = u.video_id WHERE u.id IN ({','.join('?' * len(chunk))})",
+                [unit_id for unit_id, _ in chunk])
+            by_id = {r[0]: r for r in rows}
+            for unit_id, score in chunk:
+                row = by_id.get(unit_id)
+                if row is None:  # the vector index was a step behind: a unit since removed
+                    continue
+                _, video_id, path, begin, end, text, kind, people = row
+                key = (video_id, round(begin, 2), round(end, 2))
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.append(Moment(video_id, path, begin, end, text, kind, score, tuple(people.split())))
+                if len(out) >= top:
+                    return out
+        return out

@@ -1,0 +1,74 @@
+"""The searchable units of an Analysis: short texts with the span of video they describe.
+
+Kinds: ``caption`` (a frame caption, until the next caption or cut), ``boundary`` (an
+event boundary's subject / before / after, around its time), ``summary`` (the whole
+video), ``identity`` (a person's id and name, over their appearances), ``labels`` (the
+builtin classifier's labels at a frame, over the caption's span), ``file`` (the file
+name's words, the whole video). Each unit lists the identities on screen during it, so a
+search can ask for "scenes with P2".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..records import Analysis
+
+BOUNDARY_CONTEXT = 1.0  # seconds either side of a boundary that its caption describes
+_PLACEHOLDER = re.compile(r"\[KEYFRAME\d+\]")
+
+
+@dataclass(frozen=True)
+class Unit:
+    kind: str
+    start: float
+    end: float
+    text: str
+    people: tuple[str, ...] = ()  # identity ids on screen during the span
+
+
+def file_words(path: str) -> str:
+    """A file name as words: "holiday_2024-beach.MP4" -> "holiday 2024 beach"."""
+    return " ".join(re.split(r"[\W_]+", Path(path).stem)).strip()
+
+
+def units_of(analysis: Analysis) -> list[Unit]:
+    duration = analysis.video.duration
+    captions = sorted(analysis.captions, key=lambda c: c.time)
+    cuts = analysis.shot_changes()
+    appearances = [(i.id, a.start, a.end) for i in analysis.identities for a in i.appearances]
+
+    def people(start: float, end: float) -> tuple[str, ...]:
+        # On screen during the span: overlapping it, not just touching its end.
+        return tuple(sorted({pid for pid, a, b in appearances
+                             if (a < end and b > start) or (start == end and a <= start <= b)}))
+
+    def unit(kind: str, start: float, end: float, text: str) -> Unit | None:
+        text = " ".join(text.split())
+        if not text:
+            return None
+        start, end = max(0.0, start), min(duration, end) if duration else end
+        return Unit(kind, start, max(start, end), text, people(start, max(start, end)))
+
+    out: list[Unit | None] = []
+    for n, c in enumerate(captions):
+        end = captions[n + 1].time if n + 1 < len(captions) else duration
+        end = min([end] + [t for t in cuts if c.time < t < end])  # a caption ends at a cut
+        out.append(unit("caption", c.time, end, c.text))
+        if c.labels:
+            out.append(unit("labels", c.time, end, ", ".join(name for name, _ in c.labels)))
+    for b in analysis.boundaries:
+        if b.caption is not None:
+            text = f"{b.caption.subject}: {b.caption.before} -> {b.caption.after}"
+            out.append(unit("boundary", b.time - BOUNDARY_CONTEXT, b.time + BOUNDARY_CONTEXT, text))
+    for s in analysis.summaries:
+        out.append(unit("summary", 0.0, duration, _PLACEHOLDER.sub(" ", s.text)))
+    for i in analysis.identities:
+        if i.appearances:
+            text = f"{i.name} ({i.id})" if i.name else i.id
+            u = unit("identity", min(a.start for a in i.appearances), max(a.end for a in i.appearances), text)
+            out.append(None if u is None else Unit(u.kind, u.start, u.end, u.text, (i.id,)))
+    out.append(unit("file", 0.0, duration, file_words(analysis.video.path)))
+    return [u for u in out if u is not None]
