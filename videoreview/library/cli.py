@@ -125,9 +125,10 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     from ..timecode import format_time
     from .indexer import text_embedder
-    from .search import Searcher
+    from .search import Searcher, query_words
 
     try:
+        query_words(args.query)  # a query with no words fails before the model loads
         with _catalog(readonly=True) as catalog:
             moments = Searcher(catalog, text_embedder()).search(args.query, top=args.top, video_id=args.video,
                                                                 identity=args.identity)
