@@ -92,7 +92,8 @@ def main() -> None:
     median = statistics.median(latencies)
     p99 = float(np.percentile(latencies, 99))
 
-    print(f"vectors    {args.n:,} x {DIM} float32 in {args.clusters:,} clusters; {args.queries:,} queries, one at a time")
+    print(f"vectors    {args.n:,} x {DIM} float32 in {args.clusters:,} clusters; "
+          f"{args.queries:,} queries, one at a time")
     print(f"index      {kind}" + (f" (efSearch {HNSW_EF_SEARCH})" if "HNSW" in kind else "")
           + f", built in {build_s:.1f} s, about {index_mb:,.0f} MB (RSS growth); peak RSS {peak_rss_mb():,.0f} MB")
     print(f"latency    median {median:.2f} ms, p99 {p99:.2f} ms (exact search: {1000 * exact_s / args.queries:.1f} ms "
