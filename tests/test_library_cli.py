@@ -93,6 +93,29 @@ def test_bad_queries_get_one_line(added, home):
     assert len(listing(home)) == 2
 
 
+def test_eval_retrieval_scores_the_library_on_a_query_file(added, folder, home, tmp_path):
+    queries = tmp_path / "queries.json"
+    queries.write_text(json.dumps([
+        {"query": "scenes with no people", "video": "cuts clip.mp4", "set": "spatial"},
+        {"query": "a person in an academic gown", "video": str(folder / "sub" / "people é.mp4"), "set": "spatial"},
+        {"query": "P2 in close-up", "video": "people é.mp4", "set": "temporal", "times": [4.0]},
+    ]), encoding="utf-8")
+    proc = run("eval", "retrieval", queries, "--json", home=home)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["queries"] == 3 and set(report["recall"]) == {"R@1", "R@5", "R@10"}
+    assert report["recall"]["R@10"] == 1.0 and 0 < report["mAP"] <= 1  # two videos: always in the top 10
+    assert report["spatial"]["queries"] == 2 and report["temporal"]["queries"] == 1 and report["ReBias"] >= 0
+    assert report["grounding"]["queries"] == 1 and report["grounding"]["f1"]["3"] == 1.0  # P2: 2-6 s
+    bad = tmp_path / "bad.json"
+    for content, problem in (("{nope", "not valid JSON"), ("[]", "expected a list"),
+                             ('[{"query": "x", "video": "nowhere.mp4"}]', "not in the library"),
+                             ('[{"query": "x", "video": "people é.mp4", "set": "other"}]', "'set'")):
+        bad.write_text(content, encoding="utf-8")
+        proc = run("eval", "retrieval", bad, home=home)
+        assert proc.returncode == 1 and str(bad) in proc.stderr and problem in proc.stderr, proc.stderr
+
+
 def test_adding_again_skips_what_is_indexed_and_recognises_a_moved_file(added, folder, home, tmp_path):
     proc = run("library", "add", folder, home=home)
     assert proc.returncode == 0 and proc.stdout.strip() == "0 indexed, 2 unchanged, 0 failed"

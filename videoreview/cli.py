@@ -382,15 +382,17 @@ def _eval_captions(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    if args.task == "retrieval":
+        return _eval_retrieval(args)
+    if args.truth is None:
+        _error(f"eval {args.task} needs PRED.json and TRUTH.json")
+        return EXIT_USAGE
     if args.task == "identities":
         return _eval_identities(args)
     if args.task == "captions":
         return _eval_captions(args)
     if args.task == "fitb":
         return _eval_fitb(args)
-    if args.task != "boundaries":
-        _error(f"eval {args.task} is not yet available")
-        return EXIT_USAGE
     from .metrics.boundaries import TOLERANCES, boundary_f1
 
     kinds = set(args.kind.split(",")) if args.kind else None
@@ -411,6 +413,43 @@ def cmd_eval(args: argparse.Namespace) -> int:
     for s in scores:
         print(f"{s.tolerance:>8.1f} {s.precision:>9.3f} {s.recall:>7.3f} {s.f1:>6.3f}")
     print(f"{'average':>8} {'':>9} {'':>7} {average:>6.3f}")
+    return 0
+
+
+def _eval_retrieval(args: argparse.Namespace) -> int:
+    """The library's search on a query file: R@1/5/10, mAP, ReBias, grounding F1."""
+    from .library.catalog import Catalog
+    from .library.evaluate import evaluate, load_queries
+    from .library.indexer import text_embedder
+    from .library.search import Searcher
+    from .metrics.boundaries import TOLERANCES
+
+    if args.truth is not None:
+        _error("eval retrieval takes one file: QUERIES.json (it searches the library)")
+        return EXIT_USAGE
+    tolerances = [float(t) for t in args.tolerances.split(",")] if args.tolerances else list(TOLERANCES)
+    try:
+        queries = load_queries(args.predicted)
+        with Catalog(readonly=True) as catalog:
+            report = evaluate(catalog, Searcher(catalog, text_embedder()), queries, args.predicted, tolerances)
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    recall = "  ".join(f"{k} {v:.3f}" for k, v in report["recall"].items())
+    print(f"{report['queries']} queries: {recall}  mAP {report['mAP']:.3f}")
+    for name in ("spatial", "temporal"):
+        if name in report:
+            part = "  ".join(f"{k} {v:.3f}" for k, v in report[name]["recall"].items())
+            print(f"  {name} ({report[name]['queries']}): {part}")
+    if "ReBias" in report:
+        print(f"ReBias {report['ReBias']:.3f} (|1 - R_temporal / R_spatial|, 0 is unbiased)")
+    if "grounding" in report:
+        g = report["grounding"]
+        print(f"grounding ({g['queries']} queries) F1: " + "  ".join(f"{t} s {f:.3f}" for t, f in g["f1"].items())
+              + f"  average {g['average_f1']:.3f}")
     return 0
 
 
@@ -702,8 +741,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", help="score predictions against ground truth")
     p.add_argument("task", choices=["boundaries", "identities", "fitb", "captions", "retrieval"])
-    p.add_argument("predicted", metavar="PRED.json")
-    p.add_argument("truth", metavar="TRUTH.json")
+    p.add_argument("predicted", metavar="PRED.json", help="(retrieval: QUERIES.json, searched in the library)")
+    p.add_argument("truth", metavar="TRUTH.json", nargs="?")
     p.add_argument("--kind", help="only these boundary kinds, e.g. cut,gradual")
     p.add_argument("--tolerances", help="comma-separated seconds (default: 0.1,0.2,0.5,1,1.5,2,2.5,3)")
     p.add_argument("--judge", default="builtin", help="captions: builtin (lexical stand-in) or vlm:FOLDER")
