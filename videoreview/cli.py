@@ -551,17 +551,12 @@ def _summaries_for(analysis, formats: list[str], writer_spec: str | None = None,
 
 
 def _read_reference(path: str):
-    from .summary.compare import Reference
+    from .summary.compare import read_reference
 
-    try:
-        text = Path(path).read_text(encoding="utf-8").strip()
-    except UnicodeDecodeError:
-        raise VideoReviewError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise VideoReviewError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if not text:
+    reference = read_reference(path)
+    if not reference.text:
         raise VideoReviewError(f"{path}: the reference description is empty")
-    return Reference(text, f"file {Path(path).name}")
+    return reference
 
 
 def _compare(analysis, summaries, scorer_spec: str, reference_file: str | None, quiet: bool):

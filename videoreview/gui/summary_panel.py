@@ -2,8 +2,8 @@
 text, ViSIL score), comparing them by ViSIL in the background, and the exports.
 
 Summaries are records of the Analysis: building them and editing their text are edits of
-the document (undoable, saved), asked of the window through ``editRequested``. Writing them with a VLM and a ViSIL comparison run
-in a child process (gui.model_job); a comparison's result is kept per video while the
+the document (undoable, saved), asked of the window through ``editRequested``. Writing
+them with a VLM and a ViSIL comparison run in a child process (gui.model_job); a comparison's result is kept per video while the
 window is open and shown as a table and a plot of ViSIL against token cost.
 """
 
@@ -23,7 +23,7 @@ from ..errors import VideoReviewError
 from ..pipeline import edits
 from ..records import Analysis, Summary
 from ..summary import builder
-from ..summary.compare import Comparison, Reference, format_label
+from ..summary.compare import Comparison, Reference, format_label, read_reference
 from ..timecode import timecode
 from .colors import EDITED_COLOR
 from .document import VideoDocument
@@ -340,16 +340,12 @@ class ReferenceDialog(QDialog):
 
     def load_file(self, path: str) -> bool:
         try:
-            text = Path(path).read_text(encoding="utf-8").strip()
-        except UnicodeDecodeError:
-            self.problem.setText(f"{path}: not UTF-8 text")
-            return False
-        except OSError as exc:
-            self.problem.setText(f"{path}: cannot be read ({exc.strerror or exc})")
+            self.loaded = read_reference(path)
+        except VideoReviewError as exc:
+            self.problem.setText(str(exc))
             return False
         self.problem.clear()
-        self.loaded = Reference(text, f"file {Path(path).name}")
-        self.edit.setPlainText(text)
+        self.edit.setPlainText(self.loaded.text)
         return True
 
     def reference(self) -> Reference | None:

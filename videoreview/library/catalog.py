@@ -325,11 +325,14 @@ class Catalog:
 
     def embeddings(self) -> tuple[np.ndarray, np.ndarray]:
         """(unit ids, their vectors) of every unit that has one, in id order."""
-        rows = self.query("SELECT id, embedding FROM units WHERE embedding IS NOT NULL ORDER BY id")
-        if not rows:
-            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
-        ids = np.array([r[0] for r in rows], np.int64)
-        return ids, np.stack([np.frombuffer(r[1], np.float32) for r in rows])
+        return stacked(self.query("SELECT id, embedding FROM units WHERE embedding IS NOT NULL ORDER BY id"))
+
+
+def stacked(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
+    """(unit id, embedding blob) rows as (ids, (n, d) float32 vectors)."""
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+    return np.array([r[0] for r in rows], np.int64), np.stack([np.frombuffer(r[1], np.float32) for r in rows])
 
 
 def _statements(script: str) -> list[str]:

@@ -86,7 +86,7 @@ def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = N
                 report(path, "unchanged", "")
                 continue
             embedder = embedder or text_embedder()
-            problem = index_one(catalog, video_id, path, engines, embedder, cache, cancel, progress)
+            problem = index_one(catalog, video_id, path, digest, engines, embedder, cache, cancel, progress)
             if problem:
                 result.failed.append((path, problem))
                 report(path, "failed", problem)
@@ -99,13 +99,13 @@ def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = N
     return result
 
 
-def index_one(catalog: Catalog, video_id: int, path: str, engines, embedder, cache: StageCache,
+def index_one(catalog: Catalog, video_id: int, path: str, content_hash: str, engines, embedder, cache: StageCache,
               cancel: CancelToken, progress=None) -> str | None:
     """Analyse (reviewer edits kept, finished stages from the cache) and index one video;
     the problem in one line, or None. Cancelled propagates (the video stays 'analysing')."""
     catalog.set_status(video_id, "analysing")
     try:
-        previous = _saved(cache.content_hash(path))
+        previous = _saved(content_hash)
         analysis = analyze(path, engines, progress=progress, cancel=cancel, cache=cache, previous=previous)
         store.save(analysis)
     except Cancelled:
@@ -144,7 +144,7 @@ def rebuild(embedder=None, report: Report | None = None) -> tuple[Catalog, str |
         catalog = Catalog(path)
     embedder = embedder or text_embedder()
     known = {v.content_hash: v for v in catalog.videos()}
-    for saved in sorted((store.saved_path("x").parent).glob("*.analysis.json")):
+    for saved in sorted(store.saved_dir().glob("*.analysis.json")):
         try:
             analysis = Analysis.load(saved)
         except RecordError as exc:

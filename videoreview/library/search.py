@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import VideoReviewError
-from .catalog import Catalog
+from .catalog import Catalog, stacked
 from .vectors import VectorIndex
 
 RRF_K = 60
@@ -126,9 +126,7 @@ class Searcher:
             chunk = wanted[start:start + 900]
             rows += self.catalog.query(f"SELECT id, embedding FROM units WHERE embedding IS NOT NULL AND id IN "
                                        f"({','.join('?' * len(chunk))})", chunk)
-        if not rows:
-            return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
-        return np.array([r[0] for r in rows]), np.stack([np.frombuffer(r[1], np.float32) for r in rows])
+        return stacked(rows)
 
     # -- results ------------------------------------------------------------------------
     def _moments(self, scored: list[tuple[int, float]], top: int) -> list[Moment]:

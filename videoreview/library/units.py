@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..records import Analysis
+from ..summary.builder import PLACEHOLDER
 
 BOUNDARY_CONTEXT = 1.0  # seconds either side of a boundary that its caption describes
-_PLACEHOLDER = re.compile(r"\[KEYFRAME\d+\]")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def units_of(analysis: Analysis) -> list[Unit]:
             text = f"{b.caption.subject}: {b.caption.before} -> {b.caption.after}"
             out.append(unit("boundary", b.time - BOUNDARY_CONTEXT, b.time + BOUNDARY_CONTEXT, text))
     for s in analysis.summaries:
-        out.append(unit("summary", 0.0, duration, _PLACEHOLDER.sub(" ", s.text)))
+        out.append(unit("summary", 0.0, duration, PLACEHOLDER.sub(" ", s.text)))
     for i in analysis.identities:
         if i.appearances:
             text = f"{i.name} ({i.id})" if i.name else i.id

@@ -10,8 +10,12 @@ from ..paths import data_dir
 from ..records import Analysis
 
 
+def saved_dir() -> Path:
+    return data_dir() / "analyses"
+
+
 def saved_path(content_hash: str) -> Path:
-    return data_dir() / "analyses" / f"{content_hash}.analysis.json"
+    return saved_dir() / f"{content_hash}.analysis.json"
 
 
 def load_saved(content_hash: str) -> Analysis | None:

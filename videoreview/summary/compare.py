@@ -11,9 +11,12 @@ score is ever shown without them.
 from __future__ import annotations
 
 import math
+import os
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from ..errors import VideoReviewError
 from ..records import Analysis, Summary
 from .visil import MAX_KEYWORDS, Scorer, Source, extract_keywords, log_p, mask_caption, pareto_frontier, select
 
@@ -71,6 +74,18 @@ def format_label(summary: Summary) -> str:
     if summary.format == "text" or n == 0:
         return "text"
     return str(n) if summary.format == "keyframes+text" else f"{n} image{'s' if n > 1 else ''}, no text"
+
+
+def read_reference(path: str | os.PathLike) -> Reference:
+    """A reference description from a UTF-8 text file (stripped; may be empty);
+    VideoReviewError naming the file when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        raise VideoReviewError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise VideoReviewError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return Reference(text, f"file {Path(path).name}")
 
 
 def builtin_reference(analysis: Analysis) -> Reference:

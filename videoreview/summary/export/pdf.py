@@ -28,6 +28,7 @@ import numpy as np
 
 from ...records import Analysis, FaceDetection, Identity, Summary, write_atomic
 from ...timecode import format_time
+from ..builder import keyframe_time
 from ..compare import Comparison
 from .fonts import base_fonts, coverage, drawable, fallbacks_for
 
@@ -282,7 +283,6 @@ class _Report:
     def __init__(self, analysis: Analysis, pictures: _Pictures, strings: Iterator[str]):
         self.analysis = analysis
         self.pictures = pictures
-        self.keyframe_times = {k.frame: k.time for k in analysis.keyframes}
         self.name = Path(analysis.video.path).name or analysis.video.path
         pdf = _document_class()(self.name)
         pdf.set_margins(MARGIN, MARGIN, MARGIN)
@@ -356,7 +356,7 @@ class _Report:
 
     def summary(self, summary: Summary) -> None:
         self.heading("Summary")
-        times = [self.time_of(f) for f in summary.keyframe_frames]
+        times = [keyframe_time(self.analysis, f) for f in summary.keyframe_frames]
         edited = ", edited by a reviewer" if summary.edited else ""
         self.text(f"{summary.format}, by {summary.engine or 'unknown'}{edited}", SMALL_PT)
         if summary.text.strip():
@@ -512,10 +512,6 @@ class _Report:
         pdf.multi_cell(w, pdf.font_size * LINE, "no picture", align="C")
 
     # -- helpers
-
-    def time_of(self, frame: int) -> float:
-        fps = self.analysis.video.fps
-        return self.keyframe_times.get(frame, frame / fps if fps else 0.0)
 
     def stamp(self, seconds: float) -> str:
         return format_time(seconds, self.analysis.video.fps)
