@@ -33,6 +33,7 @@ class VideoDocument(QObject):
     changed = Signal(object)  # the Analysis now shown (None before the first result)
     statusChanged = Signal(str)
     saveFailed = Signal(str)
+    saved = Signal(object)  # the Analysis of a reviewer's edit, now saved (the library re-indexes it)
 
     def __init__(self, path: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -90,4 +91,6 @@ class VideoDocument(QObject):
                 store.save(analysis)
             except (OSError, VideoReviewError) as exc:
                 self.saveFailed.emit(f"{store.saved_path(analysis.content_hash)}: could not save ({exc})")
+            else:
+                self.saved.emit(analysis)
         self.changed.emit(analysis)

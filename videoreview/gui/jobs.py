@@ -110,10 +110,18 @@ class AnalysisQueue(QObject):
         self._worker: _Worker | None = None
         self._retired: list[tuple[QThread, _Worker]] = []  # finished threads until they stop
 
-    def enqueue(self, path: str, previous: Analysis | None = None) -> None:
+    def enqueue(self, path: str, previous: Analysis | None = None, front: bool = False) -> None:
+        """Queue a video's analysis; ``front``: before the others (a video the user
+        opened goes before the library's folder)."""
+        waiting = next((job for job in self.pending if job.path == path), None)
+        if waiting is not None and front:
+            self.pending.remove(waiting)
+            self.pending.insert(0, waiting)
+            self.queueChanged.emit()
         if self.is_queued(path):
             return
-        self.pending.append(Job(path, dict(self.engines), previous))
+        job = Job(path, dict(self.engines), previous)
+        self.pending.insert(0, job) if front else self.pending.append(job)
         self.queueChanged.emit()
         self._start_next()
 

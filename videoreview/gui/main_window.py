@@ -14,10 +14,13 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QHBoxLayo
                                QProgressBar, QSplitter, QToolButton, QVBoxLayout, QWidget)
 
 from .. import __version__
+from ..media import VIDEO_EXTENSIONS, VIDEO_FILE_FILTER
 from ..pipeline import DEFAULT_ENGINES, edits, identities
 from ..records import Analysis
 from .document import VideoDocument
 from .jobs import AnalysisQueue, JobProgress
+from .library_client import LibraryClient
+from .library_panel import LibraryPanel
 from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, identity_label
 from .summary_panel import SummaryPanel
 from .theme import THEMES, apply_theme, saved_theme, settings
@@ -26,10 +29,8 @@ from .timeline import Timeline
 from .transport import TransportBar
 from .video_view import VideoView
 
-VIDEO_EXTENSIONS = frozenset(
-    ".mp4 .m4v .mov .mkv .webm .avi .wmv .flv .mpg .mpeg .m2v .ts .mts .m2ts .3gp .ogv .mxf .vob .dv .y4m".split())
-FILE_FILTER = "Videos ({})".format(" ".join(f"*{e}" for e in sorted(VIDEO_EXTENSIONS)))
 MAX_RECENT = 10
+REINDEX_DELAY_MS = 1500  # edits come in bursts: the library takes the last state
 
 
 def collect_videos(paths: list[str]) -> tuple[list[str], list[str]]:
@@ -108,6 +109,10 @@ class MainWindow(QMainWindow):
         self.queue = AnalysisQueue(engines or dict(DEFAULT_ENGINES), self)
         self.thumbnails: ThumbnailLoader | None = None
         self._opened_in_player: str | None = None
+        self._seek_on_open: tuple[str, float] | None = None  # a library result opening at its moment
+        self._to_reindex: dict[str, str] = {}  # path -> content hash of an edited, saved analysis
+        self._reindex_timer = QTimer(self, singleShot=True, interval=REINDEX_DELAY_MS, timeout=self._reindex)
+        self.library = LibraryClient(self)
 
         self.view = VideoView()
         self.player = self.view.player
@@ -142,6 +147,8 @@ class MainWindow(QMainWindow):
         self.summary_panel = SummaryPanel()
         # At the bottom, the window's whole width: the summaries stand side by side.
         self.summaries_dock = self._dock("Summaries", self.summary_panel, Qt.BottomDockWidgetArea)
+        self.library_panel = LibraryPanel(self.library, self.queue)
+        self.library_dock = self._dock("Library", self.library_panel, Qt.LeftDockWidgetArea)
 
         self.job_status = JobStatus()
         self.statusBar().addPermanentWidget(self.job_status)
@@ -150,6 +157,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._restore_settings()
         self.show_document(None)
+        QTimer.singleShot(0, self.library_panel.resume)  # once the window is up
 
     # -- construction ---------------------------------------------------------------------
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
@@ -183,6 +191,9 @@ class MainWindow(QMainWindow):
         self._action(file, "&Open…", self.open_dialog, QKeySequence.Open)
         self.recent_menu = file.addMenu("Open &Recent")
         file.addSeparator()
+        self._action(file, "Add &folder to the library…", self.library_panel.ask_folder, "Ctrl+Shift+O")
+        self._action(file, "Add files to the &library…", self.library_panel.ask_files)
+        file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.Quit)
 
         edit = bar.addMenu("&Edit")
@@ -192,6 +203,11 @@ class MainWindow(QMainWindow):
         self._action(edit, "Add &boundary at playhead", self.add_boundary_at_playhead, "B")
         self._action(edit, "&Delete selected boundary", self.delete_selected_boundary, QKeySequence.Delete)
         self._action(edit, "&Edit selected…", self.edit_selected, "F2")
+        edit.addSeparator()
+        self._action(edit, "&Find in this video…", lambda: self._focus_search(True), QKeySequence.Find)
+        self._action(edit, "&Search the library…", lambda: self._focus_search(False), "Ctrl+Shift+F")
+        self._action(edit, "Next &match", lambda: self.library_panel.jump(1), "F3")
+        self._action(edit, "Previous matc&h", lambda: self.library_panel.jump(-1), "Shift+F3")
 
         play = bar.addMenu("&Playback")
         self._action(play, "Play / pause", self.player.toggle_play, "Space")
@@ -234,7 +250,8 @@ class MainWindow(QMainWindow):
             action.setChecked(theme == saved_theme())
             group.addAction(action)
         view.addSeparator()
-        for dock in (self.videos_dock, self.details_dock, self.identities_dock, self.summaries_dock):
+        for dock in (self.videos_dock, self.library_dock, self.details_dock, self.identities_dock,
+                     self.summaries_dock):
             view.addAction(dock.toggleViewAction())
 
         analysis = bar.addMenu("&Analysis")
@@ -251,6 +268,9 @@ class MainWindow(QMainWindow):
         q.partial.connect(self._on_partial)
         q.finished.connect(self._on_finished)
         q.failed.connect(self._on_failed)
+        # Every analysed video goes into the library (a failure is noted there if it is catalogued).
+        q.finished.connect(lambda path, analysis: self.library_panel.index(path, analysis.content_hash))
+        q.failed.connect(self.library_panel.analysis_failed)
         q.cancelled.connect(self._on_cancelled)
         q.queueChanged.connect(self._on_queue_changed)
         self.job_status.cancelRequested.connect(self.cancel_current)
@@ -273,6 +293,12 @@ class MainWindow(QMainWindow):
         self.summary_panel.seekRequested.connect(self.player.seek)
         self.summary_panel.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.summary_panel.problem.connect(self.notice)
+        lp = self.library_panel
+        lp.openRequested.connect(self.open_at)
+        lp.analyseRequested.connect(lambda path: self.queue.enqueue(path))
+        lp.problem.connect(self.notice)
+        lp.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.library.error.connect(self.notice)
         d = self.details
         d.captionEdited.connect(lambda frame, text: self.apply_edit(
             "Edit caption", lambda a: edits.edit_caption(a, frame, text)))
@@ -299,7 +325,7 @@ class MainWindow(QMainWindow):
             document = self.documents.get(path)
             if document is None:
                 document = self._new_document(path)
-                self.queue.enqueue(path)
+                self.queue.enqueue(path, front=True)  # before the library's queue
             first = first or document
             self._add_recent(path)
         if first is not None and first is not self.current:
@@ -312,12 +338,41 @@ class MainWindow(QMainWindow):
         document.changed.connect(lambda analysis, d=document: self._on_document_changed(d))
         document.statusChanged.connect(lambda status, d=document: self.videos.update_video(d.path, status, d.message))
         document.saveFailed.connect(self.notice)
+        document.saved.connect(lambda analysis, d=document: self._reindex_later(d.path, analysis.content_hash))
         document.undo_stack.indexChanged.connect(self._update_undo_actions)
         self.videos.update_video(path, document.status)
         return document
 
+    def open_at(self, path: str, seconds: float) -> None:
+        """Open a video (a library result) and, with ``seconds`` >= 0, show that moment
+        once the player has it."""
+        document = self.documents.get(path)
+        if document is not None and document is self.current and self._opened_in_player == path:
+            if seconds >= 0:
+                self.player.seek(seconds)
+            return
+        self._seek_on_open = (path, seconds) if seconds >= 0 else None
+        if document is None:
+            self.open_paths([path])
+        else:
+            self.show_document(document)
+
+    def _focus_search(self, this_video: bool) -> None:
+        self.library_dock.show()
+        self.library_dock.raise_()
+        self.library_panel.focus_search(this_video)
+
+    def _reindex_later(self, path: str, content_hash: str) -> None:
+        self._to_reindex[path] = content_hash
+        self._reindex_timer.start()
+
+    def _reindex(self) -> None:
+        for path, content_hash in self._to_reindex.items():
+            self.library_panel.index(path, content_hash)
+        self._to_reindex.clear()
+
     def open_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open videos", "", f"{FILE_FILTER};;All files (*)")
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open videos", "", f"{VIDEO_FILE_FILTER};;All files (*)")
         if paths:
             self.open_paths(paths)
 
@@ -363,6 +418,7 @@ class MainWindow(QMainWindow):
             self._shown_before = self.current  # to go back to if this one turns out not to be a video
         self.current = document
         self.videos.set_current(document.path if document else None)
+        self.library_panel.set_current_video(document.path if document else None)
         self.setWindowTitle(f"{os.path.basename(document.path)} — videoreview" if document else "videoreview")
         if self.thumbnails is not None:
             self.thumbnails.close()
@@ -381,6 +437,9 @@ class MainWindow(QMainWindow):
         if analysis is not None and self._opened_in_player != document.path:
             self._opened_in_player = document.path
             self.player.open(document.path, analysis.video)
+            if self._seek_on_open is not None and self._seek_on_open[0] == document.path:
+                self.player.seek(self._seek_on_open[1])
+                self._seek_on_open = None
             self.thumbnails = ThumbnailLoader(document.path, self)
             self.thumbnails.ready.connect(self.timeline.set_thumbnail)
             self.thumbnails.cropReady.connect(self.gallery.set_crop)
@@ -637,7 +696,8 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         else:  # first run: a narrow list of videos, room for the video itself
-            self.resizeDocks([self.videos_dock, self.details_dock], [190, 340], Qt.Horizontal)
+            self.resizeDocks([self.videos_dock, self.details_dock], [300, 340], Qt.Horizontal)
+            self.resizeDocks([self.videos_dock, self.library_dock], [140, 600], Qt.Vertical)
             self.resizeDocks([self.summaries_dock], [360], Qt.Vertical)
         splitter = s.value("window/splitter")
         if splitter is not None:
@@ -653,8 +713,11 @@ class MainWindow(QMainWindow):
         s.setValue("window/state", self.saveState())
         s.setValue("window/splitter", self.splitter.saveState())
         s.sync()
+        self._reindex()
         self.queue.shutdown()
         self.summary_panel.shutdown()
+        self.library_panel.shutdown()
+        self.library.shutdown()
         if self.thumbnails is not None:
             self.thumbnails.close()
         wait_for_closed_loaders()

@@ -29,6 +29,12 @@ def _forget_stopped() -> None:
     _stopping[:] = [(thread, worker) for thread, worker in _stopping if not thread.isFinished()]
 
 
+def retire_thread(thread: QThread, worker: QObject) -> None:
+    """Keep a closed loader's thread (and its worker) alive until it has stopped."""
+    _stopping.append((thread, worker))
+    thread.finished.connect(_forget_stopped)
+
+
 def wait_for_closed_loaders(timeout_ms: int = 2000) -> None:
     """At quit: give the threads of closed loaders a moment to stop."""
     for thread, _ in list(_stopping):
@@ -98,8 +104,7 @@ class ThumbnailLoader(QObject):
         if self._closed:
             return
         self._closed = True
-        _stopping.append((self._thread, self._worker))
-        self._thread.finished.connect(_forget_stopped)
+        retire_thread(self._thread, self._worker)
         self._thread.requestInterruption()
         self._shutdown.emit()
 
@@ -223,7 +228,7 @@ class _Worker(QObject):
         for frame, rgb in zip(result.indices.tolist(), result.frames):
             if QThread.currentThread().isInterruptionRequested():
                 return
-            self.decoded.emit(frame, self._height, _to_qimage(rgb))
+            self.decoded.emit(frame, self._height, to_qimage(rgb))
 
     def _crop(self, key: str, frame: int, box: tuple, size: int) -> None:
         info = self._source.info
@@ -231,12 +236,12 @@ class _Worker(QObject):
             return
         rgb = self._source.frames_at_indices([frame]).frames[0]
         region = _square_around(box, info.width, info.height)
-        image = _to_qimage(rgb).copy(region).scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
+        image = to_qimage(rgb).copy(region).scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
                                                      Qt.TransformationMode.SmoothTransformation)
         self.cropped.emit(key, frame, box, size, image)
 
 
-def _to_qimage(rgb: np.ndarray) -> QImage:
+def to_qimage(rgb: np.ndarray) -> QImage:
     """A QImage owning its pixels (the numpy buffer may be reused or freed)."""
     rgb = np.ascontiguousarray(rgb)
     height, width = rgb.shape[:2]

@@ -269,14 +269,23 @@ class Catalog:
         return bool(gone)
 
     def videos(self) -> list[Video]:
-        rows = self.query("SELECT id, path, content_hash, status, duration, error FROM videos ORDER BY id")
-        people: dict[int, list[tuple[str, str | None]]] = {}
-        for vid, pid, name in self.query("SELECT video_id, pid, name FROM identities ORDER BY video_id, pid"):
-            people.setdefault(vid, []).append((pid, name))
-        return [Video(*row, identities=tuple(people.get(row[0], ()))) for row in rows]
+        return self._videos("", ())
 
     def video(self, video_id: int) -> Video | None:
-        return next((v for v in self.videos() if v.id == video_id), None)
+        return next(iter(self._videos("WHERE id = ?", (video_id,))), None)
+
+    def find(self, path: str | os.PathLike) -> Video | None:
+        """The video catalogued at ``path`` (symbolic links resolved), if any."""
+        return next(iter(self._videos("WHERE path = ?", (os.path.realpath(path),))), None)
+
+    def _videos(self, where: str, params: Sequence) -> list[Video]:
+        rows = self.query(f"SELECT id, path, content_hash, status, duration, error FROM videos {where} ORDER BY id",
+                          params)
+        people: dict[int, list[tuple[str, str | None]]] = {}
+        for vid, pid, name in self.query(f"SELECT video_id, pid, name FROM identities WHERE video_id IN "
+                                         f"(SELECT id FROM videos {where}) ORDER BY video_id, pid", params):
+            people.setdefault(vid, []).append((pid, name))
+        return [Video(*row, identities=tuple(people.get(row[0], ()))) for row in rows]
 
     # -- analyses and units ------------------------------------------------------------
     def index_analysis(self, video_id: int, analysis: Analysis, embed=None) -> int:
@@ -317,6 +326,11 @@ class Catalog:
                                [(cursor.lastrowid, video_id, pid) for pid in unit.people])
             self._bump(db)
         return len(units)
+
+    def indexed(self) -> list[tuple[int, str, str, float]]:
+        """(video id, path, content hash, when indexed) of each video with an analysis indexed."""
+        return self.query("SELECT v.id, v.path, a.content_hash, a.indexed_at FROM videos v "
+                          "JOIN analyses a ON a.video_id = v.id WHERE v.status = 'done' ORDER BY v.id")
 
     def units(self, video_id: int) -> list[Unit]:
         rows = self.query("SELECT kind, start, end, text, people FROM units WHERE video_id = ? ORDER BY start, id",

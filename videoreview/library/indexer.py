@@ -10,15 +10,14 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from ..errors import Cancelled, LibraryError, MediaError, RecordError
+from ..media import VIDEO_EXTENSIONS
 from ..pipeline import CancelToken, StageCache, analyze, store
 from ..records import Analysis
 from .catalog import Catalog, default_path
 
-VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".mkv", ".webm", ".avi", ".wmv", ".flv", ".mpg", ".mpeg",
-                            ".ts", ".mts", ".m2ts", ".3gp", ".ogv", ".vob", ".mxf", ".dv"})
 
 # video path, what happened ("added", "moved", "unchanged", "indexed", "failed", ...), detail
 Report = Callable[[str, str, str], None]
@@ -42,7 +41,7 @@ def find_videos(paths: Iterable[str | os.PathLike]) -> tuple[list[str], list[tup
             for folder, dirs, files in os.walk(path, onerror=lambda e: problems.append((e.filename, e.strerror))):
                 dirs.sort()
                 found += [os.path.abspath(os.path.join(folder, f)) for f in sorted(files)
-                          if Path(f).suffix.lower() in VIDEO_SUFFIXES and not f.startswith(".")]
+                          if Path(f).suffix.lower() in VIDEO_EXTENSIONS and not f.startswith(".")]
         elif path.is_file():
             found.append(os.path.abspath(path))  # named on purpose: the analysis says if it is not a video
         else:
@@ -66,25 +65,9 @@ def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = N
     own = catalog is None
     catalog = catalog or Catalog()
     result = AddResult()
+    cache = StageCache()
     try:
-        files, result.skipped = find_videos(paths)
-        cache = StageCache()
-        catalog.mark_missing()
-        for path in files:
-            cancel.check()
-            try:
-                digest = cache.content_hash(path)
-            except OSError as exc:
-                result.failed.append((path, exc.strerror or str(exc)))
-                report(path, "failed", exc.strerror or str(exc))
-                continue
-            video_id, what = catalog.add_video(path, digest)
-            if what in ("added", "moved"):
-                report(path, what, "")
-            if not catalog.needs_analysis(video_id):
-                result.unchanged.append(path)
-                report(path, "unchanged", "")
-                continue
+        for path, video_id, digest in catalogue(paths, catalog, result, report, cancel, cache):
             embedder = embedder or text_embedder()
             problem = index_one(catalog, video_id, path, digest, engines, embedder, cache, cancel, progress)
             if problem:
@@ -97,6 +80,31 @@ def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = N
         if own:
             catalog.close()
     return result
+
+
+def catalogue(paths: Iterable[str | os.PathLike], catalog: Catalog, result: AddResult, report: Report,
+              cancel: CancelToken, cache: StageCache) -> Iterator[tuple[str, int, str]]:
+    """Catalogue the videos in ``paths`` one by one (hashing each: a moved file is
+    recognised) and yield (path, video id, content hash) of those that need analysing;
+    the rest go into ``result`` (unchanged, failed, skipped) and ``report``."""
+    files, result.skipped = find_videos(paths)
+    catalog.mark_missing()
+    for path in files:
+        cancel.check()
+        try:
+            digest = cache.content_hash(path)
+        except OSError as exc:
+            result.failed.append((path, exc.strerror or str(exc)))
+            report(path, "failed", exc.strerror or str(exc))
+            continue
+        video_id, what = catalog.add_video(path, digest)
+        if what in ("added", "moved"):
+            report(path, what, "")
+        if catalog.needs_analysis(video_id):
+            yield path, video_id, digest
+        else:
+            result.unchanged.append(path)
+            report(path, "unchanged", "")
 
 
 def index_one(catalog: Catalog, video_id: int, path: str, content_hash: str, engines, embedder, cache: StageCache,

@@ -8,12 +8,13 @@ numpy only here (plus PyAV, decord2 and OpenCV): no Qt, no torch.
             batch.indices, batch.times, batch.frames
 """
 
-from .probe import VIDEO_EXTENSIONS, probe
+from .probe import VIDEO_EXTENSIONS, VIDEO_FILE_FILTER, probe
 from .source import FrameBatch, FrameSource, open_video, scaled_size
 from .thumbs import save_thumbnail, thumbnail
 
 __all__ = [
     "VIDEO_EXTENSIONS",
+    "VIDEO_FILE_FILTER",
     "FrameBatch",
     "FrameSource",
     "open_video",

@@ -35,9 +35,10 @@ VIDEO_EXTENSIONS: frozenset[str] = frozenset(
     {
         ".mp4", ".m4v", ".mov", ".qt", ".mkv", ".webm", ".avi", ".wmv", ".asf", ".flv", ".f4v",
         ".mpg", ".mpeg", ".m2v", ".vob", ".ts", ".mts", ".m2ts", ".3gp", ".3g2", ".ogv",
-        ".mxf", ".dv", ".divx",
+        ".mxf", ".dv", ".divx", ".y4m",
     }
 )
+VIDEO_FILE_FILTER = "Videos ({})".format(" ".join(f"*{e}" for e in sorted(VIDEO_EXTENSIONS)))
 
 # Demuxers that happily "open" things that are not videos.
 _TEXT_FORMATS = {"tty"}

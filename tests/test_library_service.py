@@ -1,0 +1,90 @@
+"""What the library process does for the window (library.service), called directly on a
+real catalog in a temp VIDEOREVIEW_HOME, with hand-made analyses saved as the pipeline
+saves them: indexing a saved analysis, grounding inside one video, catching up on
+analyses saved after they were indexed (an edit as the window closed), and what is left
+to analyse."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+
+import pytest
+
+from test_library_catalog import Words, garden, kitchen
+from videoreview.errors import LibraryError, VideoReviewError
+from videoreview.library.service import LibraryService, _call
+from videoreview.pipeline import store
+
+
+@pytest.fixture()
+def service(tmp_path, monkeypatch):
+    monkeypatch.setenv("VIDEOREVIEW_HOME", str(tmp_path / "home"))
+    service = LibraryService(embedder=Words())
+    yield service
+    service.close()
+
+
+def video_file(tmp_path, name: str):
+    path = tmp_path / name
+    path.write_bytes(name.encode())
+    return str(path)
+
+
+def test_a_saved_analysis_is_indexed_and_searchable(service, tmp_path):
+    path = video_file(tmp_path, "kitchen.mp4")
+    store.save(kitchen(path))
+    assert service.index(path, "a" * 64) > 0
+    [video] = service.videos()
+    assert video.path == os.path.realpath(path) and video.status == "done"
+    best = service.search("pours tea", top=5)[0]
+    assert best.path == video.path and best.start >= 6.0  # the woman pours tea after the cut at 6 s
+    with pytest.raises(LibraryError, match="no saved analysis"):
+        service.index(path, "c" * 64)
+
+
+def test_grounding_searches_only_the_open_video(service, tmp_path):
+    for name, make in (("kitchen.mp4", kitchen), ("garden.mp4", garden)):
+        path = video_file(tmp_path, name)
+        store.save(make(path))
+        service.index(path, make(path).content_hash)
+    kitchen_path = str(tmp_path / "kitchen.mp4")
+    inside = service.search("Ada", video_path=kitchen_path)
+    assert inside and {m.path for m in inside} == {os.path.realpath(kitchen_path)}
+    assert len({m.path for m in service.search("Ada")}) == 2  # both videos have an Ada
+    with pytest.raises(LibraryError, match="not in the library yet"):
+        service.search("Ada", video_path=video_file(tmp_path, "other.mp4"))
+    with pytest.raises(VideoReviewError, match="query is empty"):
+        service.search("   ")
+
+
+def test_resume_indexes_edits_saved_after_indexing_and_lists_what_is_left(service, tmp_path):
+    path = video_file(tmp_path, "kitchen.mp4")
+    analysis = kitchen(path)
+    store.save(analysis)
+    service.index(path, analysis.content_hash)
+    assert not service.search("Grace", identity="Grace")
+    time.sleep(0.01)  # the edit is saved after the indexing (file times have ms resolution or better)
+    p1, p2 = analysis.identities
+    renamed = dataclasses.replace(analysis, identities=(dataclasses.replace(p1, name="Grace"), p2))
+    store.save(renamed)  # ... and the window closed before the library took it
+    waiting = video_file(tmp_path, "waiting.mp4")
+    service.catalog.add_video(waiting, "d" * 64)  # catalogued, never analysed
+    assert service.resume() == [os.path.realpath(waiting)]
+    found = service.search("Grace", identity="Grace")
+    assert found and all(m.start < 6.0 for m in found)  # P1 is on screen for the first 6 s
+
+
+def test_a_failed_analysis_is_noted_only_for_catalogued_videos(service, tmp_path):
+    known = video_file(tmp_path, "known.mp4")
+    service.catalog.add_video(known, "e" * 64)
+    service.failed(known, f"{known}: not a video")
+    service.failed(video_file(tmp_path, "dropped.mp4"), "not a video")  # opened in the window only
+    assert [(v.path, v.status, v.error) for v in service.videos()] == [
+        (os.path.realpath(known), "failed", f"{known}: not a video")]
+
+
+def test_unknown_requests_are_refused(service):
+    with pytest.raises(VideoReviewError, match="unknown request"):
+        _call(service, "close", (), print)

@@ -1,0 +1,148 @@
+"""The window's end of the library process (see library.service).
+
+A QThread owns the pipe: it starts the child on the first request, sends what the GUI
+queued, and turns replies into a signal that Qt queues into the GUI thread, where each
+reply goes to the callbacks given with its request. The GUI thread never waits on the
+pipe. A child that dies fails its open requests with one line and is started again by
+the next request.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import queue
+from dataclasses import dataclass
+from typing import Callable
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from ..library.service import serve
+
+POLL_SECONDS = 0.05
+
+
+@dataclass
+class _Callbacks:
+    done: Callable | None
+    error: Callable[[str], None] | None
+    progress: Callable | None
+
+
+class _PipeThread(QThread):
+    message = Signal(object)  # (request id, kind, payload)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.outgoing: queue.Queue = queue.Queue()
+        self.context = multiprocessing.get_context("spawn")  # no fork: the parent has Qt threads
+        self.stop_adding = self.context.Event()
+        self.child = None
+        self._open: set[int] = set()
+
+    def run(self) -> None:
+        conn = None
+        while not self.isInterruptionRequested():
+            while not self.outgoing.empty():
+                request = self.outgoing.get_nowait()
+                self._open.add(request[0])
+                try:
+                    conn = conn or self._start()
+                    conn.send(request)
+                except (OSError, RuntimeError) as exc:  # cannot start it, or it has just died
+                    conn = self._died(conn, f"the library process could not be reached ({exc})")
+            if conn is None or not conn.poll(POLL_SECONDS):
+                if conn is None:
+                    self.msleep(round(POLL_SECONDS * 1000))
+                continue
+            try:
+                reply = conn.recv()
+            except (EOFError, OSError):
+                self.child.join(5)
+                conn = self._died(conn, f"the library process stopped unexpectedly (exit code {self.child.exitcode})")
+                continue
+            if reply[1] in ("ok", "error"):
+                self._open.discard(reply[0])
+            self.message.emit(reply)
+        if conn is not None:
+            try:  # what the window sent as it closed (a last edit to index), then the end
+                while not self.outgoing.empty():
+                    conn.send(self.outgoing.get_nowait())
+                conn.send(None)
+            except OSError:
+                pass
+            self.child.join(3)
+            if self.child.is_alive():  # busy embedding a long analysis: its writes are transactions
+                self.child.terminate()
+                self.child.join(3)
+            conn.close()
+
+    def _start(self):
+        parent_end, child_end = self.context.Pipe()
+        self.child = self.context.Process(target=serve, args=(child_end, self.stop_adding), daemon=True,
+                                          name="videoreview-library")
+        self.child.start()
+        child_end.close()
+        return parent_end
+
+    def _died(self, conn, why: str) -> None:
+        """Fail the open requests; the next request starts a new child."""
+        for request_id in sorted(self._open):
+            self.message.emit((request_id, "error", why))
+        self._open.clear()
+        if conn is not None:
+            conn.close()
+        return None
+
+
+class LibraryClient(QObject):
+    """Requests to the library process; ``request`` returns at once and the callbacks run
+    in the GUI thread: ``done(result)``, ``error(message)``, ``progress(payload)``."""
+
+    error = Signal(str)  # a failed request that had no error callback
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ids = itertools.count(1)
+        self._callbacks: dict[int, _Callbacks] = {}
+        self._thread = _PipeThread()
+        self._thread.message.connect(self._on_message)
+        self._thread.start()
+
+    def request(self, action: str, *args, done: Callable | None = None, error: Callable[[str], None] | None = None,
+                progress: Callable | None = None) -> int:
+        request_id = next(self._ids)
+        self._callbacks[request_id] = _Callbacks(done, error, progress)
+        self._thread.outgoing.put((request_id, action, args))
+        return request_id
+
+    def busy(self) -> bool:
+        return bool(self._callbacks)
+
+    def stop_adding(self) -> None:
+        """Stop cataloguing the folders being added (what is catalogued stays)."""
+        self._thread.stop_adding.set()
+
+    def shutdown(self, timeout_ms: int = 8000) -> None:
+        self._callbacks.clear()
+        self._thread.requestInterruption()
+        self._thread.wait(timeout_ms)
+
+    @Slot(object)
+    def _on_message(self, reply: tuple) -> None:
+        request_id, kind, payload = reply
+        callbacks = self._callbacks.get(request_id)
+        if callbacks is None:
+            return  # the window has moved on (shut down)
+        if kind == "progress":
+            if callbacks.progress is not None:
+                callbacks.progress(payload)
+            return
+        del self._callbacks[request_id]
+        if kind == "ok":
+            if callbacks.done is not None:
+                callbacks.done(payload)
+        elif callbacks.error is not None:
+            callbacks.error(payload)
+        else:
+            self.error.emit(payload)

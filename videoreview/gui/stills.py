@@ -1,0 +1,130 @@
+"""Still frames of any video at a time, for the library panel's video list and search
+results: decoded on a thread of their own, newest request first, with an LRU cache of
+images and of open files (a result list asks for several moments of the same videos)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from PySide6.QtCore import QObject, QThread, Qt, Signal, Slot
+from PySide6.QtGui import QImage
+
+from ..media import open_video
+from .thumbnails import retire_thread, to_qimage
+
+OPEN_FILES = 4
+
+
+class StillLoader(QObject):
+    """``request(key, path, seconds)``; ``ready(key, image)`` when decoded. A file that
+    cannot be read gives no image (the list keeps its placeholder)."""
+
+    ready = Signal(str, QImage)
+    _wanted = Signal(str, str, float, int)
+    _shutdown = Signal()
+
+    def __init__(self, parent: QObject | None = None, height: int = 54, cache_size: int = 1024) -> None:
+        super().__init__(parent)
+        self.height = height
+        self._cache: OrderedDict[tuple, QImage] = OrderedDict()
+        self._cache_size = cache_size
+        self._closed = False
+        self._thread = QThread()
+        self._worker = _Worker()
+        self._worker.moveToThread(self._thread)
+        self._wanted.connect(self._worker.want)
+        self._shutdown.connect(self._worker.shut_down)
+        self._worker.decoded.connect(self._on_decoded)
+        self._thread.start(QThread.Priority.LowPriority)
+
+    def request(self, key: str, path: str, seconds: float) -> None:
+        if self._closed:
+            return
+        image = self._cache.get((path, round(seconds, 2)))
+        if image is not None:
+            self._cache.move_to_end((path, round(seconds, 2)))
+            self.ready.emit(key, image)
+        else:
+            self._wanted.emit(key, path, float(seconds), self.height)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        retire_thread(self._thread, self._worker)
+        self._thread.requestInterruption()
+        self._shutdown.emit()
+
+    @Slot(str, str, float, QImage)
+    def _on_decoded(self, key: str, path: str, seconds: float, image: QImage) -> None:
+        self._cache[(path, round(seconds, 2))] = image
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        if not self._closed:
+            self.ready.emit(key, image)
+
+
+class _Worker(QObject):
+    decoded = Signal(str, str, float, QImage)
+    _more = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._requests: OrderedDict[str, tuple[str, float, int]] = OrderedDict()  # key -> (path, seconds, height)
+        self._sources: OrderedDict[str, object] = OrderedDict()
+        self._broken: set[str] = set()
+        self._scheduled = False
+        self._more.connect(self._work, Qt.ConnectionType.QueuedConnection)
+
+    @Slot(str, str, float, int)
+    def want(self, key: str, path: str, seconds: float, height: int) -> None:
+        self._requests.pop(key, None)
+        self._requests[key] = (path, seconds, height)
+        if not self._scheduled:
+            self._scheduled = True
+            self._more.emit()
+
+    @Slot()
+    def shut_down(self) -> None:
+        for source in self._sources.values():
+            source.close()
+        self._sources.clear()
+        self._requests.clear()
+        QThread.currentThread().quit()
+
+    @Slot()
+    def _work(self) -> None:
+        """One still per turn of the event loop, the newest request first."""
+        self._scheduled = False
+        if not self._requests or QThread.currentThread().isInterruptionRequested():
+            return
+        key, (path, seconds, height) = self._requests.popitem(last=True)
+        image = self._decode(path, seconds, height)
+        if image is not None:
+            self.decoded.emit(key, path, seconds, image)
+        if self._requests:
+            self._scheduled = True
+            self._more.emit()
+
+    def _decode(self, path: str, seconds: float, height: int) -> QImage | None:
+        if path in self._broken:
+            return None
+        try:
+            source = self._source(path)
+            info = source.info
+            frame = min(max(0, round(seconds * info.fps)), info.frame_count - 1)
+            size = (max(2, round(height * info.width / info.height)), height)
+            return to_qimage(source.frames_at_indices([frame], size=size).frames[0])
+        except Exception:  # missing, moved or damaged: no picture, the list says the rest
+            self._broken.add(path)
+            return None
+
+    def _source(self, path: str):
+        source = self._sources.pop(path, None)
+        if source is None:
+            # PyAV seeks straight to the frame (decord would index the whole file first).
+            source = open_video(path, backend="pyav")
+            while len(self._sources) >= OPEN_FILES:
+                self._sources.popitem(last=False)[1].close()
+        self._sources[path] = source
+        return source

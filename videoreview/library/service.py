@@ -1,0 +1,177 @@
+"""The library for a window: one long-lived child process that owns the catalog and the
+text embedding and answers the window's requests one at a time.
+
+Why a process: the embedding imports torch and transformers (about 8 s on a 2-core
+machine), which hold Python's GIL for long stretches and would freeze a window that ran
+them on a thread of its own process (see pipeline.child). The model stays loaded between
+requests, so a search costs a query embedding (about 20 ms) and the search itself.
+
+Protocol: the window sends ``(request id, action, args)`` and gets back
+``(request id, "progress", payload)`` any number of times, then
+``(request id, "ok", result)`` or ``(request id, "error", one line)``. ``None`` ends
+the loop. The analysis itself stays with the window's analysis queue: ``add`` only
+catalogues and says which videos need analysing; ``index`` takes a finished one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Callable
+
+from ..errors import Cancelled, LibraryError, VideoReviewError
+from ..pipeline import CancelToken, StageCache, store
+from .catalog import Catalog, Video
+from .indexer import AddResult, catalogue, rebuild, text_embedder
+from .search import Moment, Searcher, query_words
+
+Progress = Callable[[object], None]
+
+
+class LibraryService:
+    """What the child does for each action (plain methods: tested without a process)."""
+
+    def __init__(self, embedder=None) -> None:
+        self._catalog: Catalog | None = None
+        self._embedder = embedder
+        self._searcher: Searcher | None = None
+        self.cancel = CancelToken()
+
+    @property
+    def catalog(self) -> Catalog:
+        if self._catalog is None:  # opened on demand: a damaged file is reported by each request
+            self._catalog = Catalog()
+        return self._catalog
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            self._embedder = text_embedder()
+        return self._embedder
+
+    def close(self) -> None:
+        if self._catalog is not None:
+            self._catalog.close()
+            self._catalog = self._searcher = None
+
+    # -- actions ------------------------------------------------------------------------
+    def add(self, paths: list[str], progress: Progress) -> dict:
+        """Catalogue files and folders; each video that needs analysing is sent as
+        progress ``("wanted", path)`` at once, so its analysis can start while the rest
+        are hashed. Returns counts and problems."""
+        self.cancel = CancelToken()
+        result = AddResult()
+        wanted = []
+
+        def report(path: str, what: str, detail: str) -> None:
+            progress((what, path))
+
+        try:
+            for path, _, _ in catalogue(paths, self.catalog, result, report, self.cancel, StageCache()):
+                wanted.append(path)
+                progress(("wanted", path))
+        except Cancelled:
+            pass
+        return {"wanted": wanted, "unchanged": len(result.unchanged), "failed": result.failed,
+                "skipped": result.skipped}
+
+    def resume(self) -> list[str]:
+        """Bring the library up to date after a stop: analyses saved since they were
+        indexed (an edit made as the window closed, or from the command line) are indexed
+        again; returns the catalogued videos whose analysis never finished, their files
+        still there, for the window to queue."""
+        for video_id, path, content_hash, indexed_at in self.catalog.indexed():
+            try:
+                saved_at = store.saved_path(content_hash).stat().st_mtime
+            except OSError:
+                continue
+            if saved_at > indexed_at:
+                self.index(path, content_hash)
+        return [v.path for v in self.catalog.videos() if v.status in ("new", "analysing") and os.path.exists(v.path)]
+
+    def index(self, path: str, content_hash: str) -> int:
+        """Index the saved analysis of ``path`` (after an analysis or a reviewer's edit);
+        a video not yet in the library is added. Returns the number of units."""
+        analysis = store.load_saved(content_hash)
+        if analysis is None:
+            raise LibraryError(path, "has no saved analysis to index")
+        video_id, _ = self.catalog.add_video(path, content_hash)
+        return self.catalog.index_analysis(video_id, analysis, self.embedder.embed)
+
+    def failed(self, path: str, message: str) -> None:
+        """An analysis failed: a catalogued video says why (others are not added)."""
+        video = self.catalog.find(path)
+        if video is not None:
+            self.catalog.set_status(video.id, "failed", message)
+
+    def videos(self) -> list[Video]:
+        self.catalog.mark_missing()
+        return self.catalog.videos()
+
+    def remove(self, video_id: int) -> bool:
+        return self.catalog.remove(video_id)
+
+    def search(self, query: str, top: int = 50, video_path: str | None = None,
+               identity: str | None = None) -> list[Moment]:
+        """Moments for ``query``; with ``video_path``, only in that video (grounding)."""
+        query_words(query)  # an empty query fails before anything loads
+        video_id = None
+        if video_path is not None:
+            video = self.catalog.find(video_path)
+            if video is None or video.status == "new":
+                raise LibraryError(video_path, "is not in the library yet (its analysis has not finished)")
+            video_id = video.id
+        if self._searcher is None:
+            self._searcher = Searcher(self.catalog, self.embedder)
+        return self._searcher.search(query, top=top, video_id=video_id, identity=identity or None)
+
+    def rebuild(self) -> str | None:
+        """`videoreview library rebuild`: where an unusable catalog was moved, or None."""
+        self.close()
+        self._catalog, moved = rebuild(self.embedder)
+        return moved
+
+
+def serve(conn, cancel_event) -> None:
+    """The child's entry point (importable without Qt): answer requests until ``None`` or
+    the pipe closes. ``cancel_event`` stops a running ``add``."""
+    service = LibraryService()
+    # Pass the window's stop on to the token the running action checks.
+    threading.Thread(target=_watch, args=(cancel_event, service), daemon=True).start()
+    try:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                break
+            if message is None:
+                break
+            request_id, action, args = message
+            try:
+                result = _call(service, action, args, lambda payload: conn.send((request_id, "progress", payload)))
+                conn.send((request_id, "ok", result))
+            except VideoReviewError as exc:
+                conn.send((request_id, "error", str(exc)))
+            except Exception as exc:  # a bug: report it to the window rather than die silently
+                import traceback
+
+                traceback.print_exc()
+                conn.send((request_id, "error", f"library: unexpected error in {action}: {exc!r}"))
+    finally:
+        service.close()
+        conn.close()
+
+
+def _call(service: LibraryService, action: str, args: tuple, progress: Progress):
+    if action == "add":
+        return service.add(*args, progress=progress)
+    if action not in ("resume", "index", "failed", "videos", "remove", "search", "rebuild"):
+        raise VideoReviewError(f"library: unknown request {action!r}")
+    return getattr(service, action)(*args)
+
+
+def _watch(event, service: LibraryService) -> None:
+    while True:
+        event.wait()
+        event.clear()
+        service.cancel.cancel()
