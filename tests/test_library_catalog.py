@@ -5,6 +5,7 @@ read-only and too-new catalog files."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sqlite3
@@ -18,6 +19,7 @@ from videoreview.library import catalog as catalog_module
 from videoreview.library.catalog import SCHEMA_VERSION, Catalog
 from videoreview.library.search import Searcher, fts_query
 from videoreview.library.units import file_words, units_of
+from videoreview.library import vectors as vectors_module
 from videoreview.library.vectors import VectorIndex
 from videoreview.records import (
     Analysis,
@@ -198,11 +200,44 @@ def test_the_vector_index_is_rebuilt_when_missing_damaged_or_behind(library, tmp
     os.remove(vectors.path)
     again = VectorIndex(catalog)
     assert again.index().ntotal == catalog.query("SELECT count(*) FROM units")[0][0] and again.rebuilt
-    # The catalog moves on (a crash before the index was saved): the index is rebuilt, not trusted.
-    kitchen_id = catalog.videos()[0].id
+    (tmp_path / "library.faiss.json").write_text('{"count": 3, "through": 1}')  # not what the file holds
+    mismatched = VectorIndex(catalog)
+    assert mismatched.index() is not None and mismatched.rebuilt
+
+
+def test_the_vector_index_follows_the_catalog_incrementally(library, files, monkeypatch):
+    catalog, searcher = library
+    vectors = searcher.vectors
+    searcher.search("pours")
+    before = vectors.index().ntotal
+    # A new video: its units' vectors are added, nothing is rebuilt; a fresh load adds them too.
+    more = files["garden.mp4"].with_name("more.mp4")
+    more.write_bytes(b"more")
+    analysis = dataclasses.replace(garden(str(more)), content_hash="c" * 64)
+    video_id, _ = catalog.add_video(more, analysis.content_hash)
+    count = catalog.index_analysis(video_id, analysis, Words().embed)
+    assert searcher.search("dog digs") and not vectors.rebuilt and vectors.added == count
+    assert vectors.index().ntotal == before + count
+    reloaded = VectorIndex(catalog)
+    assert reloaded.index().ntotal == before + count and not reloaded.rebuilt
+    # Indexed again (a reviewer's edit): new unit ids, never the old ones; the old vectors stay
+    # in the index (below STALE_MAX) but results come only from live units.
+    monkeypatch.setattr(vectors_module, "STALE_MAX", 0.5)
+    old_ids = {r[0] for r in catalog.query("SELECT id FROM units WHERE video_id = ?", (video_id,))}
+    catalog.index_analysis(video_id, analysis, Words().embed)
+    new_ids = {r[0] for r in catalog.query("SELECT id FROM units WHERE video_id = ?", (video_id,))}
+    assert min(new_ids) > max(old_ids)
+    live = {r[0] for r in catalog.query("SELECT id FROM units")}
+    assert old_ids <= {unit_id for unit_id, _ in vectors.search(Words().embed(["dog digs"])[0], 100)} - live
+    assert not vectors.rebuilt
+    assert {m.text for m in searcher.search("dog digs a hole", top=50)} <= {
+        r[0] for r in catalog.query("SELECT text FROM units")}
+    monkeypatch.setattr(vectors_module, "STALE_MAX", 0.2)
+    # Removed units past STALE_MAX of the index: rebuilt from the catalog.
+    kitchen_id = next(v.id for v in catalog.videos() if v.path.endswith("kitchen.mp4"))
     catalog.remove(kitchen_id)
     assert all(m.video_id != kitchen_id for m in searcher.search("man onions tea", top=20))
-    assert VectorIndex(catalog).index().ntotal == catalog.query("SELECT count(*) FROM units")[0][0]
+    assert vectors.rebuilt and vectors.index().ntotal == catalog.embedding_count()
 
 
 def test_a_damaged_file_is_refused_and_left_as_it_was(tmp_path):

@@ -61,6 +61,7 @@ class LibraryPanel(QWidget):
         self.match = -1  # the result the player was last sent to
         self._search_id = 0
         self._result_items: dict[str, list[QTreeWidgetItem]] = {}  # still key -> its result rows
+        self._video_rows: dict[str, int] = {}  # path -> row in the Videos tab
         self._progress: JobProgress | None = None
         self.stills = StillLoader(self, THUMB.height())
         self.stills.ready.connect(self._on_still)
@@ -77,6 +78,9 @@ class LibraryPanel(QWidget):
         self.person.setEditable(True)
         self.person.addItem(ANYONE)
         self.person.setToolTip("Only moments with this person on screen: P2, or a name given in review")
+        for box in (self.scope, self.person):  # the dock can be narrow: long names scroll
+            box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(3)
         self._timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS, timeout=self.search)
         self.query.textChanged.connect(lambda: self._timer.start())
         self.query.returnPressed.connect(self.search)
@@ -111,12 +115,14 @@ class LibraryPanel(QWidget):
         self.queue_bar = QProgressBar()
         self.queue_bar.setRange(0, 1000)
         self.queue_bar.setTextVisible(False)
-        self.add_folder_button = QPushButton("Add folder…")
-        self.add_files_button = QPushButton("Add files…")
+        self.add_button = QPushButton("Add to library")
+        add_menu = QMenu(self.add_button)
+        add_menu.addAction("Folder…", self.ask_folder)
+        add_menu.addAction("Files…", self.ask_files)
+        self.add_button.setMenu(add_menu)
+        self.add_button.setToolTip("Add a folder (searched recursively) or files; or drop them on this panel")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop analysing the queued videos (the library keeps what is done)")
-        self.add_folder_button.clicked.connect(self.ask_folder)
-        self.add_files_button.clicked.connect(self.ask_files)
         self.stop_button.clicked.connect(self.stop)
 
         self._layout()
@@ -144,10 +150,10 @@ class LibraryPanel(QWidget):
         status.addWidget(self.queue_label, 1)
         status.addWidget(self.stop_button)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.add_folder_button)
-        buttons.addWidget(self.add_files_button)
+        buttons.addWidget(self.add_button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)  # it shares the window's width with the video
         layout.addWidget(self.query)
         layout.addLayout(filters)
         layout.addWidget(self.tabs, 1)
@@ -231,6 +237,7 @@ class LibraryPanel(QWidget):
 
     def _show_videos(self, videos: list[Video]) -> None:
         self.videos = videos
+        self._video_rows = {video.path: row for row, video in enumerate(videos)}
         self.video_list.clear()
         for video in videos:
             item = QListWidgetItem(self._placeholder, "")
@@ -253,20 +260,22 @@ class LibraryPanel(QWidget):
         self.videosShown.emit(videos)
 
     def _label_videos(self) -> None:
-        """Names, length, people and state (the queue's own state where it has the video)."""
-        queued = {job.path for job in self.queue.pending}
-        running = self.queue.current.path if self.queue.current else None
-        for row, video in enumerate(self.videos):
-            if video.path == running:
-                state = f"analysing {self._progress.fraction:.0%}" if self._progress else "analysing"
-            elif video.path in queued:
-                state = "queued"
-            else:
-                state = STATUS_TEXT.get(video.status, video.status)
-            length = format_time(video.duration) if video.duration else ""
-            people = ", ".join(f"{pid} {name}" if name else pid for pid, name in video.identities)
-            details = " · ".join(x for x in (length, state, people) if x)
-            self.video_list.item(row).setText(f"{os.path.basename(video.path)}\n{details}")
+        for row in range(len(self.videos)):
+            self._label_video(row)
+
+    def _label_video(self, row: int) -> None:
+        """Name, length, state (the queue's own where it has the video) and people."""
+        video = self.videos[row]
+        if self.queue.current is not None and self.queue.current.path == video.path:
+            state = f"analysing {self._progress.fraction:.0%}" if self._progress else "analysing"
+        elif any(job.path == video.path for job in self.queue.pending):
+            state = "queued"
+        else:
+            state = STATUS_TEXT.get(video.status, video.status)
+        length = format_time(video.duration) if video.duration else ""
+        people = ", ".join(f"{pid} {name}" if name else pid for pid, name in video.identities)
+        details = " · ".join(x for x in (length, state, people) if x)
+        self.video_list.item(row).setText(f"{os.path.basename(video.path)}\n{details}")
 
     def _video_menu(self, pos) -> None:
         item = self.video_list.itemAt(pos)
@@ -291,7 +300,8 @@ class LibraryPanel(QWidget):
                                  f"{progress.stage_fraction:.0%}")
         if self.queue_list.count():
             self.queue_list.item(0).setText(f"{os.path.basename(progress.path)} — {progress.fraction:.0%}")
-        self._label_videos()
+        if progress.path in self._video_rows:
+            self._label_video(self._video_rows[progress.path])
 
     def _show_queue(self) -> None:
         jobs = self.queue.jobs()
@@ -302,11 +312,10 @@ class LibraryPanel(QWidget):
             self.queue_list.addItem(os.path.basename(job.path) + (" — analysing" if n == 0 and self.queue.current
                                                                   else " — queued"))
         idle = not jobs
-        self.queue_label.setText("Nothing to analyse. Add a folder, or drop one here." if idle
+        self.queue_label.setText("Nothing to analyse." if idle
                                  else f"{len(jobs)} video{'s' * (len(jobs) != 1)} to analyse")
-        self.queue_bar.setVisible(not idle)
-        self.queue_list.setVisible(not idle)
-        self.stop_button.setEnabled(not idle)
+        for widget in (self.queue_bar, self.queue_list, self.stop_button):
+            widget.setVisible(not idle)
         self._label_videos()
 
     # -- searching -----------------------------------------------------------------------------
@@ -384,10 +393,9 @@ class LibraryPanel(QWidget):
     def _on_still(self, key: str, image: QImage) -> None:
         icon = QIcon(QPixmap.fromImage(image))
         if key.startswith("video|"):
-            path = key[len("video|"):]
-            for row in range(self.video_list.count()):
-                if self.video_list.item(row).data(Qt.UserRole) == path:
-                    self.video_list.item(row).setIcon(icon)
+            row = self._video_rows.get(key[len("video|"):])
+            if row is not None:
+                self.video_list.item(row).setIcon(icon)
         for item in self._result_items.get(key, []):
             item.setIcon(0, icon)
 

@@ -316,14 +316,20 @@ class Catalog:
                                                time.time()))
             db.executemany("INSERT INTO identities (video_id, pid, name) VALUES (?, ?, ?)",
                            [(video_id, i.id, i.name) for i in analysis.identities])
+            # Unit ids are never reused (SQLite reuses the largest rowid once it is deleted):
+            # the vector index keeps vectors of removed units until its next rebuild, and
+            # must not take them for new ones.
+            next_id = max(int(self.get_meta("next_unit_id") or 1),
+                          db.execute("SELECT coalesce(max(id), 0) + 1 FROM units").fetchone()[0])
             for n, unit in enumerate(units):
                 blob = vectors[n].astype(np.float32).tobytes() if vectors is not None else None
-                cursor = db.execute("INSERT INTO units (video_id, kind, start, end, text, people, embedding) "
-                                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                    (video_id, unit.kind, unit.start, unit.end, unit.text, " ".join(unit.people),
-                                     blob))
+                db.execute("INSERT INTO units (id, video_id, kind, start, end, text, people, embedding) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           (next_id + n, video_id, unit.kind, unit.start, unit.end, unit.text,
+                            " ".join(unit.people), blob))
                 db.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (?, ?, ?)",
-                               [(cursor.lastrowid, video_id, pid) for pid in unit.people])
+                               [(next_id + n, video_id, pid) for pid in unit.people])
+            self.set_meta(db, "next_unit_id", str(next_id + len(units)))
             self._bump(db)
         return len(units)
 
@@ -337,9 +343,14 @@ class Catalog:
                           (video_id,))
         return [Unit(kind, start, end, text, tuple(people.split())) for kind, start, end, text, people in rows]
 
-    def embeddings(self) -> tuple[np.ndarray, np.ndarray]:
-        """(unit ids, their vectors) of every unit that has one, in id order."""
-        return stacked(self.query("SELECT id, embedding FROM units WHERE embedding IS NOT NULL ORDER BY id"))
+    def embeddings(self, after_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(unit ids, their vectors) of every unit that has one (with an id above
+        ``after_id``), in id order."""
+        return stacked(self.query("SELECT id, embedding FROM units WHERE embedding IS NOT NULL AND id > ? ORDER BY id",
+                                  (after_id,)))
+
+    def embedding_count(self) -> int:
+        return self.query("SELECT count(*) FROM units WHERE embedding IS NOT NULL")[0][0]
 
 
 def stacked(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
