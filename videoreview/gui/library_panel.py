@@ -15,8 +15,8 @@ import os
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QMenu, QProgressBar, QPushButton, QTabWidget, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+                               QMenu, QProgressBar, QPushButton, QTabWidget, QToolButton, QTreeWidget,
+                               QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..library.catalog import Video
 from ..media import VIDEO_FILE_FILTER
@@ -94,10 +94,9 @@ class LibraryPanel(QWidget):
         self.results.itemActivated.connect(self._open_result)
         self.results_label = QLabel("Type words to search every analysed video.")
         self.results_label.setWordWrap(True)
-        self.previous_button = QPushButton("◀ Previous")
-        self.next_button = QPushButton("Next ▶")
-        self.previous_button.setToolTip("The previous match (Shift+F3)")
-        self.next_button.setToolTip("The next match (F3)")
+        self.previous_button = QToolButton(text="◀", toolTip="The previous match (Shift+F3)")
+        self.next_button = QToolButton(text="▶", toolTip="The next match (F3)")
+        self.match_label = QLabel("")
         self.previous_button.clicked.connect(lambda: self.jump(-1))
         self.next_button.clicked.connect(lambda: self.jump(1))
 
@@ -136,6 +135,7 @@ class LibraryPanel(QWidget):
         filters.addWidget(self.person, 1)
         jumps = QHBoxLayout()
         jumps.addWidget(self.previous_button)
+        jumps.addWidget(self.match_label, 1, Qt.AlignCenter)
         jumps.addWidget(self.next_button)
         search_page = QWidget()
         search_layout = QVBoxLayout(search_page)
@@ -386,6 +386,7 @@ class LibraryPanel(QWidget):
         enabled = bool(self.moments)
         self.previous_button.setEnabled(enabled)
         self.next_button.setEnabled(enabled)
+        self.match_label.setText("F3: next match" if enabled else "")
         if self.tabs.currentIndex() != 0:
             self.tabs.setCurrentIndex(0)
         self.resultsShown.emit(self.moments)
@@ -412,6 +413,7 @@ class LibraryPanel(QWidget):
             if item.data(0, Qt.UserRole) == n:
                 self.results.setCurrentItem(item)
         self.openRequested.emit(moment.path, moment.start)
+        self.match_label.setText(f"match {n + 1} of {len(self.moments)}")
         self.message.emit(f"Match {n + 1} of {len(self.moments)}: {os.path.basename(moment.path)} "
                           f"at {format_time(moment.start)}")
 
