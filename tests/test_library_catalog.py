@@ -129,6 +129,23 @@ def test_a_new_catalog_has_the_schema_wal_and_foreign_keys(library):
     assert catalog.query("SELECT count(*) FROM units_fts WHERE units_fts MATCH 'onions'")[0][0] == 0
 
 
+def test_an_older_catalog_is_migrated_and_keeps_its_videos(tmp_path, files):
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    for statement in catalog_module._statements(catalog_module.MIGRATIONS[0]):  # schema 1, as first released
+        db.execute(statement)
+    db.execute("PRAGMA user_version = 1")
+    db.execute("INSERT INTO videos (path, status, added_at) VALUES ('/videos/old.mp4', 'done', 0)")
+    db.commit()
+    db.close()
+    with Catalog(path) as catalog:
+        assert catalog.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 2
+        assert [v.path for v in catalog.videos()] == ["/videos/old.mp4"]
+        plan = " ".join(str(r) for r in catalog.query(
+            "EXPLAIN QUERY PLAN SELECT count(*) FROM units WHERE embedding IS NOT NULL"))
+        assert "units_with_vector" in plan
+
+
 def test_search_finds_the_moment_and_the_video(library, files):
     _, searcher = library
     best = searcher.search("where does the man chop onions?")[0]

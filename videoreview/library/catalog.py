@@ -95,6 +95,11 @@ MIGRATIONS = (
     END;
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # Counting the units with a vector (the vector index's staleness check) without
+    # reading every row: 0.5 s at 300,000 units before, milliseconds with this index.
+    """
+    CREATE INDEX units_with_vector ON units (id) WHERE embedding IS NOT NULL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
