@@ -121,17 +121,23 @@ def main() -> None:
                 latencies.append((time.perf_counter() - start) * 1000)
                 found += bool(moments)
             # One more video indexed into the big library: the next search takes its vectors in.
+            query = "a woman in an academic gown"
+            searcher.search(query, top=10)
+            start = time.perf_counter()
+            searcher.search(query, top=10)
+            before_ms = (time.perf_counter() - start) * 1000
             video_id, _ = catalog.add_video(clip, analysis.content_hash)
             catalog.index_analysis(video_id, analysis, embedder.embed)
             start = time.perf_counter()
-            searcher.search("a woman in an academic gown", top=10)
+            searcher.search(query, top=10)
             update_ms = (time.perf_counter() - start) * 1000
             update = f"{searcher.vectors.added} vectors {'rebuilt' if searcher.vectors.rebuilt else 'added'}"
     median = statistics.median(latencies)
     print(f"search     median {median:.1f} ms, p99 {np.percentile(latencies, 99):.1f} ms over {args.queries} "
           f"queries of 2-5 words ({found} with results); query embedding included")
     print(f"target     median < 100 ms: {'met' if median < 100 else 'NOT met'}")
-    print(f"update     first search after indexing one more video: {update_ms:.0f} ms ({update})")
+    print(f"update     the same query before indexing one more video: {before_ms:.0f} ms; the first search "
+          f"after: {update_ms:.0f} ms ({update})")
 
 
 if __name__ == "__main__":

@@ -96,7 +96,10 @@ class LibraryService:
         if analysis is None:
             raise LibraryError(path, "has no saved analysis to index")
         video_id, _ = self.catalog.add_video(path, content_hash)
-        return self.catalog.index_analysis(video_id, analysis, self.embedder.embed)
+        count = self.catalog.index_analysis(video_id, analysis, self.embedder.embed)
+        if self._searcher is not None:  # take the new vectors in now, not in the user's next search
+            self._searcher.vectors.index()
+        return count
 
     def failed(self, path: str, message: str) -> None:
         """An analysis failed: a catalogued video says why (others are not added)."""
