@@ -16,6 +16,16 @@ import videos as V  # noqa: E402  (tests/ is on sys.path under pytest)
 UNICODE_NAME = "my vidéo – 日本 clip (1).mp4"
 
 
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    """One VIDEOREVIEW_HOME for a test module (the stage cache makes re-analysis quick);
+    modules that need another kind define their own ``home``."""
+    path = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VIDEOREVIEW_HOME", str(path))
+        yield path
+
+
 @pytest.fixture(scope="session")
 def video_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("videos")

@@ -19,29 +19,16 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from faces import SCENE, make_face_video  # noqa: E402
+from test_library_cli import make_library_folder  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
-from videos import make_cuts_video  # noqa: E402
 
 INDEX_MS = 300_000  # two clips analysed and indexed (the embedding loads once) on a busy 2-core machine
 REPLY_MS = 60_000
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    path = tmp_path_factory.mktemp("library gui home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("VIDEOREVIEW_HOME", str(path))
-        yield path
-
-
-@pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    root = tmp_path_factory.mktemp("library gui videos")
-    (root / "sub").mkdir()
-    make_cuts_video(root, name="cuts clip.mp4")
-    make_face_video(root / "sub" / "people.mp4", SCENE)
-    return root
+    return make_library_folder(tmp_path_factory.mktemp("library gui videos"))
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +70,8 @@ def search(qtbot, window, text: str, scope: int = 0, person: str = "Anyone"):
 
 
 def test_a_dropped_folder_is_indexed_with_thumbnails_and_people(qtbot, window, indexed):
-    assert sorted(indexed) == ["cuts clip.mp4", "people.mp4"]
-    assert [pid for pid, _ in indexed["people.mp4"].identities] == ["P1", "P2"]
+    assert sorted(indexed) == ["cuts clip.mp4", "people é.mp4"]
+    assert [pid for pid, _ in indexed["people é.mp4"].identities] == ["P1", "P2"]
     items = [window.library_panel.video_list.item(r) for r in range(window.library_panel.video_list.count())]
     assert any("P1, P2" in item.text() for item in items)
     qtbot.waitUntil(lambda: all(item.icon().pixmap(96, 54).toImage().pixel(48, 27) != 0xFF3A3A3A for item in items),
@@ -111,7 +98,7 @@ def test_a_plain_query_opens_the_right_video_at_the_moment(qtbot, window, indexe
 
 
 def test_grounding_in_the_open_video_jumps_through_ranked_timestamps(qtbot, window, indexed):
-    people = indexed["people.mp4"].path
+    people = indexed["people é.mp4"].path
     window.open_at(people, -1.0)
     qtbot.waitUntil(lambda: window._opened_in_player == people, timeout=INDEX_MS)
     moments = search(qtbot, window, "P2 close-up", scope=1)
@@ -127,7 +114,7 @@ def test_grounding_in_the_open_video_jumps_through_ranked_timestamps(qtbot, wind
 
 
 def test_a_rename_in_review_is_searchable_by_name(qtbot, window, indexed):
-    people = indexed["people.mp4"].path
+    people = indexed["people é.mp4"].path
     window.open_at(people, -1.0)
     qtbot.waitUntil(lambda: window.current.path == people and not window.current.busy, timeout=INDEX_MS)
     assert not search(qtbot, window, "Eileen", person="Eileen")

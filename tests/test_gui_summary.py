@@ -32,14 +32,6 @@ def wait_until(app, condition, timeout: float) -> None:
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    path = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("VIDEOREVIEW_HOME", str(path))
-        yield path
-
-
-@pytest.fixture(scope="module")
 def window(qapp, home, tmp_path_factory):
     """One window with the face scene analysed (8 s, four shots, two people), for the module."""
     scene = make_face_video(tmp_path_factory.mktemp("scene") / "scene.mp4", SCENE)

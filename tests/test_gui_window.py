@@ -25,15 +25,6 @@ FRAME_MS = 5_000
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    """One data directory for the module: the stage cache makes re-analysis quick."""
-    path = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("VIDEOREVIEW_HOME", str(path))
-        yield path
-
-
-@pytest.fixture(scope="module")
 def scene(tmp_path_factory):
     """8 s, 25 fps: Grace Hopper and Eileen Collins in four shots (cuts at 2, 4 and 6 s)."""
     return make_face_video(tmp_path_factory.mktemp("scene") / "scene.mp4", SCENE)

@@ -29,12 +29,17 @@ def home(tmp_path_factory):
     return tmp_path_factory.mktemp("library home")
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    root = tmp_path_factory.mktemp("videos")
+def make_library_folder(root):
+    """The library's test videos: the cuts clip at the top, the face scene in sub/."""
     (root / "sub").mkdir()
     make_cuts_video(root, name="cuts clip.mp4")
     make_face_video(root / "sub" / "people é.mp4", SCENE)
+    return root
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    root = make_library_folder(tmp_path_factory.mktemp("videos"))
     (root / "notes.txt").write_text("not a video")  # not a video suffix: not picked up
     return root
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QThread, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
 from ..media import open_video
-from .thumbnails import retire_thread, to_qimage
+from .thumbnails import close_loader_thread, to_qimage
 
 OPEN_FILES = 4
 
@@ -48,12 +48,9 @@ class StillLoader(QObject):
             self._wanted.emit(key, path, float(seconds), self.height)
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        retire_thread(self._thread, self._worker)
-        self._thread.requestInterruption()
-        self._shutdown.emit()
+        if not self._closed:
+            self._closed = True
+            close_loader_thread(self._thread, self._worker, self._shutdown)
 
     @Slot(str, str, float, QImage)
     def _on_decoded(self, key: str, path: str, seconds: float, image: QImage) -> None:

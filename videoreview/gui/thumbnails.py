@@ -29,10 +29,14 @@ def _forget_stopped() -> None:
     _stopping[:] = [(thread, worker) for thread, worker in _stopping if not thread.isFinished()]
 
 
-def retire_thread(thread: QThread, worker: QObject) -> None:
-    """Keep a closed loader's thread (and its worker) alive until it has stopped."""
+def close_loader_thread(thread: QThread, worker: QObject, shutdown) -> None:
+    """Stop a loader's thread without waiting for it (the GUI thread never waits on a
+    worker): ``shutdown`` (a signal to the worker) ends its loop, the decode in progress is
+    abandoned at its next frame, and the thread is kept alive until it has stopped."""
     _stopping.append((thread, worker))
     thread.finished.connect(_forget_stopped)
+    thread.requestInterruption()
+    shutdown.emit()
 
 
 def wait_for_closed_loaders(timeout_ms: int = 2000) -> None:
@@ -99,14 +103,9 @@ class ThumbnailLoader(QObject):
             self._crop_wanted.emit(key, int(frame), box, size)
 
     def close(self) -> None:
-        """Stop the thread without waiting for it (the GUI thread never waits on a
-        worker): the decode in progress is abandoned at its next frame."""
-        if self._closed:
-            return
-        self._closed = True
-        retire_thread(self._thread, self._worker)
-        self._thread.requestInterruption()
-        self._shutdown.emit()
+        if not self._closed:
+            self._closed = True
+            close_loader_thread(self._thread, self._worker, self._shutdown)
 
     # -- from the worker (queued to the GUI thread)
 
