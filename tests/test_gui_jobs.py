@@ -120,3 +120,15 @@ def test_quitting_mid_analysis_stops_the_analysis_process(qtbot, home, tmp_path)
     queue.shutdown()
     assert thread.isFinished() and not child.is_alive()
     assert not (home / "analyses").exists() or not any((home / "analyses").iterdir())
+
+
+def test_a_video_opened_goes_before_the_library_queue(qtbot, queue, cuts_video, tmp_path):
+    queue.enqueue(str(cuts_video.path))  # running
+    for name in ("a.mp4", "b.mp4", "c.mp4"):
+        queue.enqueue(str(tmp_path / name))  # a folder added to the library
+    queue.enqueue(str(tmp_path / "c.mp4"), front=True)  # opened in the window while queued
+    queue.enqueue(str(tmp_path / "d.mp4"), front=True)  # opened, new
+    assert [os.path.basename(job.path) for job in queue.pending] == ["d.mp4", "c.mp4", "a.mp4", "b.mp4"]
+    assert queue.current.path == str(cuts_video.path)
+    queue.cancel_all()
+    qtbot.waitUntil(queue.is_idle, timeout=60_000)

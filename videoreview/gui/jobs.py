@@ -120,8 +120,7 @@ class AnalysisQueue(QObject):
             self.queueChanged.emit()
         if self.is_queued(path):
             return
-        job = Job(path, dict(self.engines), previous)
-        self.pending.insert(0, job) if front else self.pending.append(job)
+        self.pending.insert(0 if front else len(self.pending), Job(path, dict(self.engines), previous))
         self.queueChanged.emit()
         self._start_next()
 
