@@ -5,7 +5,7 @@ Searching, cataloguing and indexing happen in the library process (see
 library_client.py); analysing stays with the window's analysis queue, so a folder added
 here and a video dropped on the window share one queue. Results are moments grouped by
 video; double-click opens the video at the moment. Scope "This video" is grounding inside
-the open video: ranked timestamps that Next / Previous match (F3 / Shift+F3) jump through.
+the open video: ranked timestamps that ▶ / ◀ (F3 / Shift+F3) jump the player through.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..library.catalog import Video
-from ..media import VIDEO_FILE_FILTER
 from ..library.search import Moment
+from ..media import VIDEO_FILE_FILTER
 from ..timecode import format_time
 from .jobs import AnalysisQueue, JobProgress
 from .library_client import LibraryClient
@@ -49,7 +49,6 @@ class LibraryPanel(QWidget):
     problem = Signal(str)
     message = Signal(str)
     resultsShown = Signal(list)  # the moments of the latest search
-    videosShown = Signal(list)  # the library's videos, after each refresh
 
     def __init__(self, client: LibraryClient, queue: AnalysisQueue) -> None:
         super().__init__()
@@ -200,8 +199,8 @@ class LibraryPanel(QWidget):
 
     def _on_indexed(self) -> None:
         self.refresh()
-        if self.query.text().strip():
-            self.search()  # the results may have changed
+        if self.query.text().strip() and self.match < 0:
+            self.search()  # the results may have changed (not while the user goes through them)
 
     def analysis_failed(self, path: str, message: str) -> None:
         self.client.request("failed", path, message, done=lambda _: self.refresh(), error=self.problem.emit)
@@ -257,7 +256,6 @@ class LibraryPanel(QWidget):
         self.person.addItems([ANYONE] + names + pids)
         self.person.setCurrentText(chosen)
         self.person.blockSignals(False)
-        self.videosShown.emit(videos)
 
     def _label_videos(self) -> None:
         for row in range(len(self.videos)):
