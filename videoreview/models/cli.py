@@ -1,0 +1,87 @@
+"""`videoreview models list [--json] | path NAME` (pull, remove, verify, add to come)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..errors import VideoReviewError
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+NOT_YET = ("pull", "remove", "verify", "add", "convert-llava-onevision")
+
+
+def _error(message: str) -> None:
+    print(f"videoreview: error: {message}", file=sys.stderr)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("models", help="the model catalog: what can be installed, and where it is")
+    actions = p.add_subparsers(dest="models_command", metavar="ACTION", required=True)
+    ls = actions.add_parser("list", help="the catalog's models, their licences and sizes, and which are installed")
+    ls.add_argument("--json", action="store_true", help="a list of {name, family, tasks, license, size_bytes, "
+                                                        "installed}")
+    ls.set_defaults(run=cmd_list)
+    path = actions.add_parser("path", help="the folder an installed model is loaded from")
+    path.add_argument("name", metavar="NAME")
+    path.set_defaults(run=cmd_path)
+    for name in NOT_YET:
+        later = actions.add_parser(name, help="(not yet available)")
+        later.add_argument("args", nargs=argparse.REMAINDER)
+        later.set_defaults(run=lambda args, _name=name: _not_yet(_name))
+
+
+def _not_yet(name: str) -> int:
+    _error(f"'videoreview models {name}' is not yet available in this version")
+    return EXIT_USAGE
+
+
+def _size(entry, folder) -> int | None:
+    """The catalog's download size, or for an installed builtin model what it takes on disk."""
+    if entry.size_bytes is not None or folder is None:
+        return entry.size_bytes
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .catalog import installed_path, load_catalog
+
+    try:
+        catalog = load_catalog()
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    rows = []
+    for entry in catalog.values():
+        folder = installed_path(entry)
+        rows.append({"name": entry.name, "family": entry.family, "tasks": list(entry.tasks),
+                     "license": entry.license, "size_bytes": _size(entry, folder), "installed": folder is not None,
+                     "builtin": entry.builtin, "repo": entry.repo, "revision": entry.revision})
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        print()
+        return 0
+    for row in rows:
+        size = f"{row['size_bytes'] / 1e6:8.1f} MB" if row["size_bytes"] is not None else "       ? MB"
+        state = "builtin" if row["builtin"] else ("installed" if row["installed"] else "not installed")
+        print(f"{row['name']:<28} {size}  {row['license']:<14} {state:<13} {', '.join(row['tasks'])}")
+    return 0
+
+
+def cmd_path(args: argparse.Namespace) -> int:
+    from .catalog import find, installed_path
+
+    try:
+        entry = find(args.name)
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    folder = installed_path(entry)
+    if folder is None:
+        _error(f"{entry.name} is not installed (videoreview models pull {entry.name})")
+        return EXIT_ERROR
+    print(os.fspath(folder))
+    return 0
