@@ -77,11 +77,19 @@ def load_entry(path: Path) -> ModelEntry:
                       parameters=data.get("parameters"), min_memory_gb=data.get("min_memory_gb"), path=str(path))
 
 
+def user_catalog_dir() -> Path:
+    """A user's own entries (a fine-tuned model, an organisation's mirror), beside the shipped ones."""
+    from ..paths import data_dir
+
+    return data_dir() / "models"
+
+
 def load_catalog(folder: Path | None = None) -> dict[str, ModelEntry]:
-    """Every entry of the catalog, by name (a name used twice is an error)."""
-    folder = folder or CATALOG_DIR
+    """Every entry of the catalog (the shipped one and the user's, or ``folder``'s), by
+    name; a name used twice is an error."""
+    folders = [folder] if folder is not None else [CATALOG_DIR, user_catalog_dir()]
     entries: dict[str, ModelEntry] = {}
-    for path in sorted(folder.glob("*.toml")):
+    for path in sorted(p for f in folders for p in f.glob("*.toml")):
         entry = load_entry(path)
         if entry.name in entries:
             raise ModelError(path, f"names '{entry.name}', as {entries[entry.name].path} does")

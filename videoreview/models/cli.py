@@ -1,4 +1,5 @@
-"""`videoreview models list [--json] | path NAME` (pull, remove, verify, add to come)."""
+"""`videoreview models list [--json] | pull NAME | remove NAME | verify NAME | path NAME`
+(add DIR and convert-llava-onevision to come)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..errors import VideoReviewError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-NOT_YET = ("pull", "remove", "verify", "add", "convert-llava-onevision")
+NOT_YET = ("add", "convert-llava-onevision")
 
 
 def _error(message: str) -> None:
@@ -28,6 +29,13 @@ def add_parser(sub) -> None:
     path = actions.add_parser("path", help="the folder an installed model is loaded from")
     path.add_argument("name", metavar="NAME")
     path.set_defaults(run=cmd_path)
+    for action, text, run in (("pull", "download a model at its pinned revision (resumes), then verify it", cmd_pull),
+                              ("verify", "check an installed model: config, no remote code, safetensors, revision",
+                               cmd_verify),
+                              ("remove", "delete a pulled model from the cache", cmd_remove)):
+        a = actions.add_parser(action, help=text)
+        a.add_argument("name", metavar="NAME")
+        a.set_defaults(run=run)
     for name in NOT_YET:
         later = actions.add_parser(name, help="(not yet available)")
         later.add_argument("args", nargs=argparse.REMAINDER)
@@ -84,4 +92,51 @@ def cmd_path(args: argparse.Namespace) -> int:
         _error(f"{entry.name} is not installed (videoreview models pull {entry.name})")
         return EXIT_ERROR
     print(os.fspath(folder))
+    return 0
+
+
+def _entry(name: str):
+    from .catalog import find
+
+    return find(name)
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    from .manager import pull
+
+    try:
+        entry = _entry(args.name)
+        if not entry.builtin:
+            size = f", {entry.size_bytes / 1e9:.2f} GB" if entry.size_bytes else ""
+            print(f"{entry.name}: {entry.repo} at {entry.revision[:12]}, licence {entry.license}{size}",
+                  file=sys.stderr)
+        folder = pull(entry)
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    print(os.fspath(folder))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .manager import verify
+
+    try:
+        folder = verify(_entry(args.name))
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    print(f"{args.name}: ok ({folder})")
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from .manager import remove
+
+    try:
+        freed = remove(_entry(args.name))
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    print(f"removed {args.name} ({freed / 1e6:.1f} MB freed)")
     return 0

