@@ -131,3 +131,33 @@ def test_verify_finds_a_damaged_weights_file(home, hub):
     blob.write_bytes(blob.read_bytes()[:100])  # truncated
     proc = models(home, hub.url, "verify", "tiny-model")
     assert proc.returncode == 1 and "not a readable safetensors file" in proc.stderr, proc.stderr
+
+
+def test_add_installs_a_copied_folder_of_a_pinned_revision(home, hub, tmp_path):
+    # A folder as 'hf download --local-dir' leaves it, carried over by hand.
+    copied = tmp_path / "usb stick" / "tiny model"
+    (copied / ".cache" / "huggingface" / "download").mkdir(parents=True)
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "pytorch_model.bin"):
+        (copied / name).write_bytes(hub.files[name])
+    metadata = copied / ".cache" / "huggingface" / "download" / "config.json.metadata"
+    metadata.write_text(f"{REVISION}\n\"etag\"\n0\n")
+    offline = "http://127.0.0.1:9"  # no network needed
+    added = models(home, offline, "add", copied)
+    assert added.returncode == 0 and "added tiny-model" in added.stdout, added.stderr
+    folder = home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+    assert models(home, offline, "verify", "tiny-model").returncode == 0
+    # Another revision, one that cannot be told, and an unsafe folder are refused.
+    metadata.write_text("f" * 40 + "\n")
+    other = models(home, offline, "add", copied)
+    assert other.returncode == 1 and "which no catalog entry pins" in other.stderr
+    metadata.unlink()
+    unknown = models(home, offline, "add", copied)
+    assert unknown.returncode == 1 and "cannot tell which revision" in unknown.stderr
+    pickles = tmp_path / REVISION  # named as in a cache, but pickle weights only
+    pickles.mkdir()
+    (pickles / "config.json").write_bytes(CONFIG)
+    (pickles / "pytorch_model.bin").write_bytes(b"pickle")
+    refused = models(home, offline, "add", pickles)
+    assert refused.returncode == 1 and "only pytorch_model.bin" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr + unknown.stderr + other.stderr

@@ -1,5 +1,5 @@
-"""`videoreview models list [--json] | pull NAME | remove NAME | verify NAME | path NAME`
-(add DIR and convert-llava-onevision to come)."""
+"""`videoreview models list [--json] | pull NAME | remove NAME | verify NAME | path NAME |
+add DIR` (convert-llava-onevision to come)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..errors import VideoReviewError
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-NOT_YET = ("add", "convert-llava-onevision")
+NOT_YET = ("convert-llava-onevision",)
 
 
 def _error(message: str) -> None:
@@ -36,6 +36,9 @@ def add_parser(sub) -> None:
         a = actions.add_parser(action, help=text)
         a.add_argument("name", metavar="NAME")
         a.set_defaults(run=run)
+    add = actions.add_parser("add", help="install a model folder copied by hand (no network needed)")
+    add.add_argument("folder", metavar="DIR")
+    add.set_defaults(run=cmd_add)
     for name in NOT_YET:
         later = actions.add_parser(name, help="(not yet available)")
         later.add_argument("args", nargs=argparse.REMAINDER)
@@ -139,4 +142,19 @@ def cmd_remove(args: argparse.Namespace) -> int:
         _error(str(exc))
         return EXIT_ERROR
     print(f"removed {args.name} ({freed / 1e6:.1f} MB freed)")
+    return 0
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .catalog import load_catalog
+    from .manager import add
+
+    try:
+        entry, folder = add(Path(args.folder), load_catalog())
+    except VideoReviewError as exc:
+        _error(str(exc))
+        return EXIT_ERROR
+    print(f"added {entry.name} ({entry.license}) at {folder}")
     return 0

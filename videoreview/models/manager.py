@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from .catalog import ModelEntry, installed_path, snapshot_dir
 # What a model in the Hugging Face layout needs; never pickles or code.
 WANTED = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja"]
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 def pull(entry: ModelEntry) -> Path:
@@ -108,6 +110,44 @@ def remove(entry: ModelEntry) -> int:
     if snapshot_dir(entry).exists():  # a half-made snapshot the scan does not list
         shutil.rmtree(snapshot_dir(entry))
     return strategy.expected_freed_size
+
+
+def revision_of(folder: Path) -> str | None:
+    """The commit a model folder was downloaded at: the folder's own name in a Hugging Face
+    cache (``snapshots/<commit>``), or what ``hf download --local-dir`` recorded."""
+    if _COMMIT.fullmatch(folder.resolve().name):
+        return folder.resolve().name
+    try:
+        first = (folder / ".cache" / "huggingface" / "download" / "config.json.metadata").read_text().split("\n")[0]
+    except OSError:
+        return None
+    return first.strip() if _COMMIT.fullmatch(first.strip()) else None
+
+
+def add(folder: Path, catalog: dict[str, ModelEntry]) -> tuple[ModelEntry, Path]:
+    """Install a model folder copied by hand (a machine without a network): it must be a
+    revision the catalog pins, and pass the checks; its files are copied into the cache
+    where ``pull`` would have put them. Returns the entry and the installed folder."""
+    if not folder.is_dir():
+        raise ModelError(folder, "is not a folder")
+    revision = revision_of(folder)
+    if revision is None:
+        raise ModelError(folder, "cannot tell which revision this is: copy the Hugging Face cache's snapshots/<commit> "
+                                 "folder, or download it with 'hf download REPO --revision COMMIT --local-dir DIR'")
+    entry = next((e for e in catalog.values() if e.revision == revision), None)
+    if entry is None:
+        raise ModelError(folder, f"is revision {revision}, which no catalog entry pins")
+    verify_folder(folder)
+    target = snapshot_dir(entry)
+    staging = target.with_name(f".{revision}.adding")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for path in folder.iterdir():
+        if path.is_file() and any(path.match(pattern) for pattern in WANTED):
+            shutil.copy2(path, staging / path.name)  # follows the cache's symlinks to their blobs
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(staging, target)  # the model appears whole or not at all
+    return entry, target
 
 
 def _missing_package(entry: ModelEntry) -> Path:
