@@ -17,6 +17,7 @@ import pytest
 from safetensors.numpy import save
 
 from hub_server import Hub
+from videoreview.errors import ModelError
 
 REPO = "example/tiny-model"
 REVISION = "0123456789abcdef0123456789abcdef01234567"
@@ -161,3 +162,28 @@ def test_add_installs_a_copied_folder_of_a_pinned_revision(home, hub, tmp_path):
     refused = models(home, offline, "add", pickles)
     assert refused.returncode == 1 and "only pytorch_model.bin" in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr + unknown.stderr + other.stderr
+
+
+def test_a_pulled_model_is_what_the_engines_load_by_its_catalog_name(home, tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    from tiny_vlm import build
+    from videoreview.engines.captions.vlm import VLMEngine
+
+    folder = build("llava_onevision", tmp_path / "built")
+    files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    (home / "home" / "models" / "tiny.toml").write_text(ENTRY.replace('family = "bert"', 'family = "llava-onevision"'))
+    server = Hub(REPO, REVISION, files)
+    try:
+        assert models(home, server.url, "pull", "tiny-model").returncode == 0
+    finally:
+        server.close()
+    monkeypatch.setenv("VIDEOREVIEW_HOME", str(home / "home"))
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(home / "hub"))
+    engine = VLMEngine("tiny-model")  # as in --engines captions=vlm:tiny-model
+    assert engine.path == home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+    assert engine.model.family == "llava_onevision"  # loaded
+    (home / "home" / "models" / "other.toml").write_text(
+        ENTRY.replace("tiny-model", "not-pulled").replace(REVISION, "e" * 40))
+    with pytest.raises(ModelError, match="not-pulled: is not installed \\(videoreview models pull not-pulled\\)"):
+        VLMEngine("not-pulled")

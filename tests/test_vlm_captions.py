@@ -90,11 +90,11 @@ def _pickle_only(folder):
 @pytest.mark.parametrize("how, message", [
     (lambda f: shutil.rmtree(f), "not a folder"),
     (lambda f: (f / "config.json").unlink(), "no config.json"),
-    (lambda f: (f / "config.json").write_text("{broken"), "config.json cannot be read"),
-    (_set_config(auto_map={"AutoModel": "modeling_evil.Evil"}), "remote code"),
+    (lambda f: (f / "config.json").write_text("{broken"), "config.json: is not readable JSON"),
+    (_set_config(auto_map={"AutoModel": "modeling_evil.Evil"}), "needs its own code"),
     (_set_config(model_type="gpt2"), "'gpt2' is not supported"),
-    (_pickle_only, "only pickle weights \\(pytorch_model.bin\\); videoreview loads safetensors only"),
-    (lambda f: (f / "model.safetensors").unlink(), "no weights"),
+    (_pickle_only, "only pytorch_model.bin: pickle files can run code when loaded\\); videoreview loads only"),
+    (lambda f: (f / "model.safetensors").unlink(), "has no safetensors weights;"),
     (lambda f: [(f / n).unlink() for n in ("tokenizer.json", "tokenizer_config.json")], "no tokenizer"),
 ])
 def test_refused_model_folders_say_why(untrained, tmp_path, how, message):

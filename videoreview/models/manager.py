@@ -10,18 +10,17 @@ repository (``auto_map``) is refused, because that code would run too.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 from pathlib import Path
 
+from ..engines.folders import safe_config
 from ..errors import ModelError
 from .catalog import ModelEntry, installed_path, snapshot_dir
 
 # What a model in the Hugging Face layout needs; never pickles or code.
 WANTED = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja"]
-PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
@@ -67,22 +66,8 @@ def verify(entry: ModelEntry) -> Path:
 def verify_folder(folder: Path, entry: ModelEntry | None = None) -> None:
     """A model folder videoreview will load: a config without remote code, safetensors
     weights whose headers read, and (for a catalog entry) the pinned revision."""
-    name = entry.name if entry else os.fspath(folder)
-    config = folder / "config.json"
-    if not config.is_file():
-        raise ModelError(folder, f"{name}: has no config.json (not a model in the Hugging Face layout)")
-    try:
-        settings = json.loads(config.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ModelError(config, f"is not readable JSON ({exc})") from None
-    if "auto_map" in settings:
-        raise ModelError(folder, f"{name}: needs its own code (auto_map in config.json); videoreview never runs "
-                                 f"code from a model folder (trust_remote_code stays off)")
+    safe_config(folder, entry.name if entry else None)
     weights = sorted(folder.glob("*.safetensors"))
-    if not weights:
-        pickles = [p.name for p in folder.iterdir() if p.suffix in PICKLE_SUFFIXES]
-        why = f" (only {', '.join(pickles)}: pickle files can run code when loaded)" if pickles else ""
-        raise ModelError(folder, f"{name}: has no safetensors weights{why}; videoreview loads only safetensors")
     from safetensors import safe_open
 
     for path in weights:
@@ -92,7 +77,7 @@ def verify_folder(folder: Path, entry: ModelEntry | None = None) -> None:
         except Exception as exc:  # a truncated or damaged file: its header does not read
             raise ModelError(path, f"is not a readable safetensors file ({exc})") from None
     if entry is not None and not entry.builtin and folder.resolve().name != entry.revision:
-        raise ModelError(folder, f"{name}: is revision {folder.resolve().name}, the catalog pins {entry.revision}")
+        raise ModelError(folder, f"{entry.name}: is revision {folder.resolve().name}, the catalog pins {entry.revision}")
 
 
 def remove(entry: ModelEntry) -> int:

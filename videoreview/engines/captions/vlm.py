@@ -20,7 +20,6 @@ torchvision; we only ever pass images, so ``_image_only`` makes the processor wi
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -28,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import ModelError
+from ..folders import resolve_model, safe_config
 from ...media import scaled_size
 from .parse import parse_boundary_caption, parse_choice, parse_frame_captions
 from .prompts import boundary_prompt, caption_prompt, matching_prompt, progression_prompt
@@ -52,25 +52,10 @@ def check_model_dir(path: str | Path) -> tuple[str, dict]:
     folder = Path(path)
     if not folder.is_dir():
         raise ModelError(folder, "not a folder (a model is a folder in Hugging Face layout)")
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(folder, "no config.json: not a model folder in Hugging Face layout") from None
-    except (OSError, ValueError) as exc:
-        raise ModelError(folder, f"config.json cannot be read ({exc})") from None
-    if not isinstance(config, dict):
-        raise ModelError(folder, "config.json is not a JSON object")
-    if "auto_map" in config:
-        raise ModelError(folder, "the model needs remote code (auto_map in config.json); "
-                                 "videoreview never runs code shipped in a model folder")
+    config = safe_config(folder)
     family = config.get("model_type")
     if family not in FAMILIES:
         raise ModelError(folder, f"model_type {family!r} is not supported (supported: {', '.join(FAMILIES)})")
-    if not list(folder.glob("*.safetensors")):
-        pickles = [p.name for p in folder.iterdir() if p.suffix in (".bin", ".pt", ".pth", ".ckpt")]
-        reason = (f"only pickle weights ({', '.join(sorted(pickles))}); videoreview loads safetensors only"
-                  if pickles else "no weights (*.safetensors)")
-        raise ModelError(folder, reason)
     if not (folder / "tokenizer.json").exists() and not (folder / "tokenizer_config.json").exists():
         raise ModelError(folder, "no tokenizer (tokenizer.json)")
     if not (folder / "processor_config.json").exists() and not (folder / "preprocessor_config.json").exists():
@@ -144,7 +129,7 @@ class VisionLanguageModel:
         import torch
         import transformers
 
-        self.path = Path(path)
+        self.path = resolve_model(path)
         self.family, _ = check_model_dir(self.path)
         model_class, processor_class = FAMILIES[self.family]
         self.device, self.dtype = pick_device(device)
@@ -224,7 +209,7 @@ class VLMEngine:
     kind = "vlm"
 
     def __init__(self, path: str | Path, device: str | None = None, batch_size: int | None = None):
-        self.path = Path(path).expanduser().resolve()
+        self.path = resolve_model(path)
         self.family, _ = check_model_dir(self.path)
         self.name = f"{self.family}:{self.path.name}"
         self.version = f"1-{fingerprint(self.path)}"

@@ -1,0 +1,51 @@
+"""Model folders the engines load: found by path or by catalog name, and checked so that
+loading them runs no code from the folder (no ``auto_map``, safetensors weights only)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..errors import ModelError
+
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
+
+
+def resolve_model(spec: str | os.PathLike) -> Path:
+    """A model folder from ``spec``: a path, or the name of a catalog model (see
+    ``videoreview models list``), which must be installed."""
+    path = Path(spec).expanduser()
+    if path.exists() or os.sep in str(spec):
+        return path.resolve()
+    from ..models.catalog import find, installed_path, load_catalog
+
+    catalog = load_catalog()
+    if str(spec) not in catalog:
+        return path.resolve()  # neither: the folder checks say it is not there
+    folder = installed_path(find(str(spec), catalog))
+    if folder is None:
+        raise ModelError(spec, f"is not installed (videoreview models pull {spec})")
+    return folder
+
+
+def safe_config(folder: Path, name: str | None = None) -> dict:
+    """The folder's config.json, after refusing what would run code when loaded."""
+    name = f"{name}: " if name else ""
+    config_path = folder / "config.json"
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(folder, f"{name}no config.json: not a model folder in Hugging Face layout") from None
+    except (OSError, ValueError) as exc:
+        raise ModelError(config_path, f"is not readable JSON ({exc})") from None
+    if not isinstance(config, dict):
+        raise ModelError(config_path, "is not a JSON object")
+    if "auto_map" in config:
+        raise ModelError(folder, f"{name}needs its own code (auto_map in config.json); videoreview never runs "
+                                 f"code from a model folder (trust_remote_code stays off)")
+    if not list(folder.glob("*.safetensors")):
+        pickles = sorted(p.name for p in folder.iterdir() if p.suffix in PICKLE_SUFFIXES)
+        why = f" (only {', '.join(pickles)}: pickle files can run code when loaded)" if pickles else ""
+        raise ModelError(folder, f"{name}has no safetensors weights{why}; videoreview loads only safetensors")
+    return config
