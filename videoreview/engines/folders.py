@@ -18,15 +18,13 @@ def resolve_model(spec: str | os.PathLike) -> Path:
     path = Path(spec).expanduser()
     if path.exists() or os.sep in str(spec):
         return path.resolve()
-    from ..models.catalog import find, installed_path, load_catalog
+    from ..models.catalog import load_catalog
+    from ..models.manager import installed_folder
 
     catalog = load_catalog()
     if str(spec) not in catalog:
         return path.resolve()  # neither: the folder checks say it is not there
-    folder = installed_path(find(str(spec), catalog))
-    if folder is None:
-        raise ModelError(spec, f"is not installed (videoreview models pull {spec})")
-    return folder
+    return installed_folder(catalog[str(spec)])
 
 
 def safe_config(folder: Path, name: str | None = None) -> dict:

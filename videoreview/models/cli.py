@@ -50,6 +50,21 @@ def _not_yet(name: str) -> int:
     return EXIT_USAGE
 
 
+def _command(work):
+    """A command from ``work(args)``, which returns what to print: a VideoReviewError
+    becomes one line on stderr and exit status 1."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            out = work(args)
+        except VideoReviewError as exc:
+            _error(str(exc))
+            return EXIT_ERROR
+        print(out)
+        return 0
+
+    return run
+
+
 def _size(entry, folder) -> int | None:
     """The catalog's download size, or for an installed builtin model what it takes on disk."""
     if entry.size_bytes is not None or folder is None:
@@ -57,45 +72,31 @@ def _size(entry, folder) -> int | None:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
-def cmd_list(args: argparse.Namespace) -> int:
+@_command
+def cmd_list(args: argparse.Namespace) -> str:
     from .catalog import installed_path, load_catalog
 
-    try:
-        catalog = load_catalog()
-    except VideoReviewError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
     rows = []
-    for entry in catalog.values():
+    for entry in load_catalog().values():
         folder = installed_path(entry)
         rows.append({"name": entry.name, "family": entry.family, "tasks": list(entry.tasks),
                      "license": entry.license, "size_bytes": _size(entry, folder), "installed": folder is not None,
                      "builtin": entry.builtin, "repo": entry.repo, "revision": entry.revision})
     if args.json:
-        json.dump(rows, sys.stdout, indent=2)
-        print()
-        return 0
+        return json.dumps(rows, indent=2)
+    lines = []
     for row in rows:
         size = f"{row['size_bytes'] / 1e6:8.1f} MB" if row["size_bytes"] is not None else "       ? MB"
         state = "builtin" if row["builtin"] else ("installed" if row["installed"] else "not installed")
-        print(f"{row['name']:<28} {size}  {row['license']:<14} {state:<13} {', '.join(row['tasks'])}")
-    return 0
+        lines.append(f"{row['name']:<28} {size}  {row['license']:<14} {state:<13} {', '.join(row['tasks'])}")
+    return "\n".join(lines)
 
 
-def cmd_path(args: argparse.Namespace) -> int:
-    from .catalog import find, installed_path
+@_command
+def cmd_path(args: argparse.Namespace) -> str:
+    from .manager import installed_folder
 
-    try:
-        entry = find(args.name)
-    except VideoReviewError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    folder = installed_path(entry)
-    if folder is None:
-        _error(f"{entry.name} is not installed (videoreview models pull {entry.name})")
-        return EXIT_ERROR
-    print(os.fspath(folder))
-    return 0
+    return os.fspath(installed_folder(_entry(args.name)))
 
 
 def _entry(name: str):
@@ -104,57 +105,37 @@ def _entry(name: str):
     return find(name)
 
 
-def cmd_pull(args: argparse.Namespace) -> int:
+@_command
+def cmd_pull(args: argparse.Namespace) -> str:
     from .manager import pull
 
-    try:
-        entry = _entry(args.name)
-        if not entry.builtin:
-            size = f", {entry.size_bytes / 1e9:.2f} GB" if entry.size_bytes else ""
-            print(f"{entry.name}: {entry.repo} at {entry.revision[:12]}, licence {entry.license}{size}",
-                  file=sys.stderr)
-        folder = pull(entry)
-    except VideoReviewError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    print(os.fspath(folder))
-    return 0
+    entry = _entry(args.name)
+    if not entry.builtin:
+        size = f", {entry.size_bytes / 1e9:.2f} GB" if entry.size_bytes else ""
+        print(f"{entry.name}: {entry.repo} at {entry.revision[:12]}, licence {entry.license}{size}", file=sys.stderr)
+    return os.fspath(pull(entry))
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
+@_command
+def cmd_verify(args: argparse.Namespace) -> str:
     from .manager import verify
 
-    try:
-        folder = verify(_entry(args.name))
-    except VideoReviewError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    print(f"{args.name}: ok ({folder})")
-    return 0
+    return f"{args.name}: ok ({verify(_entry(args.name))})"
 
 
-def cmd_remove(args: argparse.Namespace) -> int:
+@_command
+def cmd_remove(args: argparse.Namespace) -> str:
     from .manager import remove
 
-    try:
-        freed = remove(_entry(args.name))
-    except VideoReviewError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    print(f"removed {args.name} ({freed / 1e6:.1f} MB freed)")
-    return 0
+    return f"removed {args.name} ({remove(_entry(args.name)) / 1e6:.1f} MB freed)"
 
 
-def cmd_add(args: argparse.Namespace) -> int:
+@_command
+def cmd_add(args: argparse.Namespace) -> str:
     from pathlib import Path
 
     from .catalog import load_catalog
     from .manager import add
 
-    try:
-        entry, folder = add(Path(args.folder), load_catalog())
-    except VideoReviewError as exc:
-        _error(str(exc))
-        return EXIT_ERROR
-    print(f"added {entry.name} ({entry.license}) at {folder}")
-    return 0
+    entry, folder = add(Path(args.folder), load_catalog())
+    return f"added {entry.name} ({entry.license}) at {folder}"

@@ -52,12 +52,18 @@ def pull(entry: ModelEntry) -> Path:
     return folder
 
 
-def verify(entry: ModelEntry) -> Path:
-    """The installed folder of ``entry``, checked (ModelError when it is not installed or
-    not usable)."""
+def installed_folder(entry: ModelEntry) -> Path:
+    """The folder ``entry`` is loaded from; ModelError when it is not installed."""
     folder = installed_path(entry)
     if folder is None:
         raise ModelError(entry.name, f"is not installed (videoreview models pull {entry.name})")
+    return folder
+
+
+def verify(entry: ModelEntry) -> Path:
+    """The installed folder of ``entry``, checked (ModelError when it is not installed or
+    not usable)."""
+    folder = installed_folder(entry)
     if not entry.builtin:
         verify_folder(folder, entry)
     return folder
