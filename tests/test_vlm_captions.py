@@ -169,7 +169,7 @@ def test_cli_refuses_a_bad_model_folder_in_one_line(tmp_path, untrained):
                           "--engines", f"captions=vlm:{bad}", "--quiet"], capture_output=True, text=True)
     assert run.returncode != 0 and not (tmp_path / "out.json").exists()
     lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and bad in lines[0] and "safetensors only" in lines[0]
+    assert len(lines) == 1 and bad in lines[0] and "loads only safetensors" in lines[0]
 
 
 def test_frames_the_model_leaves_blank_keep_the_builtin_caption(untrained, tmp_path):
