@@ -1,7 +1,9 @@
 """Getting a catalog model onto this machine and checking it before any engine loads it.
 
-Downloads go through huggingface_hub's own code (resumable, into the standard cache,
-``HF_ENDPOINT`` / ``HF_HUB_CACHE`` / ``HF_HUB_OFFLINE`` respected), at the catalog's
+Downloads go through huggingface_hub's own code (into the standard cache, ``HF_ENDPOINT``
+/ ``HF_HUB_CACHE`` / ``HF_HUB_OFFLINE`` respected; a transfer whose connection drops goes
+on with a byte range, but a pull that is killed starts its file again: huggingface_hub
+2.4 keeps one temporary file per process), at the catalog's
 pinned revision only, and only the files a model needs in the Hugging Face layout:
 configs, tokenizer files and safetensors weights. Pickle weights (``*.bin``, ``*.pt``)
 are never fetched, because loading them can run code; a model whose code lives in its
@@ -25,8 +27,8 @@ _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 def pull(entry: ModelEntry) -> Path:
-    """Download ``entry`` at its pinned revision (resuming a download that was cut
-    short) and verify it; returns its folder. A builtin model is already there."""
+    """Download ``entry`` at its pinned revision (files already in the cache are kept)
+    and verify it; returns its folder. A builtin model is already there."""
     if entry.builtin:
         return installed_path(entry) or _missing_package(entry)
     from huggingface_hub import constants, snapshot_download
