@@ -2,7 +2,8 @@
 against a loopback server standing in for the hub (tests/hub_server.py; the endpoint set
 by HF_ENDPOINT, the cache by HF_HUB_CACHE): a download, one whose connection drops and
 that goes on with a byte range, and the refusals: pickle-only weights, a model that needs its
-own code, a revision the hub does not have, no network, offline mode, a damaged file."""
+own code, a revision the hub does not have, no network, offline mode, a damaged file, a
+full disk (a 2 MB tmpfs, where mounting is allowed)."""
 
 from __future__ import annotations
 
@@ -44,8 +45,8 @@ def home(tmp_path):
 
 
 def models(home, hub_url: str, *args, wait: bool = True, **env):
-    environment = dict(os.environ, VIDEOREVIEW_HOME=str(home / "home"), HF_HUB_CACHE=str(home / "hub"),
-                       HF_ENDPOINT=hub_url, HF_HUB_DISABLE_TELEMETRY="1", **env)
+    environment = {**os.environ, "VIDEOREVIEW_HOME": str(home / "home"), "HF_HUB_CACHE": str(home / "hub"),
+                   "HF_ENDPOINT": hub_url, "HF_HUB_DISABLE_TELEMETRY": "1", **env}
     command = [sys.executable, "-m", "videoreview", "models", *map(str, args)]
     if not wait:
         return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -187,3 +188,20 @@ def test_a_pulled_model_is_what_the_engines_load_by_its_catalog_name(home, tmp_p
         ENTRY.replace("tiny-model", "not-pulled").replace(REVISION, "e" * 40))
     with pytest.raises(ModelError, match="not-pulled: is not installed \\(videoreview models pull not-pulled\\)"):
         VLMEngine("not-pulled")
+
+
+def test_a_full_disk_gives_one_line(home, tmp_path):
+    small = tmp_path / "small disk"
+    small.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(small)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small filesystem here ({mounted.stderr.decode().strip()})")
+    server = Hub(REPO, REVISION, {"config.json": CONFIG, "model.safetensors": weights(8)})
+    try:
+        proc = models(home, server.url, "pull", "tiny-model", HF_HUB_CACHE=str(small / "hub"))
+        assert proc.returncode == 1 and "tiny-model" in proc.stderr and "No space left" in proc.stderr, proc.stderr
+        last = proc.stderr.strip().splitlines()[-1]
+        assert "Traceback" not in proc.stderr and last.startswith("videoreview: error: tiny-model: download of")
+    finally:
+        server.close()
+        subprocess.run(["umount", str(small)], capture_output=True)
