@@ -9,13 +9,17 @@ class VideoReviewError(Exception):
     """Base for errors that are reported to the user as one line."""
 
 
-class MediaError(VideoReviewError):
-    """A file that cannot be used as a video: not found, not a video, truncated, ..."""
+class PathError(VideoReviewError):
+    """A problem with one file or folder: "PATH: reason"."""
 
     def __init__(self, path: str | os.PathLike, reason: str):
         self.path = os.fspath(path)
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
+
+
+class MediaError(PathError):
+    """A file that cannot be used as a video: not found, not a video, truncated, ..."""
 
 
 class RecordError(VideoReviewError):
@@ -34,19 +38,9 @@ class Cancelled(VideoReviewError):
         super().__init__("cancelled")
 
 
-class ModelError(VideoReviewError):
+class ModelError(PathError):
     """A model folder that videoreview will not load: missing, unsupported, unsafe, incomplete."""
 
-    def __init__(self, path: str | os.PathLike, reason: str):
-        self.path = os.fspath(path)
-        self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
 
-
-class LibraryError(VideoReviewError):
+class LibraryError(PathError):
     """The library's database or index cannot be used: locked, read-only, damaged, too new."""
-
-    def __init__(self, path: str | os.PathLike, reason: str):
-        self.path = os.fspath(path)
-        self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
