@@ -52,6 +52,10 @@ def f1_at(predicted: Sequence[float], truth: Sequence[float], tolerance: float) 
     if n_pred == 0 and n_true == 0:
         # Nothing to find and nothing found: a perfect answer.
         return F1Score(tolerance, 1.0, 1.0, 1.0, 0, 0, 0)
+    return f1_from_counts(tolerance, matched, n_pred, n_true)
+
+
+def f1_from_counts(tolerance: float, matched: int, n_pred: int, n_true: int) -> F1Score:
     precision = matched / n_pred if n_pred else 0.0
     recall = matched / n_true if n_true else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0

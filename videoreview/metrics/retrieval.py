@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .boundaries import TOLERANCES, F1Score, match_count
+from .boundaries import TOLERANCES, F1Score, f1_from_counts, match_count
 
 KS = (1, 5, 10)
 
@@ -72,11 +72,5 @@ def grounding_f1(predicted: Sequence[Sequence[float]], truth: Sequence[Sequence[
     if len(predicted) != len(truth):
         raise ValueError(f"{len(predicted)} predictions for {len(truth)} queries")
     n_pred, n_true = sum(map(len, predicted)), sum(map(len, truth))
-    out = []
-    for tolerance in tolerances:
-        matched = sum(match_count(p, t, tolerance) for p, t in zip(predicted, truth))
-        precision = matched / n_pred if n_pred else 0.0
-        recall = matched / n_true if n_true else 0.0
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        out.append(F1Score(tolerance, precision, recall, f1, matched, n_pred, n_true))
-    return out
+    return [f1_from_counts(tolerance, sum(match_count(p, t, tolerance) for p, t in zip(predicted, truth)),
+                           n_pred, n_true) for tolerance in tolerances]
