@@ -22,3 +22,14 @@ def cache_dir() -> Path:
     path = data_dir() / "cache"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def package_dir(name: str) -> Path | None:
+    """The folder of an installed package (by import name), found without running its
+    code; None when it is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))

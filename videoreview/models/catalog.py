@@ -9,13 +9,13 @@ states its licence, so it can be shown before a download.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
+from ..paths import package_dir
 
 CATALOG_DIR = Path(__file__).resolve().parents[2] / "models"
 # What a model can do for videoreview (the engine capabilities it can serve).
@@ -115,9 +115,6 @@ def snapshot_dir(entry: ModelEntry) -> Path:
 def installed_path(entry: ModelEntry) -> Path | None:
     """The folder the engines load a model from, or None when it is not installed."""
     if entry.builtin:
-        spec = importlib.util.find_spec(entry.package)
-        if spec is None or not spec.submodule_search_locations:
-            return None
-        return Path(list(spec.submodule_search_locations)[0])
+        return package_dir(entry.package)
     folder = snapshot_dir(entry)
     return folder if (folder / "config.json").is_file() else None

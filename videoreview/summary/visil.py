@@ -21,10 +21,10 @@ import importlib.util
 import math
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 from ..engines.scoring.protocol import MASK, MAX_KEYWORDS, Scorer, Source
+from ..paths import package_dir
 
 __all__ = ["MASK", "MAX_KEYWORDS", "Scorer", "Source", "Score", "extract_keywords", "mask_caption", "log_p", "visil",
            "pareto_frontier", "select"]
@@ -40,8 +40,7 @@ def english_stop_words() -> frozenset[str]:
     """scikit-learn's English stopword list (318 function words)."""
     # Read from its own small module file: importing it through the package would load
     # sklearn's numerical stack too (over a second).
-    spec = importlib.util.find_spec("sklearn")
-    path = Path(list(spec.submodule_search_locations)[0]) / "feature_extraction" / "_stop_words.py"
+    path = package_dir("sklearn") / "feature_extraction" / "_stop_words.py"
     module = importlib.util.module_from_spec(importlib.util.spec_from_file_location("_sklearn_stop_words", path))
     module.__spec__.loader.exec_module(module)
     return frozenset(module.ENGLISH_STOP_WORDS)

