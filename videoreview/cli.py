@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import Cancelled, VideoReviewError
+from .records import read_json
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -20,7 +21,7 @@ EXIT_USAGE = 2
 PLANNED: dict[str, str] = {}  # commands named in the help before they exist
 
 
-def _error(message: str) -> None:
+def print_error(message: str) -> None:
     print(f"videoreview: error: {message}", file=sys.stderr)
 
 
@@ -93,7 +94,7 @@ def _analyze_each(args: argparse.Namespace, outputs: bool):
                                stages=stages)
         except VideoReviewError as exc:
             bar.close()
-            _error(str(exc))
+            print_error(str(exc))
             yield video, out, None
             continue
         bar.n = 100
@@ -109,7 +110,7 @@ def _analyze_all(args: argparse.Namespace, outputs: bool):
     try:
         return list(_analyze_each(args, outputs))
     except (argparse.ArgumentTypeError, KeyError, ModelError) as exc:
-        _error(str(exc).strip("'\""))
+        print_error(str(exc).strip("'\""))
         return None
 
 
@@ -151,10 +152,10 @@ def cmd_identities(args: argparse.Namespace) -> int:
     try:
         faces_on = "faces" in _parse_engines(args.engines)
     except argparse.ArgumentTypeError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_USAGE
     if not faces_on:
-        _error("the faces capability is switched off (--engines faces=none)")
+        print_error("the faces capability is switched off (--engines faces=none)")
         return EXIT_USAGE
     done = _analyze_all(args, outputs=False)
     if done is None:
@@ -196,7 +197,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         try:
             info = probe(video)
         except VideoReviewError as exc:
-            _error(str(exc))
+            print_error(str(exc))
             status = EXIT_ERROR
             continue
         if args.json:
@@ -219,22 +220,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     return status
 
 
-def _load_json(path: str):
-    from .errors import RecordError
-
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RecordError(path, "file not found") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise RecordError(path, f"not valid JSON ({exc})") from None
-
-
 def _times_from_json(path: str, kinds: set[str] | None) -> list[float]:
     """Boundary times from an Analysis JSON, {"boundaries": [...]}, or a plain list of seconds."""
     from .errors import RecordError
 
-    data = _load_json(path)
+    data = read_json(path)
     items = data.get("boundaries") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise RecordError(path, "expected a list of boundary times or an object with 'boundaries'")
@@ -255,7 +245,7 @@ def _faces_from_json(path: str) -> list[tuple[int, tuple, str | None]]:
     faces have frame, box [x, y, w, h] and "identity" (or "person")."""
     from .errors import RecordError
 
-    data = _load_json(path)
+    data = read_json(path)
     items = data.get("faces") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise RecordError(path, "expected an object with a 'faces' list")
@@ -277,7 +267,7 @@ def _caption_sets_from_json(path: str) -> list[list[str | None]]:
     {"caption_sets": [...]}); a caption set may also be a list of captions' id lists."""
     from .errors import RecordError
 
-    data = _load_json(path)
+    data = read_json(path)
     sets = data.get("caption_sets") if isinstance(data, dict) else data
     if not isinstance(sets, list) or not all(isinstance(x, list) for x in sets):
         raise RecordError(path, "expected a list of caption sets (lists of ids) or {'caption_sets': [...]}")
@@ -295,7 +285,7 @@ def _caption_truth(path: str) -> dict:
     "distinct": [bool per adjacent caption pair]}: times in seconds; every part optional."""
     from .errors import RecordError
 
-    data = _load_json(path)
+    data = read_json(path)
     if not isinstance(data, dict) or not {"progression", "matching", "distinct"} & set(data):
         raise RecordError(path, "expected an object with 'progression', 'matching' and/or 'distinct'")
     try:
@@ -351,10 +341,10 @@ def _eval_captions(args: argparse.Namespace) -> int:
                         sequences.append((list(frames), [c.text for c in chosen]))
                 report["matching"] = caption_matching(sequences, judge.match).to_dict()
     except (VideoReviewError, KeyError) as exc:
-        _error(str(exc).strip("'\""))
+        print_error(str(exc).strip("'\""))
         return EXIT_ERROR
     except ValueError as exc:
-        _error(f"{args.truth}: {exc}")
+        print_error(f"{args.truth}: {exc}")
         return EXIT_ERROR
     if args.json:
         print(json.dumps(report, indent=2))
@@ -383,7 +373,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.task == "retrieval":
         return _eval_retrieval(args)
     if args.truth is None:
-        _error(f"eval {args.task} needs PRED.json and TRUTH.json")
+        print_error(f"eval {args.task} needs PRED.json and TRUTH.json")
         return EXIT_USAGE
     if args.task == "identities":
         return _eval_identities(args)
@@ -398,7 +388,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         predicted = _times_from_json(args.predicted, kinds)
         truth = _times_from_json(args.truth, kinds)
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     tolerances = [float(t) for t in args.tolerances.split(",")] if args.tolerances else list(TOLERANCES)
     scores, average = boundary_f1(predicted, truth, tolerances)
@@ -423,7 +413,7 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
     from .metrics.boundaries import TOLERANCES
 
     if args.truth is not None:
-        _error("eval retrieval takes one file: QUERIES.json (it searches the library)")
+        print_error("eval retrieval takes one file: QUERIES.json (it searches the library)")
         return EXIT_USAGE
     tolerances = [float(t) for t in args.tolerances.split(",")] if args.tolerances else list(TOLERANCES)
     try:
@@ -431,7 +421,7 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
         with Catalog(readonly=True) as catalog:
             report = evaluate(catalog, Searcher(catalog, text_embedder()), queries, args.predicted, tolerances)
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     if args.json:
         print(json.dumps(report, indent=2))
@@ -461,7 +451,7 @@ def _eval_identities(args: argparse.Namespace) -> int:
         predicted = _faces_from_json(args.predicted)
         truth = _faces_from_json(args.truth)
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     by_frame: dict[int, list] = {}
     for frame, box, label in predicted:
@@ -475,7 +465,7 @@ def _eval_identities(args: argparse.Namespace) -> int:
         best = max(overlaps, default=(0.0, None), key=lambda o: o[0])
         pred[n] = best[1] if best[0] >= 0.5 else None
     if not true:
-        _error(f"{args.truth}: no labelled faces")
+        print_error(f"{args.truth}: no labelled faces")
         return EXIT_ERROR
     score = bcubed(pred, true)
     if args.json:
@@ -493,10 +483,10 @@ def _eval_fitb(args: argparse.Namespace) -> int:
     try:
         score = fitb_pairs(_caption_sets_from_json(args.predicted), _caption_sets_from_json(args.truth))
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     except ValueError as exc:
-        _error(f"{args.predicted}: {exc}")
+        print_error(f"{args.predicted}: {exc}")
         return EXIT_ERROR
     if args.json:
         print(json.dumps(score.__dict__, indent=2))
@@ -602,10 +592,10 @@ def cmd_visil(args: argparse.Namespace) -> int:
         summaries = _summaries_for(analysis, formats, args.writer, args.quiet)
         result = _compare(analysis, summaries, args.scorer, args.reference, args.quiet)
     except argparse.ArgumentTypeError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_USAGE
     except (VideoReviewError, ValueError) as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     if args.json:
         json.dump([row.to_json() for row in result.rows], sys.stdout, ensure_ascii=False, indent=2)
@@ -628,10 +618,10 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     try:
         summaries = _summaries_for(analysis, formats, args.writer, args.quiet)
     except argparse.ArgumentTypeError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_USAGE
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     analysis = with_summaries(analysis, summaries)
     store.save(analysis)  # the window shows them, and edits made there are kept
@@ -644,7 +634,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         try:
             comparison = _compare(analysis, summaries, args.scorer, None, args.quiet)
         except (VideoReviewError, ValueError) as exc:
-            _error(f"the PDF goes without its ViSIL table: {exc}")
+            print_error(f"the PDF goes without its ViSIL table: {exc}")
     writers = [(args.json, lambda p: export.write_json(analysis, p)),
                (args.srt, lambda p: export.write_srt(_cues(analysis, args.subtitles), p)),
                (args.vtt, lambda p: export.write_vtt(_cues(analysis, args.subtitles), p)),
@@ -657,7 +647,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
         try:
             write(path)
         except (OSError, ValueError) as exc:
-            _error(f"{path}: cannot be written ({getattr(exc, 'strerror', None) or exc})")
+            print_error(f"{path}: cannot be written ({getattr(exc, 'strerror', None) or exc})")
             return EXIT_ERROR
         print(f"wrote {path}", file=sys.stderr)
     return 0
@@ -685,7 +675,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 def _planned(name: str):
     def run(args: argparse.Namespace) -> int:
-        _error(f"'videoreview {name}' ({PLANNED[name]}) is not yet available in this version")
+        print_error(f"'videoreview {name}' ({PLANNED[name]}) is not yet available in this version")
         return EXIT_USAGE
 
     return run
@@ -810,10 +800,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except Cancelled:
-        _error("cancelled")
+        print_error("cancelled")
         return 130
     except KeyboardInterrupt:
-        _error("interrupted")
+        print_error("interrupted")
         return 130
 
 

@@ -268,16 +268,21 @@ class Analysis(_Record):
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Analysis":
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise RecordError(path, "file not found") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise RecordError(path, f"not valid JSON ({exc})") from None
+        data = read_json(path)
         try:
             return cls.from_dict(data)
         except RecordError as exc:
             raise RecordError(path, exc.reason) from None
+
+
+def read_json(path: str | os.PathLike):
+    """A JSON file's content; RecordError naming the file when it is missing or unreadable."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RecordError(path, "file not found") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise RecordError(path, f"not valid JSON ({exc})") from None
 
 
 def write_atomic(path: Path, data: bytes) -> None:

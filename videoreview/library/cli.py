@@ -6,13 +6,8 @@ import argparse
 import json
 import sys
 
+from ..cli import EXIT_ERROR, print_error
 from ..errors import VideoReviewError
-
-EXIT_ERROR = 1
-
-
-def _error(message: str) -> None:
-    print(f"videoreview: error: {message}", file=sys.stderr)
 
 
 def add_parser(sub, parse_engines) -> None:
@@ -60,7 +55,7 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
             bar.close()
             bar = None
         if what == "failed":
-            _error(detail)
+            print_error(detail)
         elif not args.quiet:
             print(f"{what:>9}  {path}", file=sys.stderr)
 
@@ -77,13 +72,13 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
     try:
         result = add_paths(args.paths, engines=engines or None, report=report, progress=progress)
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     finally:
         if bar is not None:
             bar.close()
     for path, why in result.skipped:
-        _error(f"{path}: {why}")
+        print_error(f"{path}: {why}")
     print(f"{len(result.indexed)} indexed, {len(result.unchanged)} unchanged, {len(result.failed)} failed")
     return EXIT_ERROR if result.failed or result.skipped else 0
 
@@ -93,7 +88,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         with _catalog(readonly=True) as catalog:
             videos = catalog.videos()
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     if args.json:
         json.dump([{"id": v.id, "path": v.path, "status": v.status, "duration": v.duration,
@@ -113,10 +108,10 @@ def cmd_remove(args: argparse.Namespace) -> int:
     try:
         with _catalog() as catalog:
             if not catalog.remove(args.id):
-                _error(f"no video with id {args.id} in the library (see 'videoreview library list')")
+                print_error(f"no video with id {args.id} in the library (see 'videoreview library list')")
                 return EXIT_ERROR
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     print(f"removed video {args.id}")
     return 0
@@ -133,7 +128,7 @@ def cmd_search(args: argparse.Namespace) -> int:
             moments = Searcher(catalog, text_embedder()).search(args.query, top=args.top, video_id=args.video,
                                                                 identity=args.identity)
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     if args.json:
         json.dump([m.to_json() for m in moments], sys.stdout, ensure_ascii=False, indent=2)
@@ -161,7 +156,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     try:
         catalog, moved = rebuild(report=report)
     except VideoReviewError as exc:
-        _error(str(exc))
+        print_error(str(exc))
         return EXIT_ERROR
     with catalog:
         count = len(catalog.videos())

@@ -10,12 +10,12 @@ the order of their best moment) and, when it has times, inside its target video
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RecordError
+from ..records import read_json
 from ..metrics.boundaries import TOLERANCES
 from ..metrics.retrieval import KS, grounding_f1, rebias, retrieval_scores
 from .catalog import Catalog
@@ -34,14 +34,7 @@ class Query:
 
 
 def load_queries(path: str | os.PathLike) -> list[Query]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise RecordError(path, "not UTF-8 text") from None
-    except ValueError as exc:
-        raise RecordError(path, f"not valid JSON ({exc})") from None
-    except OSError as exc:
-        raise RecordError(path, f"cannot be read ({exc.strerror or exc})") from None
+    data = read_json(path)
     items = data.get("queries") if isinstance(data, dict) else data
     if not isinstance(items, list) or not items:
         raise RecordError(path, 'expected a list of {"query", "video", "times", "set"} (or {"queries": [...]})')

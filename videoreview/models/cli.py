@@ -8,15 +8,10 @@ import json
 import os
 import sys
 
+from ..cli import EXIT_ERROR, EXIT_USAGE, print_error
 from ..errors import VideoReviewError
 
-EXIT_ERROR = 1
-EXIT_USAGE = 2
 NOT_YET = ("convert-llava-onevision",)
-
-
-def _error(message: str) -> None:
-    print(f"videoreview: error: {message}", file=sys.stderr)
 
 
 def add_parser(sub) -> None:
@@ -46,7 +41,7 @@ def add_parser(sub) -> None:
 
 
 def _not_yet(name: str) -> int:
-    _error(f"'videoreview models {name}' is not yet available in this version")
+    print_error(f"'videoreview models {name}' is not yet available in this version")
     return EXIT_USAGE
 
 
@@ -57,7 +52,7 @@ def _command(work):
         try:
             out = work(args)
         except VideoReviewError as exc:
-            _error(str(exc))
+            print_error(str(exc))
             return EXIT_ERROR
         print(out)
         return 0
