@@ -3,8 +3,9 @@ text, ViSIL score), comparing them by ViSIL in the background, and the exports.
 
 Summaries are records of the Analysis: building them and editing their text are edits of
 the document (undoable, saved), asked of the window through ``editRequested``. Writing
-them with a VLM and a ViSIL comparison run in a child process (gui.model_job); a comparison's result is kept per video while the
-window is open and shown as a table and a plot of ViSIL against token cost.
+them with a VLM and a ViSIL comparison run in a child process (gui.model_job); a
+comparison's result is kept per video while the window is open and shown as a table and
+a plot of ViSIL against token cost.
 """
 
 from __future__ import annotations

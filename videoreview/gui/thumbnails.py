@@ -236,7 +236,7 @@ class _Worker(QObject):
         rgb = self._source.frames_at_indices([frame]).frames[0]
         region = _square_around(box, info.width, info.height)
         image = to_qimage(rgb).copy(region).scaled(size, size, Qt.AspectRatioMode.KeepAspectRatio,
-                                                     Qt.TransformationMode.SmoothTransformation)
+                                                    Qt.TransformationMode.SmoothTransformation)
         self.cropped.emit(key, frame, box, size, image)
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence
 
 from ..errors import VideoReviewError

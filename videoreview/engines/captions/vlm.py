@@ -27,8 +27,8 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import ModelError
-from ..folders import resolve_model, safe_config
 from ...media import scaled_size
+from ..folders import resolve_model, safe_config
 from .parse import parse_boundary_caption, parse_choice, parse_frame_captions
 from .prompts import boundary_prompt, caption_prompt, matching_prompt, progression_prompt
 from .protocol import CaptionContext
