@@ -132,3 +132,23 @@ def test_a_video_opened_goes_before_the_library_queue(qtbot, queue, cuts_video, 
     assert queue.current.path == str(cuts_video.path)
     queue.cancel_all()
     qtbot.waitUntil(queue.is_idle, timeout=60_000)
+
+
+def test_the_chosen_engines_are_used_and_a_missing_model_is_noticed(qtbot, home, tmp_path, monkeypatch):
+    from tiny_vlm import colour_clip
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty hub"))
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "engines.json").write_text('{"captions": "llava-onevision-0.5b", "faces": "dlib-cnn"}')
+    queue = AnalysisQueue()  # no engines given: the preferences' choices, when each job starts
+    notices = []
+    queue.notice.connect(notices.append)
+    try:
+        with qtbot.waitSignal(queue.finished, timeout=120_000) as done:
+            queue.enqueue(str(colour_clip(tmp_path / "c.mp4", seconds=1)))
+    finally:
+        queue.shutdown()
+    assert notices == ["llava-onevision-0.5b is not installed (videoreview models pull llava-onevision-0.5b). "
+                       "Instead: Frame and boundary captions: builtin"]
+    engines = done.args[1].engines
+    assert engines["captions"].startswith("builtin@") and engines["faces"].startswith("dlib-cnn@")

@@ -168,17 +168,28 @@ def test_add_installs_a_copied_folder_of_a_pinned_revision(home, hub, tmp_path):
 def test_a_pulled_model_is_what_the_engines_load_by_its_catalog_name(home, tmp_path, monkeypatch):
     from huggingface_hub import constants
 
-    from tiny_vlm import build
+    from tiny_vlm import build, colour_clip
     from videoreview.engines.captions.vlm import VLMEngine
 
     folder = build("llava_onevision", tmp_path / "built")
     files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    (home / "home" / "models" / "tiny.toml").write_text(ENTRY.replace('family = "bert"', 'family = "llava-onevision"'))
+    (home / "home" / "models" / "tiny.toml").write_text(
+        ENTRY.replace('family = "bert"', 'family = "llava-onevision"').replace('"text-embedding"', '"captions"'))
     server = Hub(REPO, REVISION, files)
     try:
         assert models(home, server.url, "pull", "tiny-model").returncode == 0
     finally:
         server.close()
+    # Chosen once, the next analysis uses it (no --engines).
+    chosen = models(home, "http://127.0.0.1:9", "use", "tiny-model")
+    assert chosen.returncode == 0 and chosen.stdout.strip() == "captions: tiny-model", chosen.stderr
+    clip, out = colour_clip(tmp_path / "c.mp4", seconds=1), tmp_path / "c.json"
+    analysed = subprocess.run([sys.executable, "-m", "videoreview", "analyze", str(clip), "-o", str(out), "-q"],
+                              env={**os.environ, "VIDEOREVIEW_HOME": str(home / "home"),
+                                   "HF_HUB_CACHE": str(home / "hub"), "HF_HUB_OFFLINE": "1"},
+                              capture_output=True, text=True, timeout=300)
+    assert analysed.returncode == 0 and "notice" not in analysed.stderr, analysed.stderr
+    assert json.loads(out.read_text())["engines"]["captions"].startswith(f"llava_onevision:{REVISION}@")
     monkeypatch.setenv("VIDEOREVIEW_HOME", str(home / "home"))
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(home / "hub"))
     engine = VLMEngine("tiny-model")  # as in --engines captions=vlm:tiny-model

@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 import tiny_vlm
-from tiny_vlm import colour_frame as frame
-from videos import encode_frames
+from tiny_vlm import colour_clip, colour_frame as frame
 from videoreview.engines.captions.vlm import FAMILIES, Request, VisionLanguageModel, VLMEngine, check_model_dir
 from videoreview.errors import ModelError
 from videoreview.pipeline import StageCache, analyze
@@ -128,13 +127,6 @@ def test_the_prompt_names_who_is_visible_most_prominent_first(index_video):
     assert stage._window_ids([1.0, 2.0]) == ("P1", "P2", "P3")  # own frame first, larger face first
     assert stage._window_ids([5.0]) == ()
     assert digest != VLMCaptionStage(None, None).prepare(Analysis(video=info, content_hash="x"))
-
-
-def colour_clip(path, seconds=3, fps=25):
-    """Red, blue, green shots of ``seconds`` each: hard cuts at 3 s and 6 s."""
-    frames = [frame(name) for name in ("red", "blue", "green") for _ in range(seconds * fps)]
-    encode_frames(path, frames, fps)
-    return path
 
 
 def test_analyze_with_a_vlm_fills_captions_boundaries_and_keyframes(taught, tmp_path):

@@ -134,6 +134,15 @@ def colour_frame(name: str, size: tuple[int, int] = (160, 90)) -> "np.ndarray":
     return np.full((size[1], size[0], 3), COLOURS[name], np.uint8)
 
 
+def colour_clip(path, seconds=3, fps=25):
+    """Red, blue, green shots of ``seconds`` each: hard cuts at 3 s and 6 s."""
+    from videos import encode_frames
+
+    frames = [colour_frame(name) for name in ("red", "blue", "green") for _ in range(seconds * fps)]
+    encode_frames(path, frames, fps)
+    return path
+
+
 def colour_lessons():
     """What the taught models answer, by the colour of the frames they are shown: caption
     windows of 2 frames, boundaries with 1 frame each side, and the progression question."""

@@ -7,6 +7,7 @@ problem and exit non-zero; nothing else is touched.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -25,10 +26,18 @@ def print_error(message: str) -> None:
     print(f"videoreview: error: {message}", file=sys.stderr)
 
 
-def _parse_engines(values: list[str] | None) -> dict[str, str]:
-    from .pipeline import DEFAULT_ENGINES
+@functools.cache
+def _chosen():
+    """The engines chosen in the preferences (see preferences.py), each notice about a
+    chosen model that cannot be used printed once."""
+    from .preferences import choose
 
-    engines = dict(DEFAULT_ENGINES)
+    return choose(lambda text: print(f"videoreview: notice: {text}", file=sys.stderr))
+
+
+def _parse_engines(values: list[str] | None) -> dict[str, str]:
+    """The chosen engines with ``--engines CAP=NAME`` overrides (an explicit choice has no fallback)."""
+    engines = _chosen().analysis_engines()
     for value in values or []:
         for item in value.split(","):
             capability, sep, name = item.partition("=")
@@ -506,9 +515,9 @@ def _one_analysis(args: argparse.Namespace):
 
 def _summaries_for(analysis, formats: list[str], writer_spec: str | None = None, quiet: bool = True):
     """The summaries named by ``formats`` ("text" or a number of keyframes): a reviewer's
-    edited one of that format as it is; the others written by ``writer_spec`` ("builtin"
-    or a VLM folder), or with None the saved one of that format (from the window, say),
-    else the builtin writer's."""
+    edited one of that format as it is; the others written by ``writer_spec`` ("builtin",
+    a catalog model or a VLM folder), or with None the saved one of that format (from the
+    window, say), else the chosen writer's (see preferences.py)."""
     from .errors import ModelError
     from .summary.builder import build
     from .summary.compare import format_label
@@ -524,7 +533,7 @@ def _summaries_for(analysis, formats: list[str], writer_spec: str | None = None,
         if writer_spec not in (None, "builtin") and not quiet:
             print(f"summaries: loading {writer_spec}", file=sys.stderr)
         try:
-            writer, release = load_writer(writer_spec or "builtin", analysis.video.path)
+            writer, release = load_writer(writer_spec or _chosen().names["summaries"], analysis.video.path)
         except ModelError as exc:
             raise VideoReviewError(str(exc)) from None
         try:
@@ -590,7 +599,8 @@ def cmd_visil(args: argparse.Namespace) -> int:
     try:
         formats = [f.strip() for f in args.summaries.split(",") if f.strip()]
         summaries = _summaries_for(analysis, formats, args.writer, args.quiet)
-        result = _compare(analysis, summaries, args.scorer, args.reference, args.quiet)
+        result = _compare(analysis, summaries, args.scorer or _chosen().names["scoring"], args.reference,
+                          args.quiet)
     except argparse.ArgumentTypeError as exc:
         print_error(str(exc))
         return EXIT_USAGE
@@ -632,7 +642,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     comparison = None
     if args.pdf and args.scorer != "none":
         try:
-            comparison = _compare(analysis, summaries, args.scorer, None, args.quiet)
+            comparison = _compare(analysis, summaries, args.scorer or _chosen().names["scoring"], None, args.quiet)
         except (VideoReviewError, ValueError) as exc:
             print_error(f"the PDF goes without its ViSIL table: {exc}")
     writers = [(args.json, lambda p: export.write_json(analysis, p)),
@@ -745,11 +755,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what the subtitles say: frame captions or boundary captions")
     p.add_argument("--csv", metavar="PATH", help="a CSV of the boundaries")
     p.add_argument("--otio", metavar="PATH", help="OpenTimelineIO markers for an editor")
-    p.add_argument("--scorer", default="builtin", metavar="builtin|MODEL_DIR|none",
-                   help="the ViSIL scorer for the PDF's comparison table (none: no table)")
-    p.add_argument("--writer", metavar="builtin|MODEL_DIR",
-                   help="who writes the summaries' text: builtin (from the analysis) or a local VLM folder "
-                        "(ViSIL's summary prompt); default: the saved summaries, the builtin writer for the rest")
+    p.add_argument("--scorer", metavar="builtin|MODEL|none",
+                   help="the ViSIL scorer for the PDF's comparison table (none: no table; default: the chosen one, "
+                        "see 'models use')")
+    p.add_argument("--writer", metavar="builtin|MODEL",
+                   help="who writes the summaries' text: builtin (from the analysis) or a VLM (a catalog name or "
+                        "folder; ViSIL's summary prompt); default: the saved summaries, the chosen writer for the rest")
     _add_analysis_options(p)
     p.set_defaults(run=cmd_summarize)
 
@@ -758,11 +769,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summaries", default="text,1,3", help="formats: text and numbers of keyframes (default text,1,3)")
     p.add_argument("--reference", metavar="FILE", help="the detailed description C (UTF-8 text); default: "
                                                        "the VLM's description, or the builtin captions joined")
-    p.add_argument("--scorer", default="builtin", metavar="builtin|MODEL_DIR",
-                   help="builtin (approximate, no language model) or a local VLM folder")
-    p.add_argument("--writer", metavar="builtin|MODEL_DIR",
-                   help="who writes the summaries' text: builtin (from the analysis) or a local VLM folder "
-                        "(ViSIL's summary prompt); default: the saved summaries, the builtin writer for the rest")
+    p.add_argument("--scorer", metavar="builtin|MODEL",
+                   help="builtin (approximate, no language model) or a VLM (a catalog name or folder); "
+                        "default: the chosen one, see 'models use'")
+    p.add_argument("--writer", metavar="builtin|MODEL",
+                   help="who writes the summaries' text: builtin (from the analysis) or a VLM (a catalog name or "
+                        "folder; ViSIL's summary prompt); default: the saved summaries, the chosen writer for the rest")
     p.add_argument("--json", action="store_true", help="a JSON list of {format, visil, tokens, scorer, keyframes, text}")
     _add_analysis_options(p)
     p.set_defaults(run=cmd_visil)

@@ -22,7 +22,7 @@ from .child_worker import ChildWorker, stop_worker_thread
 @dataclass
 class Job:
     path: str
-    engines: dict[str, str]
+    engines: dict[str, str] | None  # None: those chosen in the preferences when the job starts
     previous: Analysis | None = None  # the reviewer's current state: its edits are kept
     cancel: CancelToken = field(default_factory=CancelToken)
     stage_names: list[str] = field(default_factory=list)
@@ -45,6 +45,7 @@ class _Worker(ChildWorker):
 
     progress = Signal(object)  # JobProgress
     partial = Signal(object)  # Analysis so far
+    notice = Signal(str)  # a chosen engine that cannot be used, and what is used instead
     # finished: the final Analysis (already saved); failed; cancelled (see ChildWorker)
 
     what = "analysis"
@@ -73,6 +74,8 @@ class _Worker(ChildWorker):
             self._progress(*payload)
         elif kind == "partial":
             self.partial.emit(payload)
+        elif kind == "notice":
+            self.notice.emit(payload)
 
     def _progress(self, stage: str, fraction: float, message: str) -> None:
         now = time.monotonic()
@@ -99,9 +102,10 @@ class AnalysisQueue(QObject):
     finished = Signal(str, object)  # path, final Analysis
     failed = Signal(str, str)  # path, one-line message
     cancelled = Signal(str)
+    notice = Signal(str)  # see _Worker.notice
     queueChanged = Signal()
 
-    def __init__(self, engines: dict[str, str], parent: QObject | None = None) -> None:
+    def __init__(self, engines: dict[str, str] | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.engines = engines
         self.pending: list[Job] = []
@@ -120,7 +124,7 @@ class AnalysisQueue(QObject):
             self.queueChanged.emit()
         if self.is_queued(path):
             return
-        self.pending.insert(0 if front else len(self.pending), Job(path, dict(self.engines), previous))
+        self.pending.insert(0 if front else len(self.pending), Job(path, dict(self.engines) if self.engines else None, previous))
         self.queueChanged.emit()
         self._start_next()
 
@@ -160,6 +164,7 @@ class AnalysisQueue(QObject):
         # Bound slots of this GUI-thread object: Qt queues the calls into the GUI thread.
         worker.progress.connect(self._on_progress)
         worker.partial.connect(self._on_partial)
+        worker.notice.connect(self.notice)
         worker.finished.connect(self._on_finished)
         worker.failed.connect(self._on_failed)
         worker.cancelled.connect(self._on_cancelled)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QHBoxLayo
 
 from .. import __version__
 from ..media import VIDEO_EXTENSIONS, VIDEO_FILE_FILTER
-from ..pipeline import DEFAULT_ENGINES, edits, identities
+from ..pipeline import edits, identities
 from ..records import Analysis
 from .document import VideoDocument
 from .jobs import AnalysisQueue, JobProgress
@@ -106,7 +106,8 @@ class MainWindow(QMainWindow):
         self.current: VideoDocument | None = None
         self._shown_before: VideoDocument | None = None
         self.last_notice = ""
-        self.queue = AnalysisQueue(engines or dict(DEFAULT_ENGINES), self)
+        self.queue = AnalysisQueue(engines, self)  # None: the engines chosen in the preferences
+        self._engine_notices: set[str] = set()
         self.thumbnails: ThumbnailLoader | None = None
         self._opened_in_player: str | None = None
         self._seek_on_open: tuple[str, float] | None = None  # a library result opening at its moment
@@ -272,6 +273,7 @@ class MainWindow(QMainWindow):
         q.finished.connect(lambda path, analysis: self.library_panel.index(path, analysis.content_hash))
         q.failed.connect(self.library_panel.analysis_failed)
         q.cancelled.connect(self._on_cancelled)
+        q.notice.connect(self._engine_notice)
         q.queueChanged.connect(self._on_queue_changed)
         self.job_status.cancelRequested.connect(self.cancel_current)
         self.player.frameShown.connect(self._on_frame_shown)
@@ -665,6 +667,12 @@ class MainWindow(QMainWindow):
         self._notice_timer.start()
         self.statusBar().showMessage(message.splitlines()[0], 10000)
 
+    def _engine_notice(self, message: str) -> None:
+        """A chosen model that cannot be used: said once a session, not for every video."""
+        if message not in self._engine_notices:
+            self._engine_notices.add(message)
+            self.notice(message)
+
     def show_shortcuts(self) -> None:
         rows = [(a.text().replace("&", ""), a.shortcut().toString(QKeySequence.NativeText))
                 for a in self.actions() if not a.shortcut().isEmpty()]
@@ -674,8 +682,11 @@ class MainWindow(QMainWindow):
     def show_about(self) -> None:
         from PySide6 import __version__ as pyside_version
 
+        from ..preferences import load_choices
+
+        engines = self.queue.engines or load_choices()[0] or {"all": "builtin"}
         self._message("About videoreview", f"<b>videoreview {__version__}</b><br>Qt for Python {pyside_version}<br>"
-                                           f"Engines: {', '.join(f'{k}={v}' for k, v in self.queue.engines.items())}")
+                                           f"Engines: {', '.join(f'{k}={v}' for k, v in engines.items())}")
 
     def _message(self, title: str, html: str) -> None:
         from PySide6.QtWidgets import QMessageBox

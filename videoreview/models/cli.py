@@ -1,5 +1,5 @@
 """`videoreview models list [--json] | pull NAME | remove NAME | verify NAME | path NAME |
-add DIR` (convert-llava-onevision to come)."""
+add DIR | use NAME | device` (convert-llava-onevision to come)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import os
 import sys
 
 from ..cli import EXIT_ERROR, EXIT_USAGE, print_error
+from ..engines.device import DEVICES
 from ..errors import VideoReviewError
+from ..preferences import CAPABILITIES
 
 NOT_YET = ("convert-llava-onevision",)
 
@@ -34,6 +36,15 @@ def add_parser(sub) -> None:
     add = actions.add_parser("add", help="install a model folder copied by hand (no network needed)")
     add.add_argument("folder", metavar="DIR")
     add.set_defaults(run=cmd_add)
+    use = actions.add_parser("use", help="choose the engine for capabilities (a catalog model for every "
+                                         "capability it serves, or 'builtin' with --for)")
+    use.add_argument("name", metavar="NAME")
+    use.add_argument("--for", dest="capabilities", action="append", metavar="CAPABILITY",
+                     choices=[c.key for c in CAPABILITIES])
+    use.set_defaults(run=cmd_use)
+    device = actions.add_parser("device", help="the devices here and their free memory; with DEVICE, choose it")
+    device.add_argument("device", nargs="?", choices=DEVICES)
+    device.set_defaults(run=cmd_device)
     for name in NOT_YET:
         later = actions.add_parser(name, help="(not yet available)")
         later.add_argument("args", nargs=argparse.REMAINDER)
@@ -71,19 +82,24 @@ def _size(entry, folder) -> int | None:
 def cmd_list(args: argparse.Namespace) -> str:
     from .catalog import installed_path, load_catalog
 
+    from ..preferences import load_choices
+
+    choices = load_choices()[0]
     rows = []
     for entry in load_catalog().values():
         folder = installed_path(entry)
         rows.append({"name": entry.name, "family": entry.family, "tasks": list(entry.tasks),
                      "license": entry.license, "size_bytes": _size(entry, folder), "installed": folder is not None,
-                     "builtin": entry.builtin, "repo": entry.repo, "revision": entry.revision})
+                     "builtin": entry.builtin, "repo": entry.repo, "revision": entry.revision,
+                     "chosen_for": [key for key, name in choices.items() if name == entry.name]})
     if args.json:
         return json.dumps(rows, indent=2)
     lines = []
     for row in rows:
         size = f"{row['size_bytes'] / 1e6:8.1f} MB" if row["size_bytes"] is not None else "       ? MB"
         state = "builtin" if row["builtin"] else ("installed" if row["installed"] else "not installed")
-        lines.append(f"{row['name']:<28} {size}  {row['license']:<14} {state:<13} {', '.join(row['tasks'])}")
+        chosen = f"  (chosen for {', '.join(row['chosen_for'])})" if row["chosen_for"] else ""
+        lines.append(f"{row['name']:<28} {size}  {row['license']:<14} {state:<13} {', '.join(row['tasks'])}{chosen}")
     return "\n".join(lines)
 
 
@@ -134,3 +150,39 @@ def cmd_add(args: argparse.Namespace) -> str:
 
     entry, folder = add(Path(args.folder), load_catalog())
     return f"added {entry.name} ({entry.license}) at {folder}"
+
+
+@_command
+def cmd_use(args: argparse.Namespace) -> str:
+    from .catalog import installed_path, load_catalog
+    from ..preferences import BY_KEY, models_for, save_choice
+
+    catalog = load_catalog()
+    keys = args.capabilities or [key for key in BY_KEY if args.name in models_for(key, catalog)]
+    if not keys:
+        raise VideoReviewError(f"{args.name}: name the capability with --for "
+                               f"({', '.join(BY_KEY)}), or a catalog model (videoreview models list)")
+    for key in keys:
+        try:
+            save_choice(key, args.name)
+        except ValueError as exc:
+            raise VideoReviewError(str(exc)) from None
+    entry = catalog.get(args.name)
+    later = (f" (not installed yet: videoreview models pull {args.name})"
+             if entry is not None and installed_path(entry) is None else "")
+    return f"{', '.join(keys)}: {args.name}{later}"
+
+
+@_command
+def cmd_device(args: argparse.Namespace) -> str:
+    from ..engines.device import free_memory_gb, present
+    from ..preferences import load_choices, save_choice
+
+    if args.device:
+        save_choice("device", args.device)
+    chosen = load_choices()[0].get("device", "auto")
+    lines = []
+    for device in present():
+        free = free_memory_gb(device)
+        lines.append(f"{device:<5} {'?' if free is None else f'{free:.1f}'} GB free")
+    return "\n".join([f"chosen: {chosen}"] + lines)

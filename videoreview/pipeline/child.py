@@ -3,8 +3,8 @@ libraries (torch, dlib, decoders) that hold Python's GIL for long stretches, whi
 freeze a window running them on a thread of its own process. A native crash in the child
 also leaves the window running.
 
-The analysis child sends ("stages", names), ("progress", (stage, fraction, message)) and
-("partial", Analysis), then one of ("done", Analysis), ("failed", message) or
+The analysis child sends ("stages", names), ("progress", (stage, fraction, message)),
+("partial", Analysis) and ("notice", text), then one of ("done", Analysis), ("failed", message) or
 ("cancelled", None) through a pipe; the parent sets an Event to cancel it. Writing
 summaries with a VLM (``run_summaries``) and comparing them by ViSIL (``run_visil``)
 load a model too, so they run the same way.
@@ -74,9 +74,10 @@ def _report(conn, subject: str, work) -> None:
         conn.close()
 
 
-def run_analysis(path: str, engines: dict[str, str], previous: Analysis | None, conn, cancel_event) -> None:
+def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis | None, conn, cancel_event) -> None:
     """The child's entry point (must stay importable without Qt). ``previous`` is what
-    the window shows: its edits are kept."""
+    the window shows: its edits are kept. ``engines`` None: those chosen in the
+    preferences, each fallback sent as ("notice", one line)."""
     from . import store
     from .cache import StageCache
     from .cancel import CancelToken
@@ -90,7 +91,10 @@ def run_analysis(path: str, engines: dict[str, str], previous: Analysis | None, 
     progress = _Throttled(conn)
 
     def work() -> Analysis:
-        stages = build_stages(engines)
+        from ..preferences import choose
+
+        chosen = engines or choose(lambda text: conn.send(("notice", text))).analysis_engines()
+        stages = build_stages(chosen)
         conn.send(("stages", ["probe"] + [s.name for s in stages]))
         # With a previous Analysis on screen, stage-by-stage results would only flicker.
         analysis = analyze(path, progress=progress, cancel=cancel, cache=StageCache(), previous=previous,

@@ -28,6 +28,7 @@ import numpy as np
 
 from ...errors import ModelError
 from ...media import scaled_size
+from ..device import pick_device
 from ..folders import resolve_model, safe_config
 from .parse import parse_boundary_caption, parse_choice, parse_frame_captions
 from .prompts import boundary_prompt, caption_prompt, matching_prompt, progression_prompt
@@ -71,21 +72,6 @@ def fingerprint(path: str | Path) -> str:
     for weights in sorted(folder.glob("*.safetensors")):
         digest.update(f"{weights.name}:{weights.stat().st_size}".encode())
     return digest.hexdigest()[:12]
-
-
-def pick_device(requested: str | None = None):
-    """(device, dtype): CUDA with bf16 (fp16 where bf16 is unsupported), Apple MPS with
-    fp16, else the CPU with fp32."""
-    import torch
-
-    if requested is None:
-        requested = "cuda" if torch.cuda.is_available() else (
-            "mps" if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available() else "cpu")
-    if requested.startswith("cuda"):
-        return requested, torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    if requested == "mps":
-        return requested, torch.float16
-    return requested, torch.float32
 
 
 def _image_only(processor_class):
