@@ -1,0 +1,73 @@
+"""The image-text engine (SigLIP) on a tiny model built here: the ONNX export run by
+ONNX Runtime gives the torch model's embeddings, the session's real providers are what
+count, and folders that are not safe image-text models are refused."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+import tiny_siglip
+from videoreview.engines.embeddings.image_text import ImageTextEncoder, TorchImageText
+from videoreview.errors import ModelError
+
+TEXTS = ["a red frame", "a man opens a door", "", "ünïcödé and a very long query " * 8]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return tiny_siglip.build(tmp_path_factory.mktemp("siglip") / "tiny siglip")
+
+
+def frames(count: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(1)
+    return [rng.integers(0, 256, (90, 160, 3), dtype=np.uint8) for _ in range(count)]
+
+
+def test_onnx_embeddings_match_torch(folder, home):
+    encoder = ImageTextEncoder(folder)
+    assert encoder.providers == ["CPUExecutionProvider"] and encoder.device == "cpu"
+    images = encoder.embed_images(frames(37))  # more than one ONNX batch
+    texts = encoder.embed_texts(TEXTS)
+    reference = TorchImageText(folder)
+    expected_images = reference.images(encoder.pixels(frames(37)))
+    expected_texts = reference.texts(encoder.token_ids(TEXTS))
+    assert images.shape == (37, 32) and texts.shape == (4, 32)
+    assert np.abs(images - expected_images).max() < 1e-5
+    assert np.abs(texts - expected_texts).max() < 1e-5
+    assert np.allclose(np.linalg.norm(images, axis=1), 1, atol=1e-5)
+    # Exported once: a second encoder of the same folder reuses the export.
+    exported = home / "onnx" / encoder.version / "images.onnx"
+    before = exported.stat().st_mtime_ns
+    assert ImageTextEncoder(folder).version == encoder.version and exported.stat().st_mtime_ns == before
+
+
+def test_cuda_asked_for_where_onnxruntime_has_none_runs_on_the_cpu(folder, home):
+    import onnxruntime
+
+    if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        pytest.skip("this machine has onnxruntime's CUDA provider")
+    encoder = ImageTextEncoder(folder, device="cuda")
+    assert encoder.providers == ["CPUExecutionProvider"] and encoder.device == "cpu"
+
+
+@pytest.mark.parametrize("spoil, problem", [
+    (lambda f: (f / "model.safetensors").rename(f / "pytorch_model.bin"), "loads only safetensors"),
+    (lambda f: _config(f, auto_map={"AutoModel": "x.Model"}), "needs its own code"),
+    (lambda f: _config(f, model_type="llava_onevision"), "is not an image-text model"),
+    (lambda f: (f / "preprocessor_config.json").unlink(), "no preprocessor_config.json"),
+])
+def test_unsafe_or_wrong_folders_are_refused(folder, tmp_path, home, spoil, problem):
+    copy = shutil.copytree(folder, tmp_path / "copy")
+    spoil(copy)
+    with pytest.raises(ModelError, match=problem) as refused:
+        ImageTextEncoder(copy)
+    assert str(copy) in str(refused.value)
+
+
+def _config(folder, **changes):
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, **changes}))
