@@ -35,3 +35,33 @@ def build(folder: str | Path, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     transformers.SiglipModel(config).save_pretrained(folder)
     return folder
+
+
+def teach(folder: str | Path, steps: int = 150) -> Path:
+    """Fit the tiny model to match solid red / blue / green frames with "a red frame", ...
+    (SigLIP's own sigmoid loss), so that frame search has something right to find."""
+    import numpy as np
+    import torch
+    import transformers
+
+    from tiny_vlm import COLOURS, colour_frame
+    from videoreview.engines.embeddings.image_text import ImageTextEncoder
+
+    folder = Path(folder)
+    names = list(COLOURS)
+    model = transformers.SiglipModel.from_pretrained(folder)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    ids = tokenizer([f"a {n} frame" for n in names], padding="max_length", max_length=16, return_tensors="pt")
+    encoder = ImageTextEncoder.__new__(ImageTextEncoder)  # only its preprocessing, no export
+    encoder.size, encoder.scale = 32, 1 / 255
+    encoder.mean = encoder.std = np.full((1, 3, 1, 1), 0.5, np.float32)
+    pixels = torch.from_numpy(encoder.pixels([colour_frame(n) for n in names]))
+    optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(steps):
+        loss = model(input_ids=ids["input_ids"], pixel_values=pixels, return_loss=True).loss
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+    model.eval().save_pretrained(folder)
+    return folder

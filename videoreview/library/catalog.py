@@ -100,6 +100,12 @@ MIGRATIONS = (
     """
     CREATE INDEX units_with_vector ON units (id) WHERE embedding IS NOT NULL;
     """,
+    # Frame search: a caption unit's frame embedded by an image-text model (library/frames.py).
+    """
+    ALTER TABLE units ADD COLUMN frame_embedding BLOB;
+    ALTER TABLE units ADD COLUMN frame_model TEXT;
+    CREATE INDEX units_frame_model ON units (frame_model) WHERE frame_model IS NOT NULL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -162,8 +168,13 @@ class Catalog:
                                           f"version knows up to {SCHEMA_VERSION}); it is left as it is")
         if version == SCHEMA_VERSION:
             return
-        if self.readonly:
-            raise LibraryError(self.path, f"needs upgrading (schema {version} to {SCHEMA_VERSION}) but is read-only")
+        if self.readonly:  # a search or list of an older catalog: upgraded once, through a writable connection
+            try:
+                Catalog(self.path).close()
+            except LibraryError:
+                raise LibraryError(self.path, f"needs upgrading (schema {version} to {SCHEMA_VERSION}) "
+                                              "but cannot be written") from None
+            return
         with self.transaction():
             for script in MIGRATIONS[version:]:
                 for statement in _statements(script):
@@ -293,12 +304,15 @@ class Catalog:
         return [Video(*row, identities=tuple(people.get(row[0], ()))) for row in rows]
 
     # -- analyses and units ------------------------------------------------------------
-    def index_analysis(self, video_id: int, analysis: Analysis, embed=None) -> int:
+    def index_analysis(self, video_id: int, analysis: Analysis, embed=None, frames=None) -> int:
         """Replace what is indexed of the video with ``analysis``'s units, in one
-        transaction; ``embed(texts) -> (n, d) float32`` gives their vectors. Returns the
-        number of units."""
+        transaction; ``embed(texts) -> (n, d) float32`` gives their vectors, and
+        ``frames`` (a library.frames.FrameEmbedder) the caption units' frame vectors.
+        Returns the number of units."""
         units = units_of(analysis)
         vectors = embed([u.text for u in units]) if embed is not None and units else None
+        frame_vectors = self._frame_vectors(video_id, analysis, units, frames) if frames is not None else {}
+        frame_model = frames.model if frames is not None else None
         info = analysis.video
         path = self.query("SELECT path FROM videos WHERE id = ?", (video_id,))
         if not path:
@@ -328,15 +342,36 @@ class Catalog:
                           db.execute("SELECT coalesce(max(id), 0) + 1 FROM units").fetchone()[0])
             for n, unit in enumerate(units):
                 blob = vectors[n].astype(np.float32).tobytes() if vectors is not None else None
-                db.execute("INSERT INTO units (id, video_id, kind, start, end, text, people, embedding) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                frame = frame_vectors.get(n)
+                db.execute("INSERT INTO units (id, video_id, kind, start, end, text, people, embedding, "
+                           "frame_embedding, frame_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            (next_id + n, video_id, unit.kind, unit.start, unit.end, unit.text,
-                            " ".join(unit.people), blob))
+                            " ".join(unit.people), blob, frame, frame_model if frame is not None else None))
                 db.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (?, ?, ?)",
                                [(next_id + n, video_id, pid) for pid in unit.people])
             self.set_meta(db, "next_unit_id", str(next_id + len(units)))
             self._bump(db)
         return len(units)
+
+    def _frame_vectors(self, video_id: int, analysis: Analysis, units, frames) -> dict[int, bytes]:
+        """Frame vectors (as blobs) by unit position for the caption units: those already
+        made by the same model at the same time are kept (an edited caption's frame has not
+        changed), the rest decoded and embedded."""
+        old = dict(self.query("SELECT round(start, 3), frame_embedding FROM units WHERE video_id = ? AND "
+                              "kind = 'caption' AND frame_model = ?", (video_id, frames.model)))
+        wanted = {n: round(u.start, 3) for n, u in enumerate(units) if u.kind == "caption"}
+        new = sorted({t for t in wanted.values() if t not in old})
+        if new:
+            made = frames.embed_frames(analysis, new)
+            if made is not None:
+                old.update((t, v.astype(np.float32).tobytes()) for t, v in zip(new, made))
+        return {n: old[t] for n, t in wanted.items() if t in old}
+
+    def frame_embeddings(self, model: str, where: str = "", params: Sequence = ()) -> tuple[np.ndarray, np.ndarray]:
+        """(unit ids, frame vectors) of the units with a frame vector from ``model``;
+        ``where``: more SQL over units ``u`` (search filters)."""
+        return stacked(self.query(f"SELECT u.id, u.frame_embedding FROM units u WHERE u.frame_model = ?"
+                                  f"{' AND ' + where if where else ''} ORDER BY u.id", [model, *params]))
 
     def indexed(self) -> list[tuple[int, str, str, float]]:
         """(video id, path, content hash, when indexed) of each video with an analysis indexed."""

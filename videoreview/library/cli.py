@@ -45,6 +45,7 @@ def _catalog(readonly: bool = False):
 def cmd_add(args: argparse.Namespace, engines: dict) -> int:
     from tqdm import tqdm
 
+    from .frames import chosen_frame_embedder
     from .indexer import add_paths
 
     bar = None
@@ -70,7 +71,8 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
         bar.refresh()
 
     try:
-        result = add_paths(args.paths, engines=engines or None, report=report, progress=progress)
+        result = add_paths(args.paths, engines=engines or None, report=report, progress=progress,
+                           frames=chosen_frame_embedder())
     except VideoReviewError as exc:
         print_error(str(exc))
         return EXIT_ERROR
@@ -119,14 +121,15 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from ..timecode import format_time
+    from .frames import chosen_frame_embedder
     from .indexer import text_embedder
     from .search import Searcher, query_words
 
     try:
         query_words(args.query)  # a query with no words fails before the model loads
         with _catalog(readonly=True) as catalog:
-            moments = Searcher(catalog, text_embedder()).search(args.query, top=args.top, video_id=args.video,
-                                                                identity=args.identity)
+            searcher = Searcher(catalog, text_embedder(), chosen_frame_embedder())
+            moments = searcher.search(args.query, top=args.top, video_id=args.video, identity=args.identity)
     except VideoReviewError as exc:
         print_error(str(exc))
         return EXIT_ERROR
@@ -148,13 +151,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
+    from .frames import chosen_frame_embedder
     from .indexer import rebuild
 
     def report(path: str, what: str, detail: str) -> None:
         print(f"{what:>9}  {path}" + (f" ({detail})" if detail else ""), file=sys.stderr)
 
     try:
-        catalog, moved = rebuild(report=report)
+        catalog, moved = rebuild(report=report, frames=chosen_frame_embedder())
     except VideoReviewError as exc:
         print_error(str(exc))
         return EXIT_ERROR

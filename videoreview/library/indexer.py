@@ -57,9 +57,10 @@ def text_embedder():
 
 def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = None, engines: dict | None = None,
               embedder=None, report: Report | None = None, cancel: CancelToken | None = None,
-              progress=None) -> AddResult:
+              progress=None, frames=None) -> AddResult:
     """Catalogue and index the videos in ``paths``. ``embedder`` defaults to the bundled
-    text embedding; ``progress`` is the pipeline's (stage, fraction, message)."""
+    text embedding; ``frames`` (a FrameEmbedder) adds frame vectors; ``progress`` is the
+    pipeline's (stage, fraction, message)."""
     report = report or (lambda path, what, detail: None)
     cancel = cancel or CancelToken()
     own = catalog is None
@@ -69,7 +70,7 @@ def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = N
     try:
         for path, video_id, digest in catalogue(paths, catalog, result, report, cancel, cache):
             embedder = embedder or text_embedder()
-            problem = index_one(catalog, video_id, path, digest, engines, embedder, cache, cancel, progress)
+            problem = index_one(catalog, video_id, path, digest, engines, embedder, cache, cancel, progress, frames)
             if problem:
                 result.failed.append((path, problem))
                 report(path, "failed", problem)
@@ -108,7 +109,7 @@ def catalogue(paths: Iterable[str | os.PathLike], catalog: Catalog, result: AddR
 
 
 def index_one(catalog: Catalog, video_id: int, path: str, content_hash: str, engines, embedder, cache: StageCache,
-              cancel: CancelToken, progress=None) -> str | None:
+              cancel: CancelToken, progress=None, frames=None) -> str | None:
     """Analyse (reviewer edits kept, finished stages from the cache) and index one video;
     the problem in one line, or None. Cancelled propagates (the video stays 'analysing')."""
     catalog.set_status(video_id, "analysing")
@@ -122,7 +123,7 @@ def index_one(catalog: Catalog, video_id: int, path: str, content_hash: str, eng
         problem = str(exc) if not isinstance(exc, OSError) else f"{path}: {exc.strerror or exc}"
         catalog.set_status(video_id, "failed", problem)
         return problem
-    catalog.index_analysis(video_id, analysis, embedder.embed)
+    catalog.index_analysis(video_id, analysis, embedder.embed, frames)
     return None
 
 
@@ -133,7 +134,7 @@ def _saved(content_hash: str) -> Analysis | None:
         return None  # a damaged saved file is rebuilt by the analysis
 
 
-def rebuild(embedder=None, report: Report | None = None) -> tuple[Catalog, str | None]:
+def rebuild(embedder=None, report: Report | None = None, frames=None) -> tuple[Catalog, str | None]:
     """Make the library whole again from the saved analyses. A catalog that cannot be
     opened (damaged, from a newer videoreview) is moved aside, never deleted, and a new
     one made; then every saved analysis is indexed again and the vector index rebuilt.
@@ -166,7 +167,7 @@ def rebuild(embedder=None, report: Report | None = None) -> tuple[Catalog, str |
             video_id, _ = catalog.add_video(analysis.video.path, analysis.content_hash)
         else:
             video_id = video.id
-        catalog.index_analysis(video_id, analysis, embedder.embed)
+        catalog.index_analysis(video_id, analysis, embedder.embed, frames)
         report(analysis.video.path, "indexed", "")
     catalog.mark_missing()
     from .vectors import VectorIndex

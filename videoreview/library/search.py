@@ -1,5 +1,6 @@
 """Hybrid search over the library: FTS5 (BM25) and vector search over the same units,
-fused by reciprocal rank (RRF, k = 60, as Cormack et al. 2009), returning moments.
+and with an image-text model the caption units' frames (library/frames.py), fused by
+reciprocal rank (RRF, k = 60, as Cormack et al. 2009), returning moments.
 
 The user's words are never passed to FTS5 as syntax: each word is quoted and the words
 are OR-ed, so quotes, operators, parentheses and SQL in a query are just text. Filters
@@ -15,6 +16,7 @@ import numpy as np
 
 from ..errors import VideoReviewError
 from .catalog import Catalog, stacked
+from .frames import MIN_PROBABILITY
 from .vectors import VectorIndex
 
 RRF_K = 60
@@ -77,12 +79,15 @@ def _filters(video_id: int | None, identity: str | None) -> tuple[str, list]:
 
 
 class Searcher:
-    """Searches one catalog; ``embedder`` (a TextEmbedder) turns on the vector half."""
+    """Searches one catalog; ``embedder`` (a TextEmbedder) turns on the vector half, and
+    ``frames`` (a library.frames.FrameEmbedder) the frame ranking."""
 
-    def __init__(self, catalog: Catalog, embedder=None):
+    def __init__(self, catalog: Catalog, embedder=None, frames=None):
         self.catalog = catalog
         self.embedder = embedder
+        self.frames = frames
         self.vectors = VectorIndex(catalog) if embedder is not None else None
+        self._frame_matrix: tuple[int, np.ndarray, np.ndarray] | None = None  # (generation, ids, vectors)
 
     def search(self, query: str, top: int = 10, video_id: int | None = None,
                identity: str | None = None) -> list[Moment]:
@@ -94,6 +99,8 @@ class Searcher:
             allowed = None if not where else {r[0] for r in self.catalog.query(
                 f"SELECT u.id FROM units u WHERE {where}", params)}
             ranked.append(self._vector_ranks(query[:MAX_QUERY_CHARS], wanted, allowed))
+        if self.frames is not None:
+            ranked.append(self._frame_ranks(query[:MAX_QUERY_CHARS], wanted, where, params))
         fused: dict[int, float] = {}
         for ranking in ranked:
             for rank, unit_id in enumerate(ranking):
@@ -118,6 +125,23 @@ class Searcher:
         scores = vectors @ vector
         order = np.argsort(-scores)[:limit]
         return [int(ids[i]) for i in order if scores[i] >= MIN_SIMILARITY]
+
+    def _frame_ranks(self, text: str, limit: int, where: str, params: list) -> list[int]:
+        """Caption units whose frame matches the query (exact search: the frame vectors of
+        the whole library are kept in memory until the catalog changes)."""
+        if where:
+            ids, vectors = self.catalog.frame_embeddings(self.frames.model, where, params)
+        else:
+            generation = self.catalog.generation()
+            if self._frame_matrix is None or self._frame_matrix[0] != generation:
+                self._frame_matrix = (generation, *self.catalog.frame_embeddings(self.frames.model))
+            _, ids, vectors = self._frame_matrix
+        if not len(ids):
+            return []
+        scores = vectors @ self.frames.embed_query(text)
+        order = np.argsort(-scores)[:limit]
+        keep = self.frames.probabilities(scores[order]) >= MIN_PROBABILITY
+        return [int(ids[i]) for i, ok in zip(order, keep) if ok]
 
     def _vectors_of(self, unit_ids: set[int]) -> tuple[np.ndarray, np.ndarray]:
         wanted = sorted(unit_ids)

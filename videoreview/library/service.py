@@ -22,10 +22,12 @@ from typing import Callable
 from ..errors import Cancelled, LibraryError, VideoReviewError
 from ..pipeline import CancelToken, StageCache, store
 from .catalog import Catalog, Video
+from .frames import chosen_frame_embedder
 from .indexer import AddResult, catalogue, rebuild, text_embedder
 from .search import Moment, Searcher, query_words
 
 Progress = Callable[[object], None]
+NOT_LOADED = object()
 
 
 class LibraryService:
@@ -35,6 +37,7 @@ class LibraryService:
         self._catalog: Catalog | None = None
         self._embedder = embedder
         self._searcher: Searcher | None = None
+        self._frames: object = NOT_LOADED
         self.cancel = CancelToken()
 
     @property
@@ -48,6 +51,13 @@ class LibraryService:
         if self._embedder is None:
             self._embedder = text_embedder()
         return self._embedder
+
+    @property
+    def frames(self):
+        """The chosen image-text model (frame search), or None; loaded once."""
+        if self._frames is NOT_LOADED:
+            self._frames = chosen_frame_embedder()
+        return self._frames
 
     def close(self) -> None:
         if self._catalog is not None:
@@ -96,7 +106,7 @@ class LibraryService:
         if analysis is None:
             raise LibraryError(path, "has no saved analysis to index")
         video_id, _ = self.catalog.add_video(path, content_hash)
-        count = self.catalog.index_analysis(video_id, analysis, self.embedder.embed)
+        count = self.catalog.index_analysis(video_id, analysis, self.embedder.embed, self.frames)
         if self._searcher is not None:  # take the new vectors in now, not in the user's next search
             self._searcher.vectors.index()
         return count
@@ -125,13 +135,13 @@ class LibraryService:
                 raise LibraryError(video_path, "is not in the library yet (its analysis has not finished)")
             video_id = video.id
         if self._searcher is None:
-            self._searcher = Searcher(self.catalog, self.embedder)
+            self._searcher = Searcher(self.catalog, self.embedder, self.frames)
         return self._searcher.search(query, top=top, video_id=video_id, identity=identity or None)
 
     def rebuild(self) -> str | None:
         """`videoreview library rebuild`: where an unusable catalog was moved, or None."""
         self.close()
-        self._catalog, moved = rebuild(self.embedder)
+        self._catalog, moved = rebuild(self.embedder, frames=self.frames)
         return moved
 
 

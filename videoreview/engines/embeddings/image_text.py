@@ -96,7 +96,8 @@ def _tower(model, which: str):
 
 def export_onnx(folder: Path, out: Path, size: int, text_length: int) -> None:
     """Both towers of the model in ``folder`` as out/images.onnx and out/texts.onnx
-    (batch size free), written to a temporary folder and renamed into place."""
+    (batch size free) and its logit scale and bias (logits.json), written to a temporary
+    folder and renamed into place."""
     import torch
 
     reference = TorchImageText(folder)
@@ -108,9 +109,16 @@ def export_onnx(folder: Path, out: Path, size: int, text_length: int) -> None:
                 (reference.text_tower(), "texts", torch.zeros(2, text_length, dtype=torch.long))):
             with torch.no_grad(), warnings.catch_warnings():
                 warnings.simplefilter("ignore", torch.jit.TracerWarning)  # shape checks traced as constants
+                # The TorchScript exporter is deprecated for the torch.export one, which needs
+                # onnxscript as well; at the pinned torch it is complete and exact (see the tests).
+                warnings.simplefilter("ignore", DeprecationWarning)
                 torch.onnx.export(tower, (example,), staging / f"{name}.onnx", dynamo=False, opset_version=17,
                                   input_names=["input"], output_names=["embedding"],
                                   dynamic_axes={"input": {0: "batch"}, "embedding": {0: "batch"}})
+        # SigLIP's match probability is sigmoid(cosine * exp(logit_scale) + logit_bias).
+        logits = {"scale": reference.model.logit_scale.detach().exp().item(),
+                  "bias": reference.model.logit_bias.detach().item()}
+        (staging / "logits.json").write_text(json.dumps(logits))
         os.replace(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -146,6 +154,8 @@ class ImageTextEncoder:
         exported = data_dir() / "onnx" / self.version
         if not (exported / "texts.onnx").is_file():
             export_onnx(self.path, exported, self.size, self.text_length)
+        logits = json.loads((exported / "logits.json").read_text())
+        self.logit_scale, self.logit_bias = logits["scale"], logits["bias"]
         wanted = [CUDA, CPU] if (device or "").startswith("cuda") and CUDA in ort.get_available_providers() else [CPU]
         self.sessions = {name: ort.InferenceSession(str(exported / f"{name}.onnx"), providers=wanted)
                          for name in ("images", "texts")}
