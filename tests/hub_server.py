@@ -9,15 +9,18 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Hub:
     """Serve ``files`` (path -> bytes) of ``repo`` at ``revision``. With ``cut`` set to
-    a path, the first GET of that file stops after 60 % of it and drops the connection."""
+    a path, the first GET of that file stops after 60 % of it and drops the connection;
+    with ``rate`` (bytes per second) file bodies are sent that slowly."""
 
-    def __init__(self, repo: str, revision: str, files: dict[str, bytes], cut: str | None = None) -> None:
-        self.repo, self.revision, self.files, self.cut = repo, revision, files, cut
+    def __init__(self, repo: str, revision: str, files: dict[str, bytes], cut: str | None = None,
+                 rate: int | None = None) -> None:
+        self.repo, self.revision, self.files, self.cut, self.rate = repo, revision, files, cut, rate
         self.ranges: list[str] = []  # the Range headers asked for, in order
         self.requests: list[str] = []
         hub = self
@@ -79,14 +82,19 @@ class Hub:
             request.wfile.flush()
             request.close_connection = True
             return
-        self._send(request, status, data[start:], headers, body)
+        self._send(request, status, data[start:], headers, body, self.rate)
 
     @staticmethod
-    def _send(request, status: int, data: bytes, headers: dict, body: bool) -> None:
+    def _send(request, status: int, data: bytes, headers: dict, body: bool, rate: int | None = None) -> None:
         request.send_response(status)
         for key, value in headers.items():
             request.send_header(key, value)
         request.send_header("Content-Length", str(len(data)))
         request.end_headers()
-        if body:
+        if body and rate:
+            chunk = max(1, rate // 10)
+            for start in range(0, len(data), chunk):
+                request.wfile.write(data[start:start + chunk])
+                time.sleep(0.1)
+        elif body:
             request.wfile.write(data)

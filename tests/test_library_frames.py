@@ -90,6 +90,9 @@ def test_the_chosen_model_is_what_the_library_process_loads(model, home, tmp_pat
         f'revision = "{revision}"\nlicense = "apache-2.0"\n')
     service = LibraryService(embedder=object())
     assert service.frames is None  # frame search is off until chosen
-    (home / "engines.json").write_text('{"image-text": "tiny-siglip"}')
-    service = LibraryService(embedder=object())
-    assert service.frames is not None and service.frames.encoder.path == snapshot
+    (home / "engines.json").write_text('{"image-text": "tiny-siglip"}')  # chosen while it runs
+    frames = service.frames
+    assert frames is not None and frames.encoder.path == snapshot
+    assert service.frames is frames  # loaded once
+    (home / "engines.json").write_text('{"image-text": "none"}')
+    assert service.frames is None

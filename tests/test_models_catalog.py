@@ -56,6 +56,13 @@ def test_a_hub_model_is_installed_when_its_revision_is_in_the_cache(tmp_path, mo
     folder.mkdir(parents=True)
     assert installed_path(entry) is None  # an empty snapshot is not a model
     (folder / "config.json").write_text("{}")
+    assert installed_path(entry) is None  # a pull stopped before the weights
+    (folder / "model-00001-of-00002.safetensors").write_bytes(b"")
+    assert installed_path(entry) == folder
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {
+        "a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors"}}))
+    assert installed_path(entry) is None  # a shard missing
+    (folder / "model-00002-of-00002.safetensors").write_bytes(b"")
     assert installed_path(entry) == folder
 
 

@@ -37,6 +37,7 @@ def home(tmp_path, monkeypatch):
         snapshot = tmp_path / "hub" / f"models--example--{name}" / "snapshots" / REVISION
         snapshot.mkdir(parents=True)
         (snapshot / "config.json").write_text("{}")
+        (snapshot / "model.safetensors").write_bytes(b"")
     monkeypatch.setenv("VIDEOREVIEW_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))

@@ -258,6 +258,8 @@ class MainWindow(QMainWindow):
         analysis = bar.addMenu("&Analysis")
         self._action(analysis, "&Cancel analysis", self.cancel_current, "Esc")
         self._action(analysis, "&Re-analyse this video", self.reanalyse_current, "Ctrl+R")
+        analysis.addSeparator()
+        self._action(analysis, "&Models…", self.show_models)
 
         help_menu = bar.addMenu("&Help")
         self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, "?")
@@ -672,6 +674,15 @@ class MainWindow(QMainWindow):
         if message not in self._engine_notices:
             self._engine_notices.add(message)
             self.notice(message)
+
+    def show_models(self) -> None:
+        """The model catalog and the engine choices (they apply from the next analysis)."""
+        from .models_dialog import ModelsDialog
+
+        dialog = ModelsDialog(self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        self.models_dialog = dialog
+        dialog.open()
 
     def show_shortcuts(self) -> None:
         rows = [(a.text().replace("&", ""), a.shortcut().toString(QKeySequence.NativeText))

@@ -24,8 +24,9 @@ MIN_PROBABILITY = 1e-3
 class FrameEmbedder:
     """An ImageTextEncoder for the library: frames of a video in, unit vectors out."""
 
-    def __init__(self, encoder) -> None:
+    def __init__(self, encoder, name: str = "") -> None:
         self.encoder = encoder
+        self.name = name  # as chosen (a catalog name or folder)
         self.model = encoder.version  # stored with each vector: a new model's are not mixed in
 
     def embed_frames(self, analysis: Analysis, times: list[float]) -> np.ndarray | None:
@@ -49,19 +50,23 @@ class FrameEmbedder:
         return 1.0 / (1.0 + np.exp(-(scores * self.encoder.logit_scale + self.encoder.logit_bias)))
 
 
-def chosen_frame_embedder() -> FrameEmbedder | None:
-    """The image-text model chosen in the preferences as a FrameEmbedder; None when frame
-    search is off, or (said on stderr) when the model will not load."""
+def chosen_frame_embedder(current: FrameEmbedder | None = None) -> FrameEmbedder | None:
+    """The image-text model chosen in the preferences as a FrameEmbedder (``current`` when
+    it is that model already); None when frame search is off, or (said on stderr) when
+    the model will not load."""
     from ..errors import ModelError
     from ..preferences import choose
 
     chosen = choose()  # a model that is missing or too big is "none" here, and said by the analysis
-    if chosen.names["image-text"] == "none":
+    name = chosen.names["image-text"]
+    if name == "none":
         return None
+    if current is not None and current.name == name:
+        return current
     from ..engines.embeddings.image_text import ImageTextEncoder
 
     try:
-        return FrameEmbedder(ImageTextEncoder(chosen.names["image-text"], chosen.device))
+        return FrameEmbedder(ImageTextEncoder(name, chosen.device), name)
     except ModelError as exc:
         print(f"videoreview: frame search is off: {exc}", file=sys.stderr)
         return None

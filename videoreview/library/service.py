@@ -27,7 +27,6 @@ from .indexer import AddResult, catalogue, rebuild, text_embedder
 from .search import Moment, Searcher, query_words
 
 Progress = Callable[[object], None]
-NOT_LOADED = object()
 
 
 class LibraryService:
@@ -37,7 +36,7 @@ class LibraryService:
         self._catalog: Catalog | None = None
         self._embedder = embedder
         self._searcher: Searcher | None = None
-        self._frames: object = NOT_LOADED
+        self._frames = None
         self.cancel = CancelToken()
 
     @property
@@ -54,10 +53,12 @@ class LibraryService:
 
     @property
     def frames(self):
-        """The chosen image-text model (frame search), or None; loaded once."""
-        if self._frames is NOT_LOADED:
-            self._frames = chosen_frame_embedder()
-        return self._frames
+        """The chosen image-text model (frame search), or None; loaded again only when
+        the choice changes (in the Models dialog, say)."""
+        frames = chosen_frame_embedder(self._frames)
+        if frames is not self._frames:
+            self._frames, self._searcher = frames, None
+        return frames
 
     def close(self) -> None:
         if self._catalog is not None:
@@ -134,8 +135,9 @@ class LibraryService:
             if video is None or video.status == "new":
                 raise LibraryError(video_path, "is not in the library yet (its analysis has not finished)")
             video_id = video.id
+        frames = self.frames  # first: a changed choice drops the searcher
         if self._searcher is None:
-            self._searcher = Searcher(self.catalog, self.embedder, self.frames)
+            self._searcher = Searcher(self.catalog, self.embedder, frames)
         return self._searcher.search(query, top=top, video_id=video_id, identity=identity or None)
 
     def rebuild(self) -> str | None:

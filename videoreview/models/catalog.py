@@ -9,6 +9,7 @@ states its licence, so it can be shown before a download.
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass
@@ -117,4 +118,19 @@ def installed_path(entry: ModelEntry) -> Path | None:
     if entry.builtin:
         return package_dir(entry.package)
     folder = snapshot_dir(entry)
-    return folder if (folder / "config.json").is_file() else None
+    return folder if complete(folder) else None
+
+
+def complete(folder: Path) -> bool:
+    """Whether a model folder has its config and all its weights (an interrupted pull
+    leaves the small files in place and the weights missing)."""
+    if not (folder / "config.json").is_file():
+        return False
+    index = folder / "model.safetensors.index.json"
+    if index.is_file():
+        try:
+            shards = set(json.loads(index.read_text(encoding="utf-8"))["weight_map"].values())
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return False
+        return all((folder / shard).is_file() for shard in shards)
+    return any(folder.glob("*.safetensors"))

@@ -1,0 +1,283 @@
+"""Analysis > Models…: the model catalog (sizes, licences, what is installed and the disk it
+takes), downloads with progress and cancel, and the engine chosen per capability, the
+device, and whether the chosen models fit in its memory.
+
+Downloads, removals and the device query run `videoreview models ...` in a child process
+(QProcess): the same code path as the command line, a window that never waits on the
+network or on importing torch, and a cancel that is a kill (huggingface_hub leaves only
+its temporary file, which the next pull starts again). Progress is the size of the
+model's folder in the Hugging Face cache against the catalog's download size.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import QProcess, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
+                               QGroupBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout)
+
+from ..engines.device import DEVICES
+from ..models.catalog import ModelEntry, installed_path, load_catalog, snapshot_dir
+from ..preferences import CAPABILITIES, load_choices, models_for, save_choice
+
+COLUMNS = ("Model", "Tasks", "Licence", "Download", "On disk", "Memory")
+POLL_MS = 500
+
+
+def _gb(size: float | None) -> str:
+    return "?" if size is None else f"{size / 1e9:.2f} GB"
+
+
+def disk_use(entry: ModelEntry) -> int | None:
+    """Bytes an installed model takes (its files, links followed); None when not installed."""
+    folder = installed_path(entry)
+    if folder is None:
+        return None
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def downloaded_bytes(entry: ModelEntry) -> int:
+    """Bytes of a hub model in the cache so far, partial files included."""
+    blobs = snapshot_dir(entry).parents[1] / "blobs"
+    return sum(f.stat().st_size for f in blobs.glob("*") if f.is_file()) if blobs.is_dir() else 0
+
+
+class ModelsDialog(QDialog):
+    changed = Signal()  # a model installed or removed, or a choice saved
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Models")
+        self.resize(900, 620)
+        self.catalog = load_catalog()
+        self.free_gb: dict[str, float] = {}  # device -> GB free (from `models device`)
+        self._process: QProcess | None = None
+        self._task: tuple[str, ModelEntry | None] | None = None  # (action, model)
+        self._poll = QTimer(self, interval=POLL_MS, timeout=self._show_progress)
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._on_selection)
+        self.download_button = QPushButton("Download", clicked=self.download)
+        self.remove_button = QPushButton("Remove", clicked=self.remove)
+        self.add_button = QPushButton("Add folder…", clicked=self.add_folder)
+        self.cancel_button = QPushButton("Cancel", clicked=self.cancel)
+        self.progress = QProgressBar()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        buttons = QHBoxLayout()
+        for widget in (self.download_button, self.remove_button, self.add_button, self.progress, self.cancel_button):
+            buttons.addWidget(widget)
+
+        self.choices: dict[str, QComboBox] = {}
+        engines = QFormLayout()
+        for capability in CAPABILITIES:
+            combo = QComboBox()
+            combo.activated.connect(lambda _index, key=capability.key: self._choose(key))
+            self.choices[capability.key] = combo
+            engines.addRow(capability.label, combo)
+        self.device = QComboBox()
+        self.device.addItems(DEVICES)
+        self.device.activated.connect(lambda _index: self._choose("device"))
+        engines.addRow("Device", self.device)
+        self.memory = QLabel()
+        self.memory.setWordWrap(True)
+        engines.addRow("Memory", self.memory)
+        engine_box = QGroupBox("Engines for the next analysis")
+        engine_box.setLayout(engines)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addWidget(engine_box)
+        close = QDialogButtonBox(QDialogButtonBox.Close, rejected=self.reject)
+        layout.addWidget(close)
+        self.refresh()
+        self._run(["device"], None, "device")
+
+    # -- what is shown ----------------------------------------------------------------------
+    def refresh(self) -> None:
+        selected = self.selected()
+        self.table.blockSignals(True)  # the rows are refilled, the selection is the user's
+        self.table.setRowCount(len(self.catalog))
+        for row, entry in enumerate(self.catalog.values()):
+            on_disk = disk_use(entry)
+            memory = f"{entry.min_memory_gb:g} GB" if entry.min_memory_gb else ""
+            cells = (entry.name, ", ".join(entry.tasks), entry.license,
+                     "builtin" if entry.builtin else _gb(entry.size_bytes),
+                     "not installed" if on_disk is None else _gb(on_disk), memory)
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.UserRole, entry.name)
+                if entry.repo:
+                    item.setToolTip(f"{entry.repo} at {entry.revision}")
+                self.table.setItem(row, column, item)
+            if selected is not None and entry.name == selected.name:
+                self.table.selectRow(row)
+        self.table.blockSignals(False)
+        self.table.resizeColumnsToContents()
+        self._fill_choices()
+        self._update_buttons()
+
+    def _fill_choices(self) -> None:
+        saved, problem = load_choices()
+        if problem:
+            self.status.setText(problem)
+        for capability in CAPABILITIES:
+            combo = self.choices[capability.key]
+            combo.clear()
+            for name in capability.builtins:
+                combo.addItem(name, name)
+            for name in models_for(capability.key, self.catalog):
+                installed = installed_path(self.catalog[name]) is not None
+                combo.addItem(name if installed else f"{name} (not installed)", name)
+            combo.setCurrentIndex(max(0, combo.findData(saved.get(capability.key, capability.builtins[0]))))
+        self.device.setCurrentText(saved.get("device", "auto"))
+        self._show_memory()
+
+    def _show_memory(self) -> None:
+        """The chosen device's free memory against what the chosen models need."""
+        device = self.device.currentText()
+        if device == "auto":
+            device = next((d for d in ("cuda", "mps", "cpu") if d in self.free_gb), "cpu")
+        needs = {}
+        for key, combo in self.choices.items():
+            entry = self.catalog.get(combo.currentData() or "")
+            if entry is not None and entry.min_memory_gb:
+                needs[entry.name] = entry.min_memory_gb
+        free = self.free_gb.get(device)
+        if not self.free_gb:
+            text = "finding the devices…"
+        elif device not in self.free_gb:
+            text = f"{device} is not available here: the analysis will use {next(iter(self.free_gb))}"
+        else:
+            text = f"{device}: {free:.1f} GB free"
+        for name, gb in needs.items():
+            fits = free is None or gb <= free
+            text += f"; {name} needs about {gb:g} GB" + ("" if fits else " (will not fit: the builtin engine is used)")
+        self.memory.setText(text)
+
+    def selected(self) -> ModelEntry | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if not rows:
+            return None
+        return self.catalog.get(self.table.item(rows[0].row(), 0).data(Qt.UserRole))
+
+    def select(self, name: str) -> None:
+        for row in range(self.table.rowCount()):
+            if self.table.item(row, 0).data(Qt.UserRole) == name:
+                self.table.selectRow(row)
+
+    def _update_buttons(self) -> None:
+        entry, busy = self.selected(), self._process is not None
+        hub = entry is not None and not entry.builtin
+        installed = hub and installed_path(entry) is not None
+        self.download_button.setEnabled(hub and not installed and not busy)
+        self.remove_button.setEnabled(bool(installed) and not busy)
+        self.add_button.setEnabled(not busy)
+        self.cancel_button.setVisible(busy and self._task is not None and self._task[0] == "pull")
+        self.progress.setVisible(busy and self._task is not None and self._task[0] != "device")
+
+    def _on_selection(self) -> None:
+        """The licence is shown before anything is downloaded."""
+        self._update_buttons()
+        entry = self.selected()
+        if entry is not None and not entry.builtin:
+            size = f", {_gb(entry.size_bytes)} to download" if entry.size_bytes else ""
+            self.status.setText(f"{entry.name}: {entry.repo}, licence {entry.license}{size}.")
+
+    # -- actions -------------------------------------------------------------------------
+    def download(self) -> None:
+        entry = self.selected()
+        if entry is not None:
+            self.status.setText(f"Downloading {entry.name} ({entry.license})…")
+            self._run(["pull", entry.name], entry, "pull")
+
+    def remove(self) -> None:
+        entry = self.selected()
+        if entry is not None:
+            self._run(["remove", entry.name], entry, "remove")
+
+    def add_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a model folder copied by hand")
+        if folder:
+            self._run(["add", folder], None, "add")
+
+    def cancel(self) -> None:
+        if self._process is not None and self._task and self._task[0] == "pull":
+            self._task = ("cancelled", self._task[1])
+            self._process.kill()
+
+    def _choose(self, key: str) -> None:
+        name = self.device.currentText() if key == "device" else self.choices[key].currentData()
+        try:
+            save_choice(key, name)
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return
+        entry = self.catalog.get(name)
+        if entry is not None and installed_path(entry) is None:
+            self.status.setText(f"{name} is chosen for {key} but not installed yet: download it, or the "
+                                f"builtin engine is used.")
+        self._show_memory()
+        self.changed.emit()
+
+    # -- the child process ----------------------------------------------------------------
+    def _run(self, args: list[str], entry: ModelEntry | None, action: str) -> None:
+        process = QProcess(self)
+        process.setProgram(sys.executable)
+        process.setArguments(["-m", "videoreview", "models", *args])
+        process.finished.connect(lambda code, _status: self._finished(process, code))
+        self._process, self._task = process, (action, entry)
+        self.progress.setRange(0, 100 if entry is not None and entry.size_bytes else 0)
+        self.progress.setValue(0)
+        process.start()
+        if action == "pull":
+            self._poll.start()
+        self._update_buttons()
+
+    def _show_progress(self) -> None:
+        if self._task is None or self._task[1] is None or not self._task[1].size_bytes:
+            return
+        entry = self._task[1]
+        done = downloaded_bytes(entry)
+        self.progress.setValue(min(99, round(100 * done / entry.size_bytes)))
+        self.progress.setFormat(f"{done / 1e6:.0f} of {entry.size_bytes / 1e6:.0f} MB")
+
+    def _finished(self, process: QProcess, code: int) -> None:
+        self._poll.stop()
+        out = bytes(process.readAllStandardOutput()).decode(errors="replace").strip()
+        err = bytes(process.readAllStandardError()).decode(errors="replace").strip()
+        action, entry = self._task or ("", None)
+        self._process, self._task = None, None
+        process.deleteLater()
+        if action == "device":
+            self.free_gb = {line.split()[0]: float(line.split()[1]) for line in out.splitlines()[1:]
+                            if len(line.split()) > 1 and line.split()[1] != "?"}
+            self._show_memory()
+        elif action == "cancelled":
+            self.status.setText(f"Download of {entry.name} cancelled.")
+        elif code == 0:
+            self.status.setText(out.splitlines()[-1] if action != "pull" else f"{entry.name} is installed.")
+            self.catalog = load_catalog()
+            self.changed.emit()
+        else:  # the command's one line
+            lines = [line for line in err.splitlines() if line.startswith("videoreview: error:")]
+            self.status.setText((lines[-1] if lines else err.splitlines()[-1] if err else f"exit {code}")
+                                .removeprefix("videoreview: error: "))
+        self.refresh()
+
+    def done(self, result: int) -> None:  # closing the dialog stops a download
+        self.cancel()
+        if self._process is not None:
+            self._process.waitForFinished(3000)
+        super().done(result)
