@@ -40,41 +40,50 @@ def tokenizer():
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
 
 
-def build(family: str, folder: str | Path, seed: int = 0) -> Path:
-    """Write a tiny model of ``family`` ("llava_onevision" or "qwen2_vl") into ``folder``."""
+def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = None) -> Path:
+    """Write a tiny model of ``family`` ("llava_onevision" or "qwen2_vl") into ``folder``.
+    ``sizes`` overrides the tiny architecture ("text", "vision": config entries; "image":
+    LLaVA-OneVision's input side; "max_pixels": Qwen2-VL's): the benchmarks build the
+    published architectures this way (random weights, this tokenizer)."""
     import transformers
 
     from videoreview.engines.captions.vlm import FAMILIES, _image_only
 
+    sizes = sizes or {}
     folder = Path(folder)
     tok = tokenizer()
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIAL}
     text = dict(TEXT, vocab_size=len(tok), bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
                 pad_token_id=ids["<|endoftext|>"])
+    text.update(sizes.get("text", {}))
     if family == "qwen2_vl":
         from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
         config = transformers.Qwen2VLConfig(
-            text_config=dict(text, rope_scaling={"type": "mrope", "mrope_section": [4, 2, 2]}),
-            vision_config=dict(depth=2, embed_dim=32, hidden_size=TEXT["hidden_size"], num_heads=4, mlp_ratio=2, patch_size=14,
-                               spatial_merge_size=2, temporal_patch_size=2, in_chans=3),
+            text_config=dict({"rope_scaling": {"type": "mrope", "mrope_section": [4, 2, 2]}}, **text),
+            vision_config=dict(dict(depth=2, embed_dim=32, hidden_size=text["hidden_size"], num_heads=4, mlp_ratio=2,
+                                    patch_size=14, spatial_merge_size=2, temporal_patch_size=2, in_chans=3),
+                               **sizes.get("vision", {})),
             image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
             vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
-        images = Qwen2VLImageProcessorPil(min_pixels=56 * 56, max_pixels=112 * 112)
+        images = Qwen2VLImageProcessorPil(min_pixels=56 * 56, max_pixels=sizes.get("max_pixels", 112 * 112))
         extra = {}
         chat = CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
     elif family == "llava_onevision":
         from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
             LlavaOnevisionImageProcessorPil)
 
+        side = sizes.get("image", 28)
+        vision = dict(model_type="siglip_vision_model", hidden_size=32, intermediate_size=64,
+                      num_hidden_layers=2, num_attention_heads=4, image_size=side, patch_size=14)
+        vision.update(sizes.get("vision", {}))
         config = transformers.LlavaOnevisionConfig(
-            text_config=dict(text, model_type="qwen2"),
-            vision_config=dict(model_type="siglip_vision_model", hidden_size=32, intermediate_size=64,
-                               num_hidden_layers=2, num_attention_heads=4, image_size=28, patch_size=14),
+            text_config=dict(text, model_type="qwen2"), vision_config=vision,
             image_token_index=ids["<image>"], video_token_index=ids["<video>"], vision_feature_layer=-1,
-            vision_feature_select_strategy="full", image_grid_pinpoints=[[28, 28]])
-        images = LlavaOnevisionImageProcessorPil(size={"height": 28, "width": 28}, image_grid_pinpoints=[[28, 28]])
-        extra = dict(num_image_tokens=4, vision_feature_select_strategy="full")  # 2 x 2 patches of 14 px
+            vision_feature_select_strategy="full", image_grid_pinpoints=[[side, side]])
+        images = LlavaOnevisionImageProcessorPil(size={"height": side, "width": side},
+                                                 image_grid_pinpoints=[[side, side]])
+        extra = dict(num_image_tokens=(side // vision["patch_size"]) ** 2, vision_feature_select_strategy="full")
         chat = CHAT.replace("IMAGE", "<image>")
     else:
         raise ValueError(family)
