@@ -97,12 +97,6 @@ def test_eval_bad_json(tmp_path):
     assert proc.returncode == 1 and str(bad) in proc.stderr and "not valid JSON" in proc.stderr
 
 
-@pytest.mark.parametrize("action", ["convert-llava-onevision"])
-def test_planned_commands_say_so(action):
-    proc = run("models", action, "x")
-    assert proc.returncode == 2 and "not yet available" in proc.stderr and proc.stdout == ""
-
-
 def test_unknown_engine(cuts):
     proc = run("analyze", cuts.path, "--engines", "boundaries=nope")
     assert proc.returncode == 2 and "no boundaries engine named 'nope'" in proc.stderr

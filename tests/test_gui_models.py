@@ -11,7 +11,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
 from safetensors.numpy import save  # noqa: E402
 
 from hub_server import Hub  # noqa: E402

@@ -1,5 +1,5 @@
 """`videoreview models list [--json] | pull NAME | remove NAME | verify NAME | path NAME |
-add DIR | use NAME | device` (convert-llava-onevision to come)."""
+add DIR | use NAME | device | convert-llava-onevision SRC DST`."""
 
 from __future__ import annotations
 
@@ -8,13 +8,10 @@ import json
 import os
 import sys
 
-from ..cli import EXIT_ERROR, EXIT_USAGE, print_error
+from ..cli import EXIT_ERROR, print_error
 from ..engines.device import DEVICES
 from ..errors import VideoReviewError
 from ..preferences import CAPABILITIES
-
-NOT_YET = ("convert-llava-onevision",)
-
 
 def add_parser(sub) -> None:
     p = sub.add_parser("models", help="the model catalog: what can be installed, and where it is")
@@ -45,15 +42,12 @@ def add_parser(sub) -> None:
     device = actions.add_parser("device", help="the devices here and their free memory; with DEVICE, choose it")
     device.add_argument("device", nargs="?", choices=DEVICES)
     device.set_defaults(run=cmd_device)
-    for name in NOT_YET:
-        later = actions.add_parser(name, help="(not yet available)")
-        later.add_argument("args", nargs=argparse.REMAINDER)
-        later.set_defaults(run=lambda args, _name=name: _not_yet(_name))
-
-
-def _not_yet(name: str) -> int:
-    print_error(f"'videoreview models {name}' is not yet available in this version")
-    return EXIT_USAGE
+    convert = actions.add_parser("convert-llava-onevision",
+                                 help="convert a LLaVA-NeXT layout checkpoint (ProgressCaptioner's release) to the "
+                                      "Hugging Face layout the engines load")
+    convert.add_argument("src", metavar="SRC")
+    convert.add_argument("dst", metavar="DST", help="a new folder; use it as captions=vlm:DST")
+    convert.set_defaults(run=cmd_convert)
 
 
 def _command(work):
@@ -186,3 +180,12 @@ def cmd_device(args: argparse.Namespace) -> str:
         free = free_memory_gb(device)
         lines.append(f"{device:<5} {'?' if free is None else f'{free:.1f}'} GB free")
     return "\n".join([f"chosen: {chosen}"] + lines)
+
+
+@_command
+def cmd_convert(args: argparse.Namespace) -> str:
+    from pathlib import Path
+
+    from .convert import convert
+
+    return f"converted to {convert(Path(args.src), Path(args.dst))}"
