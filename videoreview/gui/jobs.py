@@ -124,7 +124,8 @@ class AnalysisQueue(QObject):
             self.queueChanged.emit()
         if self.is_queued(path):
             return
-        self.pending.insert(0 if front else len(self.pending), Job(path, dict(self.engines) if self.engines else None, previous))
+        job = Job(path, dict(self.engines) if self.engines else None, previous)
+        self.pending.insert(0 if front else len(self.pending), job)
         self.queueChanged.emit()
         self._start_next()
 
