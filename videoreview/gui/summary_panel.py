@@ -98,34 +98,44 @@ def matching_row(comparison: Comparison | None, summary: Summary):
 
 # -- which model ------------------------------------------------------------------------------
 class ModelChoice(QComboBox):
-    """builtin, the model folders chosen before, and "Model folder…" to pick another; the
-    choice is remembered under ``setting``."""
+    """builtin, the installed catalog models for ``capability``, the model folders chosen
+    before, and "Model folder…" to pick another; the choice is remembered under
+    ``setting``, and until there is one the Models dialog's choice is shown."""
 
-    chosen = Signal(str)  # "builtin" or a folder
+    chosen = Signal(str)  # "builtin", a catalog model's name or a folder
 
-    def __init__(self, builtin_label: str, setting: str, folder_title: str) -> None:
+    def __init__(self, builtin_label: str, setting: str, folder_title: str, capability: str) -> None:
+        from ..models.catalog import installed_path, load_catalog
+        from ..preferences import load_choices, models_for
+
         super().__init__()
         self.setting, self.folder_title = setting, folder_title
         self.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(14)
         self.addItem(builtin_label, BUILTIN)
+        catalog = load_catalog()
+        installed = [name for name in models_for(capability, catalog) if installed_path(catalog[name]) is not None]
+        for name in installed:
+            self.addItem(name, name)
         self.addItem("Model folder…", None)
         self.activated.connect(self._on_activated)
-        spec = settings().value(setting, BUILTIN)
-        if spec != BUILTIN and isinstance(spec, str) and Path(spec).is_dir():
-            self.choose(spec)
+        saved = settings().value(setting)
+        spec = saved or load_choices()[0].get(capability, BUILTIN)
+        if spec in installed or (spec != BUILTIN and isinstance(spec, str) and Path(spec).is_dir()):
+            self.choose(spec, remember=bool(saved))
 
     def spec(self) -> str:
         return self.currentData() or BUILTIN
 
-    def choose(self, spec: str) -> None:
+    def choose(self, spec: str, remember: bool = True) -> None:
         index = self.findData(spec)
         if index < 0:
             index = self.count() - 1  # before "Model folder…"
             self.insertItem(index, Path(spec).name or spec, spec)
             self.setItemData(index, spec, Qt.ToolTipRole)
         self.setCurrentIndex(index)
-        settings().setValue(self.setting, spec)
+        if remember:
+            settings().setValue(self.setting, spec)
         self.chosen.emit(spec)
 
     def ask_model_folder(self) -> str:
@@ -410,10 +420,12 @@ class SummaryPanel(QWidget):
         self.extra.setPrefix("+ ")
         self.extra.setSuffix(" keyframes")
         self.extra.setToolTip("Also build a summary with this many keyframes")
-        self.writer = ModelChoice("builtin", WRITER_SETTING, "A VLM model folder to write summaries with")
+        self.writer = ModelChoice("builtin", WRITER_SETTING, "A VLM model folder to write summaries with",
+                                  "summaries")
         self.writer.setToolTip("Who writes the text: builtin (from the analysis) or a VLM model folder "
                                "(ViSIL's summary prompt, in the background)")
-        self.scorer = ModelChoice("builtin (approximate)", SCORER_SETTING, "A VLM model folder to score with")
+        self.scorer = ModelChoice("builtin (approximate)", SCORER_SETTING, "A VLM model folder to score with",
+                                  "scoring")
         self.scorer.setToolTip("The scorer: builtin (no language model, approximate) or a VLM model folder")
         self.scorer.chosen.connect(lambda _: self._show_reference())
         self.reference_button = QPushButton("Reference…")
