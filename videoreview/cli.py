@@ -691,6 +691,10 @@ def _planned(name: str):
     return run
 
 
+WRITER_HELP = ("who writes the summaries' text: builtin (from the analysis) or a VLM (a catalog name or folder; "
+               "ViSIL's summary prompt); default: the saved summaries, the chosen writer for the rest")
+
+
 def _add_analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engines", action="append", metavar="CAP=NAME[,CAP=NAME]", help="as for analyze")
     p.add_argument("--no-cache", action="store_true", help="recompute every stage")
@@ -758,9 +762,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scorer", metavar="builtin|MODEL|none",
                    help="the ViSIL scorer for the PDF's comparison table (none: no table; default: the chosen one, "
                         "see 'models use')")
-    p.add_argument("--writer", metavar="builtin|MODEL",
-                   help="who writes the summaries' text: builtin (from the analysis) or a VLM (a catalog name or "
-                        "folder; ViSIL's summary prompt); default: the saved summaries, the chosen writer for the rest")
+    p.add_argument("--writer", metavar="builtin|MODEL", help=WRITER_HELP)
     _add_analysis_options(p)
     p.set_defaults(run=cmd_summarize)
 
@@ -772,9 +774,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scorer", metavar="builtin|MODEL",
                    help="builtin (approximate, no language model) or a VLM (a catalog name or folder); "
                         "default: the chosen one, see 'models use'")
-    p.add_argument("--writer", metavar="builtin|MODEL",
-                   help="who writes the summaries' text: builtin (from the analysis) or a VLM (a catalog name or "
-                        "folder; ViSIL's summary prompt); default: the saved summaries, the chosen writer for the rest")
+    p.add_argument("--writer", metavar="builtin|MODEL", help=WRITER_HELP)
     p.add_argument("--json", action="store_true", help="a JSON list of {format, visil, tokens, scorer, keyframes, text}")
     _add_analysis_options(p)
     p.set_defaults(run=cmd_visil)

@@ -128,8 +128,6 @@ class ImageTextEncoder:
     """A SigLIP folder (a path or a catalog name) as unit-length image and text embeddings
     through ONNX Runtime. ``device`` "cuda" asks for the CUDA provider."""
 
-    kind = "image-text"
-
     def __init__(self, spec: str | os.PathLike, device: str | None = None) -> None:
         import onnxruntime as ort
         from transformers import AutoTokenizer
