@@ -93,7 +93,7 @@ def check_choice(key: str, name: str, catalog=None) -> None:
     if name not in catalog:
         raise ValueError(f"{name!r} is neither a builtin {key} engine ({', '.join(capability.builtins)}) "
                          "nor a catalog model")
-    if capability.task not in catalog[name].tasks or catalog[name].builtin:
+    if name not in models_for(key, catalog):
         raise ValueError(f"{name} cannot serve {key} (its tasks: {', '.join(catalog[name].tasks)})")
 
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QTableWidgetItem, QVBoxLayout)
 
 from ..engines.device import DEVICES
-from ..models.catalog import ModelEntry, installed_path, load_catalog, snapshot_dir
+from ..models.catalog import ModelEntry, disk_use, installed_path, load_catalog, snapshot_dir
 from ..preferences import CAPABILITIES, load_choices, models_for, save_choice
 
 COLUMNS = ("Model", "Tasks", "Licence", "Download", "On disk", "Memory")
@@ -28,14 +28,6 @@ POLL_MS = 500
 
 def _gb(size: float | None) -> str:
     return "?" if size is None else f"{size / 1e9:.2f} GB"
-
-
-def disk_use(entry: ModelEntry) -> int | None:
-    """Bytes an installed model takes (its files, links followed); None when not installed."""
-    folder = installed_path(entry)
-    if folder is None:
-        return None
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
 def downloaded_bytes(entry: ModelEntry) -> int:

@@ -22,7 +22,7 @@ CATALOG_DIR = Path(__file__).resolve().parents[2] / "models"
 # What a model can do for videoreview (the engine capabilities it can serve).
 TASKS = frozenset({"boundaries", "captions", "boundary-captions", "summaries", "scoring", "text-embedding",
                    "image-text", "faces"})
-_REVISION = re.compile(r"[0-9a-f]{40}")
+REVISION = re.compile(r"[0-9a-f]{40}")  # a full commit hash
 _NAME = re.compile(r"[a-z0-9][a-z0-9.\-]*")
 
 
@@ -70,7 +70,7 @@ def load_entry(path: Path) -> ModelEntry:
     else:
         if not isinstance(data.get("repo"), str) or data["repo"].count("/") != 1:
             raise ModelError(path, "a hub model needs repo = \"org/name\"")
-        if not isinstance(data.get("revision"), str) or not _REVISION.fullmatch(data["revision"]):
+        if not isinstance(data.get("revision"), str) or not REVISION.fullmatch(data["revision"]):
             raise ModelError(path, "a hub model needs its revision pinned to a full 40-character commit hash")
     return ModelEntry(name=name, family=str(data["family"]), tasks=tuple(tasks), license=str(data["license"]),
                       builtin=builtin, source=data.get("source"), repo=data.get("repo"),
@@ -119,6 +119,15 @@ def installed_path(entry: ModelEntry) -> Path | None:
         return package_dir(entry.package)
     folder = snapshot_dir(entry)
     return folder if complete(folder) else None
+
+
+def disk_use(entry: ModelEntry) -> int | None:
+    """Bytes an installed model takes (its files, the cache's links followed); None when
+    it is not installed."""
+    folder = installed_path(entry)
+    if folder is None:
+        return None
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
 def complete(folder: Path) -> bool:

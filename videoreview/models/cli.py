@@ -65,11 +65,11 @@ def _command(work):
     return run
 
 
-def _size(entry, folder) -> int | None:
-    """The catalog's download size, or for an installed builtin model what it takes on disk."""
-    if entry.size_bytes is not None or folder is None:
-        return entry.size_bytes
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+def _size(entry) -> int | None:
+    """The catalog's download size, or for an installed model without one what it takes on disk."""
+    from .catalog import disk_use
+
+    return entry.size_bytes if entry.size_bytes is not None else disk_use(entry)
 
 
 @_command
@@ -83,7 +83,7 @@ def cmd_list(args: argparse.Namespace) -> str:
     for entry in load_catalog().values():
         folder = installed_path(entry)
         rows.append({"name": entry.name, "family": entry.family, "tasks": list(entry.tasks),
-                     "license": entry.license, "size_bytes": _size(entry, folder), "installed": folder is not None,
+                     "license": entry.license, "size_bytes": _size(entry), "installed": folder is not None,
                      "builtin": entry.builtin, "repo": entry.repo, "revision": entry.revision,
                      "chosen_for": [key for key, name in choices.items() if name == entry.name]})
     if args.json:

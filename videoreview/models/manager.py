@@ -13,17 +13,15 @@ repository (``auto_map``) is refused, because that code would run too.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from pathlib import Path
 
 from ..engines.folders import safe_config
 from ..errors import ModelError
-from .catalog import ModelEntry, installed_path, snapshot_dir
+from .catalog import REVISION, ModelEntry, installed_path, snapshot_dir
 
 # What a model in the Hugging Face layout needs; never pickles or code.
 WANTED = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja"]
-_COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
 def pull(entry: ModelEntry) -> Path:
@@ -108,13 +106,13 @@ def remove(entry: ModelEntry) -> int:
 def revision_of(folder: Path) -> str | None:
     """The commit a model folder was downloaded at: the folder's own name in a Hugging Face
     cache (``snapshots/<commit>``), or what ``hf download --local-dir`` recorded."""
-    if _COMMIT.fullmatch(folder.resolve().name):
+    if REVISION.fullmatch(folder.resolve().name):
         return folder.resolve().name
     try:
         first = (folder / ".cache" / "huggingface" / "download" / "config.json.metadata").read_text().split("\n")[0]
     except OSError:
         return None
-    return first.strip() if _COMMIT.fullmatch(first.strip()) else None
+    return first.strip() if REVISION.fullmatch(first.strip()) else None
 
 
 def add(folder: Path, catalog: dict[str, ModelEntry]) -> tuple[ModelEntry, Path]:
