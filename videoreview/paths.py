@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -33,3 +34,19 @@ def package_dir(name: str) -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations)))
+
+
+def resources_dir() -> Path:
+    """The files the app ships beside its code (label lists, icons): the checkout's
+    resources/ folder, which the PyInstaller bundle keeps at the same place relative to
+    the package."""
+    return Path(__file__).resolve().parents[1] / "resources"
+
+
+def own_command(*args: str) -> list[str]:
+    """The command line that runs ``videoreview ARGS...`` in a new process: this Python
+    with ``-m videoreview``, or the bundle's executable itself when frozen (PyInstaller),
+    which has no ``-m``."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, *args]
+    return [sys.executable, "-m", "videoreview", *args]

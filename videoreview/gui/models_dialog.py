@@ -11,8 +11,6 @@ model's folder in the Hugging Face cache against the catalog's download size.
 
 from __future__ import annotations
 
-import sys
-
 from PySide6.QtCore import QProcess, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTableWidget,
@@ -20,6 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
 
 from ..engines.device import DEVICES
 from ..models.catalog import ModelEntry, disk_use, installed_path, load_catalog, snapshot_dir
+from ..paths import own_command
 from ..preferences import CAPABILITIES, load_choices, models_for, save_choice
 
 COLUMNS = ("Model", "Tasks", "Licence", "Download", "On disk", "Memory")
@@ -226,8 +225,9 @@ class ModelsDialog(QDialog):
     # -- the child process ----------------------------------------------------------------
     def _run(self, args: list[str], entry: ModelEntry | None, action: str) -> None:
         process = QProcess(self)
-        process.setProgram(sys.executable)
-        process.setArguments(["-m", "videoreview", "models", *args])
+        program, *arguments = own_command("models", *args)
+        process.setProgram(program)
+        process.setArguments(arguments)
         process.finished.connect(lambda code, _status: self._finished(process, code))
         self._process, self._task = process, (action, entry)
         self.progress.setRange(0, 100 if entry is not None and entry.size_bytes else 0)

@@ -208,9 +208,9 @@ class FeatureExtractor:
 def imagenet_labels() -> list[str]:
     """The 1000 ImageNet class names in the classifier's order, the first WordNet lemma of
     each ("wine bottle", "tabby"), from resources/imagenet_labels.txt (timm's list, Apache-2.0)."""
-    from pathlib import Path
+    from ...paths import resources_dir
 
-    path = Path(__file__).resolve().parents[3] / "resources" / "imagenet_labels.txt"
+    path = resources_dir() / "imagenet_labels.txt"
     lines = path.read_text(encoding="utf-8").splitlines()
     return [line.split("\t", 1)[1].split(",")[0].strip() for line in lines]
 
