@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 
-from . import __version__
 from .errors import Cancelled, VideoReviewError
 from .records import read_json
 
@@ -312,8 +312,14 @@ def _eval_captions(args: argparse.Namespace) -> int:
     stand-in or a VLM (--judge vlm:FOLDER); caption matching needs a VLM and the video."""
     import numpy as np
 
-    from .engines import base, captions as caption_engines
-    from .metrics.captions import caption_diversity, caption_matching, progression_detection, text_change_judge
+    from .engines import base
+    from .engines import captions as caption_engines
+    from .metrics.captions import (
+        caption_diversity,
+        caption_matching,
+        progression_detection,
+        text_change_judge,
+    )
     from .records import Analysis
 
     try:
@@ -702,10 +708,22 @@ def _add_analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
+class VersionAction(argparse.Action):
+    """--version, computed only when asked (it reads the engine choices)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .about import version_text
+
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="videoreview", description="Review videos with local models.")
-    parser.add_argument("--version", action="version", version=f"videoreview {__version__}")
+    parser.add_argument("--version", action=VersionAction, nargs=0,
+                        help="show the versions of videoreview, Python, Qt, torch and the chosen engines, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices
 
     p = sub.add_parser("analyze", help="analyse videos and write their Analysis JSON")
     p.add_argument("videos", nargs="+", metavar="VIDEO")
@@ -806,6 +824,9 @@ def main(argv: list[str] | None = None) -> int:
 
     multiprocessing.freeze_support()  # a frozen (PyInstaller) app starts its analysis processes through here
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] not in parser.commands and not argv[0].startswith("-") and os.path.exists(argv[0]):
+        argv = ["gui", *argv]  # "videoreview FILE...": what a desktop's "Open with" runs
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):  # no command: the window, as a double-click would open it
         args = parser.parse_args(["gui"])

@@ -50,3 +50,12 @@ def own_command(*args: str) -> list[str]:
     if getattr(sys, "frozen", False):
         return [sys.executable, *args]
     return [sys.executable, "-m", "videoreview", *args]
+
+
+def log_dir() -> Path:
+    """The log file's folder: the platform's user log folder, or ``$VIDEOREVIEW_HOME/logs``
+    when that is set (so that everything moves together)."""
+    home = os.environ.get("VIDEOREVIEW_HOME")
+    path = Path(home) / "logs" if home else Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -8,15 +8,19 @@ import sys
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
+from .. import __version__
 from ..paths import data_dir
+from .failures import FailureReporter, log
 from .main_window import MainWindow
 from .theme import apply_theme, saved_theme
+
 
 def application(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance() or QApplication(argv or [sys.argv[0]])
     app.setApplicationName("videoreview")
     app.setApplicationDisplayName("videoreview")
     app.setDesktopFileName("videoreview")
+    app.setApplicationVersion(__version__)
     apply_theme(app, saved_theme())
     app.styleHints().colorSchemeChanged.connect(lambda _scheme: apply_theme(app, saved_theme()))
     return app
@@ -24,29 +28,34 @@ def application(argv: list[str] | None = None) -> QApplication:
 
 def run(videos: list[str], screenshot: str | None = None, at: float | None = None, size: str = "1600x1000") -> int:
     """The window, with ``videos`` opened; with ``screenshot``, render it to a PNG once
-    the first video is analysed and exit."""
+    the first video is analysed (with no video: as it first opens) and exit."""
     data_dir()  # fail early, with the path, if the data directory cannot be made
+    if screenshot is not None:
+        try:
+            width, height = (int(v) for v in size.lower().split("x"))
+        except ValueError:
+            print(f"videoreview: error: --size expects WIDTHxHEIGHT, got {size!r}", file=sys.stderr)
+            return 2
     app = application()
     window = MainWindow()
-    if screenshot is None:
-        window.show()
-        if videos:
-            window.open_paths(videos)
-        return app.exec()
-    if not videos:
-        print("videoreview: error: --screenshot needs a VIDEO", file=sys.stderr)
-        return 2
+    # Unexpected exceptions: a dialog with the report (screenshot mode: stderr) and the log.
+    reporter = FailureReporter(window, show_dialogs=screenshot is None)
+    reporter.install()
+    log.info("videoreview %s started (pid %d)", __version__, os.getpid())
     try:
-        width, height = (int(v) for v in size.lower().split("x"))
-    except ValueError:
-        print(f"videoreview: error: --size expects WIDTHxHEIGHT, got {size!r}", file=sys.stderr)
-        return 2
-    shot = Screenshot(window, screenshot, at)
-    window.resize(width, height)
-    window.show()
-    QTimer.singleShot(0, lambda: shot.start(videos))
-    app.exec()
-    return shot.status
+        if screenshot is None:
+            window.show()
+            if videos:
+                window.open_paths(videos)
+            return app.exec()
+        shot = Screenshot(window, screenshot, at)
+        window.resize(width, height)
+        window.show()
+        QTimer.singleShot(0, lambda: shot.start(videos) if videos else shot.save())
+        app.exec()
+        return shot.status if not reporter.reports else 1
+    finally:
+        reporter.uninstall()
 
 
 class Screenshot(QObject):
@@ -99,7 +108,8 @@ class Screenshot(QObject):
         if image.isNull() or not image.save(self.out, "PNG"):
             self.fail(f"{self.out}: could not write the PNG")
             return
-        print(f"{self.out}: {image.width()}x{image.height()} screenshot at frame {self.target_frame}", file=sys.stderr)
+        where = f"at frame {self.target_frame}" if self.target_frame is not None else "of the window as opened"
+        print(f"{self.out}: {image.width()}x{image.height()} screenshot {where}", file=sys.stderr)
         self.status = 0
         self.window.close()
         QApplication.quit()

@@ -10,8 +10,22 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QMainWindow, QMenu,
-                               QProgressBar, QSplitter, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QProgressBar,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .. import __version__
 from ..media import VIDEO_EXTENSIONS, VIDEO_FILE_FILTER
@@ -28,6 +42,7 @@ from .thumbnails import ThumbnailLoader, wait_for_closed_loaders
 from .timeline import Timeline
 from .transport import TransportBar
 from .video_view import VideoView
+from .welcome import WelcomeView, app_icon
 
 MAX_RECENT = 10
 REINDEX_DELAY_MS = 1500  # edits come in bursts: the library takes the last state
@@ -137,7 +152,13 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.timeline)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
-        self.setCentralWidget(self.splitter)
+        # With no video open, the welcome view takes the middle.
+        self.welcome = WelcomeView()
+        self.middle = QStackedWidget()
+        self.middle.addWidget(self.welcome)
+        self.middle.addWidget(self.splitter)
+        self.setCentralWidget(self.middle)
+        self.setWindowIcon(app_icon())
 
         self.videos = VideosPanel()
         self.details = DetailsPanel()
@@ -291,6 +312,9 @@ class MainWindow(QMainWindow):
         self.transport.previousKeyframe.connect(lambda: self.jump("keyframes", -1))
         self.transport.nextKeyframe.connect(lambda: self.jump("keyframes", 1))
         self.transport.overlayToggled.connect(lambda name, on: self.overlay_actions[name].setChecked(on))
+        self.welcome.openRequested.connect(self.open_dialog)
+        self.welcome.sampleRequested.connect(self.open_sample)
+        self.welcome.recentRequested.connect(lambda path: self.open_paths([path]))
         self.videos.picked.connect(lambda path: self.show_document(self.documents.get(path)))
         self.gallery.picked.connect(lambda pid: self.select("identity", pid))
         self.summary_panel.editRequested.connect(self.apply_edit)
@@ -380,6 +404,19 @@ class MainWindow(QMainWindow):
         if paths:
             self.open_paths(paths)
 
+    def open_sample(self) -> None:
+        """The sample clip, made on the spot the first time (about a second), opened and
+        analysed like any video."""
+        from ..media.sample import write_sample
+        from ..paths import data_dir
+
+        try:
+            path = write_sample(data_dir() / "sample")
+        except (OSError, RuntimeError, ValueError) as exc:  # a full disk, an encoder missing in a build
+            self.notice(f"Could not make the sample clip: {exc}")
+            return
+        self.open_paths([str(path)])
+
     def _add_recent(self, path: str) -> None:
         recent = [p for p in self.recent_files() if p != path]
         s = settings()
@@ -396,6 +433,7 @@ class MainWindow(QMainWindow):
             action = self.recent_menu.addAction(os.path.basename(path), lambda p=path: self.open_paths([p]))
             action.setToolTip(path)
         self.recent_menu.setEnabled(bool(self.recent_menu.actions()))
+        self.welcome.set_recent(self.recent_files())
 
     # -- drag and drop ----------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:
@@ -421,6 +459,7 @@ class MainWindow(QMainWindow):
         if document is not self.current:
             self._shown_before = self.current  # to go back to if this one turns out not to be a video
         self.current = document
+        self.middle.setCurrentWidget(self.splitter if document else self.welcome)
         self.videos.set_current(document.path if document else None)
         self.library_panel.set_current_video(document.path if document else None)
         self.setWindowTitle(f"{os.path.basename(document.path)} — videoreview" if document else "videoreview")
@@ -691,13 +730,19 @@ class MainWindow(QMainWindow):
         self._message("Keyboard shortcuts", text)
 
     def show_about(self) -> None:
-        from PySide6 import __version__ as pyside_version
+        """The versions of the app, Qt (the one running), torch and the chosen engines."""
+        from html import escape
 
-        from ..preferences import load_choices
+        from PySide6.QtCore import qVersion
 
-        engines = self.queue.engines or load_choices()[0] or {"all": "builtin"}
-        self._message("About videoreview", f"<b>videoreview {__version__}</b><br>Qt for Python {pyside_version}<br>"
-                                           f"Engines: {', '.join(f'{k}={v}' for k, v in engines.items())}")
+        from ..about import versions
+
+        rows = [(what, qVersion() if what == "Qt" else value) for what, value in versions()]
+        if self.queue.engines:  # engines given on the command line win over the choices
+            rows.append(("Engines given", ", ".join(f"{k}={v}" for k, v in self.queue.engines.items())))
+        table = "".join(f"<tr><td>{escape(w)}&nbsp;&nbsp;</td><td>{escape(v)}</td></tr>" for w, v in rows)
+        self._message("About videoreview", f"<b>videoreview {__version__}</b><br>Review video with local models."
+                                           f"<table>{table}</table>")
 
     def _message(self, title: str, html: str) -> None:
         from PySide6.QtWidgets import QMessageBox
