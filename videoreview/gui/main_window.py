@@ -125,6 +125,8 @@ class MainWindow(QMainWindow):
         self._engine_notices: set[str] = set()
         self.thumbnails: ThumbnailLoader | None = None
         self._opened_in_player: str | None = None
+        self._tour_pending = False  # start the tour once the current video is analysed
+        self.tour = None
         self._seek_on_open: tuple[str, float] | None = None  # a library result opening at its moment
         self._to_reindex: dict[str, str] = {}  # path -> content hash of an edited, saved analysis
         self._reindex_timer = QTimer(self, singleShot=True, interval=REINDEX_DELAY_MS, timeout=self._reindex)
@@ -283,6 +285,7 @@ class MainWindow(QMainWindow):
         self._action(analysis, "&Models…", self.show_models)
 
         help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Tour of the timeline", self.start_tour)
         self._action(help_menu, "&Keyboard shortcuts", self.show_shortcuts, "?")
         self._action(help_menu, "&About videoreview", self.show_about)
 
@@ -415,7 +418,32 @@ class MainWindow(QMainWindow):
         except (OSError, RuntimeError, ValueError) as exc:  # a full disk, an encoder missing in a build
             self.notice(f"Could not make the sample clip: {exc}")
             return
+        if not settings().value("tour/seen", False, type=bool):
+            self._tour_pending = True  # the first sample is followed by the tour
         self.open_paths([str(path)])
+        self._start_tour_when_ready()
+
+    def start_tour(self) -> None:
+        """The tour of the timeline, on the video shown (once analysed), else on the sample."""
+        self._tour_pending = True
+        if self.current is None:
+            self.open_sample()
+        else:
+            self._start_tour_when_ready()
+
+    def _start_tour_when_ready(self) -> None:
+        if not self._tour_pending or self.current is None or self.current.status != "done" or self.tour:
+            return
+        from .tour import Tour, window_steps
+
+        self._tour_pending = False
+        self.tour = Tour(self, window_steps(self))
+        self.tour.ended.connect(self._tour_ended)
+        self.tour.start()
+
+    def _tour_ended(self, completed: bool) -> None:
+        self.tour = None
+        settings().setValue("tour/seen", True)
 
     def _add_recent(self, path: str) -> None:
         recent = [p for p in self.recent_files() if p != path]
@@ -520,6 +548,8 @@ class MainWindow(QMainWindow):
         if document is not None:
             document.finish(analysis)
             self.statusBar().showMessage(f"{os.path.basename(path)}: analysis done", 5000)
+            if document is self.current:
+                self._start_tour_when_ready()
 
     def _on_failed(self, path: str, message: str) -> None:
         """Not a usable video: it leaves the window as it was before it was dropped."""

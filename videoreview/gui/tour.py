@@ -1,0 +1,194 @@
+"""A short tour of the window: the window is dimmed but for one part at a time (the
+video, each track of the timeline, the panels), with a note saying what it shows and
+what can be done there. Next / Back / Done, or the arrow keys, Enter and Esc."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from PySide6.QtCore import QEvent, QObject, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+DIM = QColor(0, 0, 0, 150)
+MARGIN = 6  # around the highlighted part
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    text: str
+    area: Callable[[], QRect]  # the part, in the window's coordinates; null: nothing to point at
+
+
+def window_steps(window) -> list[Step]:
+    """The tour of ``window`` (a MainWindow showing an analysed video)."""
+    timeline = window.timeline
+
+    def widget_area(widget: QWidget) -> Callable[[], QRect]:
+        return lambda: QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size()) if widget.isVisible() else QRect()
+
+    def track_area(*names: str) -> Callable[[], QRect]:
+        def area() -> QRect:
+            rect = QRect()
+            for name in names:
+                track = timeline.track_rect(name)
+                if not track.isNull():
+                    rect = rect.united(QRect(timeline.mapTo(window, track.topLeft()), track.size()))
+            return rect
+        return area
+
+    lanes = [name for name in timeline.track_names() if name.startswith("identity:")]
+    steps = [
+        Step("The video", "The frame's caption shows as a subtitle, boundaries flash in their colour, and faces get "
+             "a box with their person's label. Space plays; Left / Right step one frame; Alt+1/2/3 hide the "
+             "overlays.", widget_area(window.view)),
+        Step("Ruler and thumbnails", "Click or drag to seek. Ctrl+wheel zooms from the whole video down to single "
+             "frames; the wheel scrolls.", track_area("ruler", "thumbnails")),
+        Step("Shots and boundaries", "Red: hard cuts, amber: gradual transitions, blue: events, where the "
+             "subject's status changes. Click one to see its subject / before / after in Details; drag it to "
+             "move it; B adds one at the playhead, Delete removes it; [ and ] jump between them.",
+             track_area("boundaries")),
+        Step("Captions", "What each second shows, as the model saw it. Hover for the text; click to correct it in "
+             "Details.", track_area("captions")),
+        Step("People", "One lane per person (P1, P2, ...), the same label across clips. Click a lane or a face box "
+             "to rename, merge or split." if lanes else "One lane per person appears here when faces are found "
+             "(P1, P2, ...), the same label across clips.", track_area(*lanes) if lanes else track_area("captions")),
+        Step("Keyframes", "The frames that best sum the video up; { and } jump between them. The Summaries panel "
+             "builds text and keyframe summaries from them and scores them with ViSIL.", track_area("keyframes")),
+        Step("Correct and search", "Every correction made in Details is one step of Ctrl+Z and is kept when the "
+             "video is analysed again. The Library searches every analysed video by text.",
+             widget_area(window.details)),
+    ]
+    return steps
+
+
+class Tour(QWidget):
+    """The dimming layer and its note, over the whole window."""
+
+    ended = Signal(bool)  # True: seen to the end
+
+    def __init__(self, window: QMainWindow, steps: list[Step]) -> None:
+        super().__init__(window)
+        self.window_, self.steps, self.index = window, steps, 0
+        self.setAttribute(Qt.WA_DeleteOnClose)
+        self.setFocusPolicy(Qt.StrongFocus)
+        self.note = QFrame(self)
+        self.note.setObjectName("tourNote")
+        self.note.setFrameShape(QFrame.StyledPanel)
+        self.note.setAutoFillBackground(True)
+        self.title = QLabel()
+        font = self.title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        self.title.setFont(font)
+        self.text = QLabel(wordWrap=True)
+        self.count = QLabel()
+        self.back = QPushButton("Back")
+        self.back.clicked.connect(lambda: self.go(self.index - 1))
+        self.next = QPushButton("Next")
+        self.next.setDefault(True)
+        self.next.clicked.connect(lambda: self.go(self.index + 1))
+        skip = QPushButton("End tour")
+        skip.clicked.connect(lambda: self.finish(False))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.count)
+        buttons.addStretch()
+        buttons.addWidget(skip)
+        buttons.addWidget(self.back)
+        buttons.addWidget(self.next)
+        layout = QVBoxLayout(self.note)
+        layout.addWidget(self.title)
+        layout.addWidget(self.text)
+        layout.addLayout(buttons)
+        self.note.setFixedWidth(380)
+        window.installEventFilter(self)
+
+    def start(self) -> None:
+        self.setGeometry(self.window_.rect())
+        self.show()
+        self.raise_()
+        self.setFocus()
+        self.go(0)
+
+    def area(self) -> QRect:
+        """The highlighted part, in this layer's (the window's) coordinates."""
+        rect = self.steps[self.index].area()
+        return rect.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN) if not rect.isNull() else rect
+
+    def go(self, index: int) -> None:
+        if index >= len(self.steps):
+            self.finish(True)
+            return
+        self.index = max(0, index)
+        step = self.steps[self.index]
+        self.title.setText(step.title)
+        self.text.setText(step.text)
+        self.count.setText(f"{self.index + 1} of {len(self.steps)}")
+        self.back.setEnabled(self.index > 0)
+        self.next.setText("Done" if self.index == len(self.steps) - 1 else "Next")
+        self._place_note()
+        self.update()
+
+    def finish(self, completed: bool) -> None:
+        self.window_.removeEventFilter(self)
+        self.ended.emit(completed)
+        self.close()
+
+    def _place_note(self) -> None:
+        width = self.note.width()
+        self.note.setFixedHeight(self.note.heightForWidth(width))  # the wrapped text's whole height
+        area, size, bounds = self.area(), self.note.size(), self.rect()
+        if area.isNull():
+            self.note.move(bounds.center().x() - size.width() // 2, bounds.center().y() - size.height() // 2)
+            return
+        # Below the part if it fits, else above, else inside its top; centred on it, kept in the window.
+        if area.bottom() + 12 + size.height() <= bounds.bottom():
+            y = area.bottom() + 12
+        elif area.top() - 12 - size.height() >= 0:
+            y = area.top() - 12 - size.height()
+        else:
+            y = area.top() + 12
+        x = min(max(8, area.center().x() - size.width() // 2), bounds.width() - size.width() - 8)
+        self.note.move(x, max(8, y))
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.Antialiasing)
+        shade = QPainterPath()
+        shade.addRect(QRectF(self.rect()))
+        area = self.area()
+        if not area.isNull():
+            hole = QPainterPath()
+            hole.addRoundedRect(QRectF(area), 6, 6)
+            shade = shade.subtracted(hole)
+            painter.setPen(QPen(self.palette().highlight().color(), 2))
+            painter.drawRoundedRect(QRectF(area), 6, 6)
+        painter.fillPath(shade, DIM)
+
+    def keyPressEvent(self, event) -> None:
+        key = event.key()
+        if key == Qt.Key_Escape:
+            self.finish(False)
+        elif key in (Qt.Key_Right, Qt.Key_Return, Qt.Key_Enter, Qt.Key_Space):
+            self.go(self.index + 1)
+        elif key == Qt.Key_Left:
+            self.go(self.index - 1)
+
+    def mousePressEvent(self, event) -> None:
+        event.accept()  # the window under the layer waits until the tour ends
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.window_ and event.type() == QEvent.Resize:
+            self.setGeometry(self.window_.rect())
+            self._place_note()
+        return False
