@@ -70,7 +70,7 @@ def test_download_cancel_remove_and_choices(qtbot, hubs):
     home, servers = hubs
     dialog = ModelsDialog()
     qtbot.addWidget(dialog)
-    qtbot.waitUntil(lambda: dialog._process is None, timeout=30_000)  # the device query
+    qtbot.waitUntil(lambda: not dialog.engines.finding_devices(), timeout=30_000)
     assert dialog.table.rowCount() == len(dialog.catalog)
     assert cell(dialog, "quick", 4) == "not installed" and cell(dialog, "quick", 2) == "apache-2.0"
     assert cell(dialog, "transnetv2", 3) == "builtin" and cell(dialog, "transnetv2", 4).endswith(" GB")

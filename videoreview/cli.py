@@ -312,14 +312,8 @@ def _eval_captions(args: argparse.Namespace) -> int:
     stand-in or a VLM (--judge vlm:FOLDER); caption matching needs a VLM and the video."""
     import numpy as np
 
-    from .engines import base
-    from .engines import captions as caption_engines
-    from .metrics.captions import (
-        caption_diversity,
-        caption_matching,
-        progression_detection,
-        text_change_judge,
-    )
+    from .engines import base, captions as caption_engines
+    from .metrics.captions import caption_diversity, caption_matching, progression_detection, text_change_judge
     from .records import Analysis
 
     try:

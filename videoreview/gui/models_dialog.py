@@ -1,8 +1,7 @@
 """Analysis > Models…: the model catalog (sizes, licences, what is installed and the disk it
-takes), downloads with progress and cancel, and the engine chosen per capability, the
-device, and whether the chosen models fit in its memory.
+takes), downloads with progress and cancel, and the engine choices (engine_choices).
 
-Downloads, removals and the device query run `videoreview models ...` in a child process
+Downloads and removals run `videoreview models ...` in a child process
 (QProcess): the same code path as the command line, a window that never waits on the
 network or on importing torch, and a cancel that is a kill (huggingface_hub leaves only
 its temporary file, which the next pull starts again). Progress is the size of the
@@ -12,14 +11,12 @@ model's folder in the Hugging Face cache against the catalog's download size.
 from __future__ import annotations
 
 from PySide6.QtCore import QProcess, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QGroupBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel,
+                               QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
-from ..engines.device import DEVICES
 from ..models.catalog import ModelEntry, disk_use, installed_path, load_catalog, snapshot_dir
 from ..paths import own_command
-from ..preferences import CAPABILITIES, load_choices, models_for, save_choice
+from .engine_choices import EngineChoices
 
 COLUMNS = ("Model", "Tasks", "Licence", "Download", "On disk", "Memory")
 POLL_MS = 500
@@ -43,7 +40,6 @@ class ModelsDialog(QDialog):
         self.setWindowTitle("Models")
         self.resize(900, 620)
         self.catalog = load_catalog()
-        self.free_gb: dict[str, float] = {}  # device -> GB free (from `models device`)
         self._process: QProcess | None = None
         self._task: tuple[str, ModelEntry | None] | None = None  # (action, model)
         self._poll = QTimer(self, interval=POLL_MS, timeout=self._show_progress)
@@ -68,32 +64,18 @@ class ModelsDialog(QDialog):
         for widget in (self.download_button, self.remove_button, self.add_button, self.progress, self.cancel_button):
             buttons.addWidget(widget)
 
-        self.choices: dict[str, QComboBox] = {}
-        engines = QFormLayout()
-        for capability in CAPABILITIES:
-            combo = QComboBox()
-            combo.activated.connect(lambda _index, key=capability.key: self._choose(key))
-            self.choices[capability.key] = combo
-            engines.addRow(capability.label, combo)
-        self.device = QComboBox()
-        self.device.addItems(DEVICES)
-        self.device.activated.connect(lambda _index: self._choose("device"))
-        engines.addRow("Device", self.device)
-        self.memory = QLabel()
-        self.memory.setWordWrap(True)
-        engines.addRow("Memory", self.memory)
-        engine_box = QGroupBox("Engines for the next analysis")
-        engine_box.setLayout(engines)
-
+        self.engines = EngineChoices()
+        self.engines.message.connect(self.status.setText)
+        self.engines.changed.connect(self.changed)
+        self.choices, self.device, self.memory = self.engines.choices, self.engines.device, self.engines.memory
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
-        layout.addWidget(engine_box)
+        layout.addWidget(self.engines)
         close = QDialogButtonBox(QDialogButtonBox.Close, rejected=self.reject)
         layout.addWidget(close)
         self.refresh()
-        self._run(["device"], None, "device")
 
     # -- what is shown ----------------------------------------------------------------------
     def refresh(self) -> None:
@@ -116,46 +98,8 @@ class ModelsDialog(QDialog):
                 self.table.selectRow(row)
         self.table.blockSignals(False)
         self.table.resizeColumnsToContents()
-        self._fill_choices()
+        self.engines.fill(self.catalog)
         self._update_buttons()
-
-    def _fill_choices(self) -> None:
-        saved, problem = load_choices()
-        if problem:
-            self.status.setText(problem)
-        for capability in CAPABILITIES:
-            combo = self.choices[capability.key]
-            combo.clear()
-            for name in capability.builtins:
-                combo.addItem(name, name)
-            for name in models_for(capability.key, self.catalog):
-                installed = installed_path(self.catalog[name]) is not None
-                combo.addItem(name if installed else f"{name} (not installed)", name)
-            combo.setCurrentIndex(max(0, combo.findData(saved.get(capability.key, capability.builtins[0]))))
-        self.device.setCurrentText(saved.get("device", "auto"))
-        self._show_memory()
-
-    def _show_memory(self) -> None:
-        """The chosen device's free memory against what the chosen models need."""
-        device = self.device.currentText()
-        if device == "auto":
-            device = next((d for d in ("cuda", "mps", "cpu") if d in self.free_gb), "cpu")
-        needs = {}
-        for key, combo in self.choices.items():
-            entry = self.catalog.get(combo.currentData() or "")
-            if entry is not None and entry.min_memory_gb:
-                needs[entry.name] = entry.min_memory_gb
-        free = self.free_gb.get(device)
-        if not self.free_gb:
-            text = "finding the devices…"
-        elif device not in self.free_gb:
-            text = f"{device} is not available here: the analysis will use {next(iter(self.free_gb))}"
-        else:
-            text = f"{device}: {free:.1f} GB free"
-        for name, gb in needs.items():
-            fits = free is None or gb <= free
-            text += f"; {name} needs about {gb:g} GB" + ("" if fits else " (will not fit: the builtin engine is used)")
-        self.memory.setText(text)
 
     def selected(self) -> ModelEntry | None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
@@ -176,7 +120,7 @@ class ModelsDialog(QDialog):
         self.remove_button.setEnabled(bool(installed) and not busy)
         self.add_button.setEnabled(not busy)
         self.cancel_button.setVisible(busy and self._task is not None and self._task[0] == "pull")
-        self.progress.setVisible(busy and self._task is not None and self._task[0] != "device")
+        self.progress.setVisible(busy)
 
     def _on_selection(self) -> None:
         """The licence is shown before anything is downloaded."""
@@ -208,20 +152,6 @@ class ModelsDialog(QDialog):
             self._task = ("cancelled", self._task[1])
             self._process.kill()
 
-    def _choose(self, key: str) -> None:
-        name = self.device.currentText() if key == "device" else self.choices[key].currentData()
-        try:
-            save_choice(key, name)
-        except ValueError as exc:
-            self.status.setText(str(exc))
-            return
-        entry = self.catalog.get(name)
-        if entry is not None and installed_path(entry) is None:
-            self.status.setText(f"{name} is chosen for {key} but not installed yet: download it, or the "
-                                f"builtin engine is used.")
-        self._show_memory()
-        self.changed.emit()
-
     # -- the child process ----------------------------------------------------------------
     def _run(self, args: list[str], entry: ModelEntry | None, action: str) -> None:
         process = QProcess(self)
@@ -252,11 +182,7 @@ class ModelsDialog(QDialog):
         action, entry = self._task or ("", None)
         self._process, self._task = None, None
         process.deleteLater()
-        if action == "device":
-            self.free_gb = {line.split()[0]: float(line.split()[1]) for line in out.splitlines()[1:]
-                            if len(line.split()) > 1 and line.split()[1] != "?"}
-            self._show_memory()
-        elif action == "cancelled":
+        if action == "cancelled":
             self.status.setText(f"Download of {entry.name} cancelled.")
         elif code == 0:
             self.status.setText(out.splitlines()[-1] if action != "pull" else f"{entry.name} is installed.")
@@ -270,6 +196,7 @@ class ModelsDialog(QDialog):
 
     def done(self, result: int) -> None:  # closing the dialog stops a download
         self.cancel()
+        self.engines.stop()
         if self._process is not None:
             self._process.waitForFinished(3000)
         super().done(result)

@@ -16,41 +16,15 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import (
-    QEvent,
-    QPoint,
-    QPointF,
-    QRect,
-    QRectF,
-    QSize,
-    Qt,
-    QTimer,
-    Signal,
-)
-from PySide6.QtGui import (
-    QColor,
-    QFont,
-    QFontDatabase,
-    QFontMetrics,
-    QImage,
-    QPainter,
-    QPalette,
-    QPen,
-    QPixmap,
-    QPolygonF,
-)
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QFontMetrics, QImage, QPainter, QPalette, QPen, QPixmap,
+                           QPolygonF)
 from PySide6.QtWidgets import QApplication, QScrollBar, QToolTip, QWidget
 
 from ..records import BOUNDARY_KINDS, Analysis, Boundary, Identity, Keyframe
 from ..summary.export.subtitles import caption_spans
 from ..timecode import timecode
-from .colors import (
-    BOUNDARY_COLORS,
-    CAPTION_COLOR,
-    EDITED_COLOR,
-    KEYFRAME_COLOR,
-    identity_color,
-)
+from .colors import BOUNDARY_COLORS, CAPTION_COLOR, EDITED_COLOR, KEYFRAME_COLOR, identity_color
 
 HEADER_W = 136  # the fixed column of track names on the left
 RULER_H = 24

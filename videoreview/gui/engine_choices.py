@@ -1,0 +1,113 @@
+"""The engine chosen per capability and the device, saved as they are picked (see
+preferences), with the device's free memory against what the chosen models need. Shown
+in the Models dialog and in Settings.
+
+The free memory comes from `videoreview models device` in a child process (QProcess), so
+that the window never imports torch."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QProcess, Signal
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
+
+from ..engines.device import DEVICES
+from ..models.catalog import installed_path, load_catalog
+from ..paths import own_command
+from ..preferences import CAPABILITIES, load_choices, models_for, save_choice
+
+
+class EngineChoices(QGroupBox):
+    changed = Signal()  # a choice saved
+    message = Signal(str)  # one line for the user: a refusal, a model chosen but not installed
+
+    def __init__(self, parent=None) -> None:
+        super().__init__("Engines for the next analysis", parent)
+        self.catalog = load_catalog()
+        self.free_gb: dict[str, float] = {}  # device -> GB free
+        self.choices: dict[str, QComboBox] = {}
+        form = QFormLayout(self)
+        for capability in CAPABILITIES:
+            combo = QComboBox()
+            combo.activated.connect(lambda _index, key=capability.key: self._choose(key))
+            self.choices[capability.key] = combo
+            form.addRow(capability.label, combo)
+        self.device = QComboBox()
+        self.device.addItems(DEVICES)
+        self.device.activated.connect(lambda _index: self._choose("device"))
+        form.addRow("Device", self.device)
+        self.memory = QLabel(wordWrap=True)
+        form.addRow("Memory", self.memory)
+        self.fill()
+        self.query = QProcess(self)
+        program, *arguments = own_command("models", "device")
+        self.query.finished.connect(self._devices_found)
+        self.query.start(program, arguments)
+
+    def fill(self, catalog=None) -> None:
+        """The combo boxes from the saved choices (``catalog``: a newer catalog)."""
+        if catalog is not None:
+            self.catalog = catalog
+        saved, problem = load_choices()
+        if problem:
+            self.message.emit(problem)
+        for capability in CAPABILITIES:
+            combo = self.choices[capability.key]
+            combo.clear()
+            for name in capability.builtins:
+                combo.addItem(name, name)
+            for name in models_for(capability.key, self.catalog):
+                installed = installed_path(self.catalog[name]) is not None
+                combo.addItem(name if installed else f"{name} (not installed)", name)
+            combo.setCurrentIndex(max(0, combo.findData(saved.get(capability.key, capability.builtins[0]))))
+        self.device.setCurrentText(saved.get("device", "auto"))
+        self.show_memory()
+
+    def finding_devices(self) -> bool:
+        return self.query.state() != QProcess.NotRunning
+
+    def _devices_found(self, _code: int, _status) -> None:
+        out = bytes(self.query.readAllStandardOutput()).decode(errors="replace")
+        self.free_gb = {line.split()[0]: float(line.split()[1]) for line in out.splitlines()[1:]
+                        if len(line.split()) > 1 and line.split()[1] != "?"}
+        self.show_memory()
+
+    def show_memory(self) -> None:
+        """The chosen device's free memory against what the chosen models need."""
+        device = self.device.currentText()
+        if device == "auto":
+            device = next((d for d in ("cuda", "mps", "cpu") if d in self.free_gb), "cpu")
+        needs = {}
+        for combo in self.choices.values():
+            entry = self.catalog.get(combo.currentData() or "")
+            if entry is not None and entry.min_memory_gb:
+                needs[entry.name] = entry.min_memory_gb
+        free = self.free_gb.get(device)
+        if not self.free_gb:
+            text = "finding the devices…"
+        elif device not in self.free_gb:
+            text = f"{device} is not available here: the analysis will use {next(iter(self.free_gb))}"
+        else:
+            text = f"{device}: {free:.1f} GB free"
+        for name, gb in needs.items():
+            fits = free is None or gb <= free
+            text += f"; {name} needs about {gb:g} GB" + ("" if fits else " (will not fit: the builtin engine is used)")
+        self.memory.setText(text)
+
+    def _choose(self, key: str) -> None:
+        name = self.device.currentText() if key == "device" else self.choices[key].currentData()
+        try:
+            save_choice(key, name)
+        except ValueError as exc:
+            self.message.emit(str(exc))
+            return
+        entry = self.catalog.get(name)
+        if entry is not None and installed_path(entry) is None:
+            self.message.emit(f"{name} is chosen for {key} but not installed yet: download it, or the "
+                              f"builtin engine is used.")
+        self.show_memory()
+        self.changed.emit()
+
+    def stop(self) -> None:
+        if self.finding_devices():
+            self.query.kill()
+            self.query.waitForFinished(3000)
