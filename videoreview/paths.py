@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,31 @@ def data_dir() -> Path:
     path = Path(home) if home else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+LOCATION_FILE = "library-location.json"
+
+
+def library_location() -> tuple[Path, str | None]:
+    """The library's folder (the catalog of analysed videos and their saved Analyses with
+    the reviewer's edits) and, when the chosen one cannot be used, one line saying why
+    (the data folder is used then). Chosen in Settings; the data folder by default."""
+    file = data_dir() / LOCATION_FILE
+    try:
+        chosen = Path(json.loads(file.read_text(encoding="utf-8"))["location"])
+    except FileNotFoundError:
+        return data_dir(), None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return data_dir(), f"{file}: not a library location ({exc}); using {data_dir()}"
+    try:
+        chosen.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return data_dir(), f"{chosen}: the library folder cannot be used ({exc.strerror}); using {data_dir()}"
+    return chosen, None
+
+
+def library_dir() -> Path:
+    return library_location()[0]
 
 
 def cache_dir() -> Path:

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 from ..library.service import serve
 
 POLL_SECONDS = 0.05
+RESTART = object()  # in the outgoing queue: end the child, start afresh at the next request
 
 
 @dataclass
@@ -45,6 +46,9 @@ class _PipeThread(QThread):
         while not self.isInterruptionRequested():
             while not self.outgoing.empty():
                 request = self.outgoing.get_nowait()
+                if request is RESTART:
+                    conn = self._stop_child(conn)
+                    continue
                 self._open.add(request[0])
                 try:
                     conn = conn or self._start()
@@ -65,17 +69,29 @@ class _PipeThread(QThread):
                 self._open.discard(reply[0])
             self.message.emit(reply)
         if conn is not None:
-            try:  # what the window sent as it closed (a last edit to index), then the end
+            try:  # what the window sent as it closed (a last edit to index)
                 while not self.outgoing.empty():
-                    conn.send(self.outgoing.get_nowait())
-                conn.send(None)
+                    request = self.outgoing.get_nowait()
+                    if request is not RESTART:
+                        conn.send(request)
             except OSError:
                 pass
+            self._stop_child(conn)
+
+    def _stop_child(self, conn) -> None:
+        """Ask the child to end (it finishes the request in hand), then close the pipe."""
+        if conn is None:
+            return None
+        try:
+            conn.send(None)
+        except OSError:
+            pass
+        self.child.join(3)
+        if self.child.is_alive():  # busy embedding a long analysis: its writes are transactions
+            self.child.terminate()
             self.child.join(3)
-            if self.child.is_alive():  # busy embedding a long analysis: its writes are transactions
-                self.child.terminate()
-                self.child.join(3)
-            conn.close()
+        conn.close()
+        return None
 
     def _start(self):
         parent_end, child_end = self.context.Pipe()
@@ -118,6 +134,11 @@ class LibraryClient(QObject):
 
     def busy(self) -> bool:
         return bool(self._callbacks)
+
+    def restart(self) -> None:
+        """End the library process after the requests sent so far; the next request starts
+        a new one (which opens the library where it now is)."""
+        self._thread.outgoing.put(RESTART)
 
     def stop_adding(self) -> None:
         """Stop cataloguing the folders being added (what is catalogued stays)."""

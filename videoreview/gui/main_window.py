@@ -23,7 +23,7 @@ from .library_client import LibraryClient
 from .library_panel import LibraryPanel
 from .panels import DetailsPanel, IdentitiesPanel, VideosPanel, identity_label
 from .summary_panel import SummaryPanel
-from .theme import THEMES, apply_theme, saved_theme, settings
+from .theme import THEMES, apply_theme, saved_overlay_style, saved_theme, settings
 from .thumbnails import ThumbnailLoader, wait_for_closed_loaders
 from .timeline import Timeline
 from .transport import TransportBar
@@ -147,6 +147,7 @@ class MainWindow(QMainWindow):
         self.middle.addWidget(self.splitter)
         self.setCentralWidget(self.middle)
         self.setWindowIcon(app_icon())
+        self.view.set_style(saved_overlay_style())
 
         self.videos = VideosPanel()
         self.details = DetailsPanel()
@@ -218,6 +219,8 @@ class MainWindow(QMainWindow):
         self._action(edit, "&Search the library…", lambda: self._focus_search(False), "Ctrl+Shift+F")
         self._action(edit, "Next &match", lambda: self.library_panel.jump(1), "F3")
         self._action(edit, "Previous matc&h", lambda: self.library_panel.jump(-1), "Shift+F3")
+        edit.addSeparator()
+        self._action(edit, "Se&ttings…", self.show_settings, QKeySequence.Preferences)
 
         play = bar.addMenu("&Playback")
         self._action(play, "Play / pause", self.player.toggle_play, "Space")
@@ -254,11 +257,13 @@ class MainWindow(QMainWindow):
         self._action(view, "Fit timeline", self.timeline.zoom_to_fit, "Ctrl+0")
         theme_menu = view.addMenu("&Theme")
         group = QActionGroup(self)
+        self.theme_actions = {}
         for theme in THEMES:
             action = theme_menu.addAction(theme.capitalize(), lambda _theme=theme: self.set_theme(_theme))
             action.setCheckable(True)
             action.setChecked(theme == saved_theme())
             group.addAction(action)
+            self.theme_actions[theme] = action
         view.addSeparator()
         for dock in (self.videos_dock, self.library_dock, self.details_dock, self.identities_dock,
                      self.summaries_dock):
@@ -614,6 +619,7 @@ class MainWindow(QMainWindow):
     def set_theme(self, theme: str) -> None:
         settings().setValue("theme", theme)
         apply_theme(QApplication.instance(), theme)
+        self.theme_actions[theme].setChecked(True)
 
     def select(self, kind: str | None, key) -> None:
         self.timeline.set_selection(kind, key)
@@ -738,6 +744,28 @@ class MainWindow(QMainWindow):
         dialog.setAttribute(Qt.WA_DeleteOnClose)
         self.models_dialog = dialog
         dialog.open()
+
+    def show_settings(self) -> None:
+        from .settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        self.settings_dialog = dialog
+        dialog.open()
+
+    def move_library(self, folder: str) -> str:
+        """Use the library in ``folder`` (copying the current one there if it has none);
+        returns the line to show."""
+        from ..errors import LibraryError
+        from ..library.location import change_location
+
+        try:
+            message = change_location(folder)
+        except LibraryError as exc:
+            return str(exc)
+        self.library.restart()  # the library process opens the catalog where it now is
+        self.library_panel.refresh()
+        return message
 
     def show_shortcuts(self) -> None:
         rows = [(a.text().replace("&", ""), a.shortcut().toString(QKeySequence.NativeText))

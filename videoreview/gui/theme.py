@@ -46,3 +46,31 @@ def apply_theme(app: QApplication, theme: str = "system") -> None:
     dark = theme == "dark" or (
         theme == "system" and QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark)
     app.setPalette(dark_palette() if dark else app.style().standardPalette())
+
+
+def saved_overlay_style():
+    """The overlay style kept in the settings; the default for a value missing or odd."""
+    from dataclasses import fields
+
+    from .video_view import OverlayStyle
+
+    s, values = settings(), {}
+    for field in fields(OverlayStyle):
+        value = s.value(f"overlay-style/{field.name}")
+        if field.name == "caption_position":
+            if value in OverlayStyle.POSITIONS:
+                values[field.name] = value
+        elif value is not None:
+            try:
+                values[field.name] = float(value)
+            except (TypeError, ValueError):
+                pass
+    return OverlayStyle(**values)
+
+
+def save_overlay_style(style) -> None:
+    from dataclasses import asdict
+
+    s = settings()
+    for name, value in asdict(style).items():
+        s.setValue(f"overlay-style/{name}", value)

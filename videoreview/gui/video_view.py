@@ -29,6 +29,18 @@ PLACEHOLDER = "Drop a video here"
 Box = tuple[float, float, float, float]
 
 
+@dataclass(frozen=True)
+class OverlayStyle:
+    """How the overlays look (Settings > Overlays)."""
+
+    caption_size: float = 1.0  # times the default text height, 4.5 % of the picture's
+    caption_position: str = "bottom"  # or "top" (below the boundary label)
+    caption_background: float = 0.65  # opacity of the box behind the caption
+    box_width: float = 2.5  # face boxes' line, in screen pixels
+
+    POSITIONS = ("bottom", "top")
+
+
 def _text_color_on(fill: QColor) -> QColor:
     """Black or white, whichever reads better on ``fill``."""
     luma = 0.299 * fill.red() + 0.587 * fill.green() + 0.114 * fill.blue()
@@ -149,6 +161,7 @@ class _Overlay(QGraphicsItem):
         self.setZValue(z)
         self.rect = QRectF()
         self.content = None
+        self.style = OverlayStyle()
 
     def set_rect(self, rect: QRectF) -> None:
         self.prepareGeometryChange()
@@ -171,17 +184,21 @@ class _CaptionOverlay(_Overlay):
         if caption is None or not caption.text:
             return
         w, h = self.rect.width(), self.rect.height()
-        font = _font(max(10.0, h * 0.045), QFont.Weight.Medium)
+        style = self.style
+        font = _font(max(10.0, h * 0.045 * style.caption_size), QFont.Weight.Medium)
         pad = font.pixelSize() * 0.5
         flags = Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap
         painter.setFont(font)
         text_rect = painter.boundingRect(QRectF(0, 0, w * 0.9 - 2 * pad, h), flags, caption.text)
         box = text_rect.adjusted(-pad, -pad * 0.45, pad, pad * 0.45)
         box.moveCenter(QPointF(w / 2, 0))
-        box.moveBottom(h * 0.955)
+        if style.caption_position == "top":
+            box.moveTop(h * 0.13)  # clear of the boundary label
+        else:
+            box.moveBottom(h * 0.955)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(0, 0, 0, 165))
+        painter.setBrush(QColor(0, 0, 0, round(255 * style.caption_background)))
         painter.drawRoundedRect(box, pad * 0.6, pad * 0.6)
         painter.setPen(QColor("white"))
         painter.drawText(box.adjusted(pad, pad * 0.45, -pad, -pad * 0.45), flags, caption.text)
@@ -236,7 +253,8 @@ class _FaceOverlay(_Overlay):
             box = QRectF(*face.box)
             # Box lines stay the same on screen at any zoom; a dark halo keeps them visible
             # on light backgrounds.
-            for color, width in ((QColor(0, 0, 0, 110), 5.0), (face.color, 2.5)):
+            line = self.style.box_width
+            for color, width in ((QColor(0, 0, 0, 110), line + 2.5), (face.color, line)):
                 pen = QPen(color, width)
                 pen.setCosmetic(True)
                 painter.setPen(pen)
@@ -300,6 +318,14 @@ class VideoView(QGraphicsView):
         """Overlays from ``analysis`` (may be partial; call again as stages finish)."""
         self._index = _AnalysisIndex(analysis) if analysis is not None else None
         self._refresh()
+
+    def set_style(self, style: OverlayStyle) -> None:
+        for item in self._overlays.values():
+            item.style = style
+            item.update()
+
+    def style(self) -> OverlayStyle:
+        return self._overlays["captions"].style
 
     def set_overlay_visible(self, name: str, on: bool) -> None:
         self._check_name(name)

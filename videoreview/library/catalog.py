@@ -26,7 +26,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import LibraryError
-from ..paths import data_dir
+from ..paths import library_dir
 from ..records import Analysis
 from .units import Unit, units_of
 
@@ -122,7 +122,7 @@ class Video:
 
 
 def default_path() -> Path:
-    return data_dir() / DB_NAME
+    return library_dir() / DB_NAME
 
 
 class Catalog:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import RecordError
-from ..paths import data_dir
+from ..paths import library_dir
 from ..records import Analysis
 
 
 def saved_dir() -> Path:
-    return data_dir() / "analyses"
+    return library_dir() / "analyses"
 
 
 def saved_path(content_hash: str) -> Path:

@@ -1,0 +1,145 @@
+"""Edit > Settings…: where the library lives, the analysis cache (its size, and a button
+to clear it), the engines and device, the theme, and how the overlays look. Every change
+applies at once and is saved; there is nothing to confirm."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+
+from ..paths import cache_dir, library_location
+from .engine_choices import EngineChoices
+from .theme import THEMES, save_overlay_style, saved_theme
+
+
+def folder_size(path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.setWindowTitle("Settings")
+        self.resize(640, 460)
+        self.status = QLabel(wordWrap=True)
+        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        tabs = QTabWidget()
+        tabs.addTab(self._general(), "General")
+        self.engines = EngineChoices()
+        self.engines.message.connect(self.status.setText)
+        engines_page = QWidget()
+        engines_layout = QVBoxLayout(engines_page)
+        engines_layout.addWidget(self.engines)
+        models = QPushButton("Models… (download, remove)")
+        models.clicked.connect(window.show_models)
+        engines_layout.addWidget(models, 0, Qt.AlignLeft)
+        engines_layout.addStretch()
+        tabs.addTab(engines_page, "Engines")
+        tabs.addTab(self._overlays(), "Overlays")
+        layout = QVBoxLayout(self)
+        layout.addWidget(tabs, 1)
+        layout.addWidget(self.status)
+        layout.addWidget(QDialogButtonBox(QDialogButtonBox.Close, rejected=self.reject))
+        self.show_library()
+        self.show_cache()
+
+    # -- General ---------------------------------------------------------------------------
+    def _general(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        self.library = QLineEdit(readOnly=True)
+        change = QPushButton("Change…")
+        change.clicked.connect(self.ask_library)
+        row = QHBoxLayout()
+        row.addWidget(self.library, 1)
+        row.addWidget(change)
+        form.addRow("Library location", row)
+        form.addRow("", QLabel("The catalog of analysed videos and their analyses, with your corrections.",
+                               wordWrap=True))
+        self.cache = QLabel()
+        self.clear_button = QPushButton("Clear cache")
+        self.clear_button.clicked.connect(self.clear_cache)
+        row = QHBoxLayout()
+        row.addWidget(self.cache, 1)
+        row.addWidget(self.clear_button)
+        form.addRow("Analysis cache", row)
+        self.theme = QComboBox()
+        self.theme.addItems([t.capitalize() for t in THEMES])
+        self.theme.setCurrentIndex(THEMES.index(saved_theme()))
+        self.theme.activated.connect(lambda index: self.window_.set_theme(THEMES[index]))
+        form.addRow("Theme", self.theme)
+        return page
+
+    def show_library(self) -> None:
+        folder, problem = library_location()
+        self.library.setText(str(folder))
+        if problem:
+            self.status.setText(problem)
+
+    def ask_library(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Library location", self.library.text())
+        if folder:
+            self.change_library(folder)
+
+    def change_library(self, folder: str) -> None:
+        self.status.setText(self.window_.move_library(folder))
+        self.show_library()
+
+    def show_cache(self) -> None:
+        folder = cache_dir()
+        busy = not self.window_.queue.is_idle() or self.window_.library.busy()
+        self.cache.setText(f"{folder_size(folder) / 1e6:.1f} MB in {folder}")
+        self.clear_button.setEnabled(not busy)
+        self.clear_button.setToolTip("Wait for the analyses to finish" if busy else
+                                     "Finished analysis stages, kept so that analysing a video again is quick. "
+                                     "Saved analyses and corrections are not in it.")
+
+    def clear_cache(self) -> None:
+        if not self.window_.queue.is_idle() or self.window_.library.busy():
+            self.status.setText("The cache is in use: clear it when the analyses have finished.")
+        else:
+            folder = cache_dir()
+            freed = folder_size(folder)
+            shutil.rmtree(folder, ignore_errors=True)
+            cache_dir()  # made again, empty
+            self.status.setText(f"Cleared {freed / 1e6:.1f} MB from {folder}.")
+        self.show_cache()
+
+    # -- Overlays --------------------------------------------------------------------------
+    def _overlays(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        style = self.window_.view.style()
+        self.caption_size = QSpinBox(minimum=60, maximum=200, singleStep=10, suffix=" %",
+                                     value=round(style.caption_size * 100))
+        self.caption_size.valueChanged.connect(lambda v: self._restyle(caption_size=v / 100))
+        form.addRow("Caption text size", self.caption_size)
+        self.caption_position = QComboBox()
+        self.caption_position.addItems(["Bottom", "Top"])
+        self.caption_position.setCurrentIndex(("bottom", "top").index(style.caption_position))
+        self.caption_position.activated.connect(
+            lambda index: self._restyle(caption_position=("bottom", "top")[index]))
+        form.addRow("Caption position", self.caption_position)
+        self.caption_background = QSpinBox(minimum=0, maximum=100, singleStep=5, suffix=" % opaque",
+                                           value=round(style.caption_background * 100))
+        self.caption_background.valueChanged.connect(lambda v: self._restyle(caption_background=v / 100))
+        form.addRow("Caption background", self.caption_background)
+        self.box_width = QDoubleSpinBox(minimum=1.0, maximum=8.0, singleStep=0.5, suffix=" px",
+                                        value=style.box_width)
+        self.box_width.valueChanged.connect(lambda v: self._restyle(box_width=v))
+        form.addRow("Face box line", self.box_width)
+        return page
+
+    def _restyle(self, **change) -> None:
+        style = replace(self.window_.view.style(), **change)
+        self.window_.view.set_style(style)
+        save_overlay_style(style)
+
+    def done(self, result: int) -> None:
+        self.engines.stop()
+        super().done(result)
