@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import queue
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -79,19 +80,26 @@ class _PipeThread(QThread):
             self._stop_child(conn)
 
     def _stop_child(self, conn) -> None:
-        """Ask the child to end (it finishes the request in hand), then close the pipe."""
+        """Ask the child to end after the requests it has, passing on their replies for up
+        to 3 s; then it is stopped, and what it had not answered fails."""
         if conn is None:
             return None
         try:
             conn.send(None)
-        except OSError:
+            deadline = time.monotonic() + 3
+            while self._open and time.monotonic() < deadline:
+                if conn.poll(POLL_SECONDS):
+                    reply = conn.recv()
+                    if reply[1] in ("ok", "error"):
+                        self._open.discard(reply[0])
+                    self.message.emit(reply)
+        except (EOFError, OSError):
             pass
         self.child.join(3)
         if self.child.is_alive():  # busy embedding a long analysis: its writes are transactions
             self.child.terminate()
             self.child.join(3)
-        conn.close()
-        return None
+        return self._died(conn, "the library process was stopped before it answered")
 
     def _start(self):
         parent_end, child_end = self.context.Pipe()

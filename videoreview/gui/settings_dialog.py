@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import replace
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
@@ -47,6 +47,8 @@ class SettingsDialog(QDialog):
         layout.addWidget(QDialogButtonBox(QDialogButtonBox.Close, rejected=self.reject))
         self.show_library()
         self.show_cache()
+        self._busy_timer = QTimer(self, interval=1000, timeout=self._enable_clear)
+        self._busy_timer.start()
 
     # -- General ---------------------------------------------------------------------------
     def _general(self) -> QWidget:
@@ -92,8 +94,12 @@ class SettingsDialog(QDialog):
 
     def show_cache(self) -> None:
         folder = cache_dir()
-        busy = not self.window_.queue.is_idle() or self.window_.library.busy()
         self.cache.setText(f"{folder_size(folder) / 1e6:.1f} MB in {folder}")
+        self._enable_clear()
+
+    def _enable_clear(self) -> None:
+        """The cache is cleared only while nothing uses it (checked again every second)."""
+        busy = not self.window_.queue.is_idle() or self.window_.library.busy()
         self.clear_button.setEnabled(not busy)
         self.clear_button.setToolTip("Wait for the analyses to finish" if busy else
                                      "Finished analysis stages, kept so that analysing a video again is quick. "
