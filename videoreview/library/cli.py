@@ -34,6 +34,10 @@ def add_parser(sub, parse_engines) -> None:
     r = commands.add_parser("rebuild", help="rebuild the catalog's index from the saved analyses (and the "
                                             "vector index); a damaged catalog is moved aside first")
     r.set_defaults(run=cmd_rebuild)
+    loc = commands.add_parser("location", help="print where the library is kept, or move it to FOLDER (the "
+                                               "catalog and saved analyses are copied there when it has none)")
+    loc.add_argument("folder", nargs="?", metavar="FOLDER")
+    loc.set_defaults(run=cmd_location)
 
 
 def _catalog(readonly: bool = False):
@@ -116,6 +120,24 @@ def cmd_remove(args: argparse.Namespace) -> int:
         print_error(str(exc))
         return EXIT_ERROR
     print(f"removed video {args.id}")
+    return 0
+
+
+def cmd_location(args: argparse.Namespace) -> int:
+    from ..paths import library_location
+    from .location import change_location
+
+    if args.folder is None:
+        folder, problem = library_location()
+        if problem:
+            print_error(problem)
+        print(folder)
+        return 0
+    try:
+        print(change_location(args.folder))
+    except VideoReviewError as exc:
+        print_error(str(exc))
+        return EXIT_ERROR
     return 0
 
 
