@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.cluster import AgglomerativeClustering
 
 _APART = 1e6  # distance that stands for "never the same person"
 AMBIGUOUS = 0.8  # a weak track must be this much closer to its identity than to the next
@@ -89,6 +88,8 @@ def _cluster(tracks: list[TrackInfo], threshold: float, must_link: float) -> lis
                 dist[i, j] = dist[j, i] = _APART
             elif a.key[0] == b.key[0] and a.shot == b.shot and dist[i, j] < must_link:
                 dist[i, j] = dist[j, i] = 0.0
+    from sklearn.cluster import AgglomerativeClustering  # 1-4 s to import: not at the window's start
+
     model = AgglomerativeClustering(n_clusters=None, metric="precomputed", linkage="average",
                                     distance_threshold=threshold)
     labels = [int(x) for x in model.fit_predict(dist)]

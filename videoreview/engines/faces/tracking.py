@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 
 @dataclass
@@ -76,6 +75,8 @@ def link_tracks(samples: list[list[Detection]], cut_frames, same_person: float,
                     cost[i, j] = dist - 0.5 * overlap
         matched = set()
         if active:
+            from scipy.optimize import linear_sum_assignment  # ~1 s to import: not at the window's start
+
             finite = np.where(np.isfinite(cost), cost, 1e6)
             for i, j in zip(*linear_sum_assignment(finite)):
                 if np.isfinite(cost[i, j]):
