@@ -10,7 +10,7 @@ import threading
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QRect, QTimer  # noqa: E402
+from PySide6.QtCore import QRect, QTimer, qWarning  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 
 from videoreview.gui.failures import LOG_NAME, FailureReporter  # noqa: E402
@@ -164,6 +164,7 @@ def test_unexpected_exceptions_show_a_report_and_the_window_goes_on(qtbot, windo
         thread.start()
         thread.join()
         qtbot.waitUntil(lambda: reporter.dialog.count == 2, timeout=5_000)
+        qWarning("a warning of Qt's own")
     finally:
         reporter.uninstall()
     dialog = reporter.dialog
@@ -176,6 +177,7 @@ def test_unexpected_exceptions_show_a_report_and_the_window_goes_on(qtbot, windo
     assert QGuiApplication.clipboard().text() == report
     logged = (log_dir() / LOG_NAME).read_text(encoding="utf-8")
     assert "ZeroDivisionError: a bug in a slot" in logged and "KeyError: 'missing key'" in logged
+    assert "WARNING Qt: a warning of Qt's own" in logged
     # The window is still working: the welcome view's buttons respond.
     window.show_document(None)
     assert window.middle.currentWidget() is window.welcome and window.isVisible()

@@ -62,16 +62,16 @@ class FailureReporter(QObject):
         self._previous = None
 
     def install(self) -> None:
-        self._previous = (sys.excepthook, threading.excepthook)
+        hooks = (sys.excepthook, threading.excepthook)
         sys.excepthook = self.excepthook
         threading.excepthook = lambda args: self.excepthook(args.exc_type, args.exc_value, args.exc_traceback,
                                                             args.thread.name if args.thread else None)
-        qInstallMessageHandler(_log_qt_message)
+        self._previous = (*hooks, qInstallMessageHandler(_log_qt_message))
 
     def uninstall(self) -> None:
         if self._previous is not None:
-            sys.excepthook, threading.excepthook = self._previous
-            qInstallMessageHandler(None)
+            sys.excepthook, threading.excepthook, qt_handler = self._previous
+            qInstallMessageHandler(qt_handler)
             self._previous = None
 
     def excepthook(self, exc_type, exc, tb, thread: str | None = None) -> None:
