@@ -62,6 +62,11 @@ def package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def folder_size(path: Path) -> int:
+    """Bytes of the files under ``path`` (links followed)."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
 def resources_dir() -> Path:
     """The files the app ships beside its code (label lists, icons): the checkout's
     resources/ folder, which the PyInstaller bundle keeps at the same place relative to

@@ -66,9 +66,7 @@ class _PipeThread(QThread):
                 self.child.join(5)
                 conn = self._died(conn, f"the library process stopped unexpectedly (exit code {self.child.exitcode})")
                 continue
-            if reply[1] in ("ok", "error"):
-                self._open.discard(reply[0])
-            self.message.emit(reply)
+            self._pass_on(reply)
         if conn is not None:
             try:  # what the window sent as it closed (a last edit to index)
                 while not self.outgoing.empty():
@@ -78,6 +76,11 @@ class _PipeThread(QThread):
             except OSError:
                 pass
             self._stop_child(conn)
+
+    def _pass_on(self, reply: tuple) -> None:
+        if reply[1] in ("ok", "error"):  # the request's last reply
+            self._open.discard(reply[0])
+        self.message.emit(reply)
 
     def _stop_child(self, conn) -> None:
         """Ask the child to end after the requests it has, passing on their replies for up
@@ -89,10 +92,7 @@ class _PipeThread(QThread):
             deadline = time.monotonic() + 3
             while self._open and time.monotonic() < deadline:
                 if conn.poll(POLL_SECONDS):
-                    reply = conn.recv()
-                    if reply[1] in ("ok", "error"):
-                        self._open.discard(reply[0])
-                    self.message.emit(reply)
+                    self._pass_on(conn.recv())
         except (EOFError, OSError):
             pass
         self.child.join(3)

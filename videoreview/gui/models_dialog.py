@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFi
                                QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from ..models.catalog import ModelEntry, disk_use, installed_path, load_catalog, snapshot_dir
-from ..paths import own_command
+from ..paths import folder_size, own_command
 from .engine_choices import EngineChoices
 
 COLUMNS = ("Model", "Tasks", "Licence", "Download", "On disk", "Memory")
@@ -29,7 +29,7 @@ def _gb(size: float | None) -> str:
 def downloaded_bytes(entry: ModelEntry) -> int:
     """Bytes of a hub model in the cache so far, partial files included."""
     blobs = snapshot_dir(entry).parents[1] / "blobs"
-    return sum(f.stat().st_size for f in blobs.glob("*") if f.is_file()) if blobs.is_dir() else 0
+    return folder_size(blobs) if blobs.is_dir() else 0
 
 
 class ModelsDialog(QDialog):

@@ -11,13 +11,10 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
-from ..paths import cache_dir, library_location
+from ..paths import cache_dir, folder_size, library_location
 from .engine_choices import EngineChoices
 from .theme import THEMES, save_overlay_style, saved_theme
-
-
-def folder_size(path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+from .video_view import OverlayStyle
 
 
 class SettingsDialog(QDialog):
@@ -97,16 +94,19 @@ class SettingsDialog(QDialog):
         self.cache.setText(f"{folder_size(folder) / 1e6:.1f} MB in {folder}")
         self._enable_clear()
 
+    def _cache_in_use(self) -> bool:
+        return not self.window_.queue.is_idle() or self.window_.library.busy()
+
     def _enable_clear(self) -> None:
         """The cache is cleared only while nothing uses it (checked again every second)."""
-        busy = not self.window_.queue.is_idle() or self.window_.library.busy()
+        busy = self._cache_in_use()
         self.clear_button.setEnabled(not busy)
         self.clear_button.setToolTip("Wait for the analyses to finish" if busy else
                                      "Finished analysis stages, kept so that analysing a video again is quick. "
                                      "Saved analyses and corrections are not in it.")
 
     def clear_cache(self) -> None:
-        if not self.window_.queue.is_idle() or self.window_.library.busy():
+        if self._cache_in_use():
             self.status.setText("The cache is in use: clear it when the analyses have finished.")
         else:
             folder = cache_dir()
@@ -126,10 +126,10 @@ class SettingsDialog(QDialog):
         self.caption_size.valueChanged.connect(lambda v: self._restyle(caption_size=v / 100))
         form.addRow("Caption text size", self.caption_size)
         self.caption_position = QComboBox()
-        self.caption_position.addItems(["Bottom", "Top"])
-        self.caption_position.setCurrentIndex(("bottom", "top").index(style.caption_position))
+        self.caption_position.addItems([p.capitalize() for p in OverlayStyle.POSITIONS])
+        self.caption_position.setCurrentIndex(OverlayStyle.POSITIONS.index(style.caption_position))
         self.caption_position.activated.connect(
-            lambda index: self._restyle(caption_position=("bottom", "top")[index]))
+            lambda index: self._restyle(caption_position=OverlayStyle.POSITIONS[index]))
         form.addRow("Caption position", self.caption_position)
         self.caption_background = QSpinBox(minimum=0, maximum=100, singleStep=5, suffix=" % opaque",
                                            value=round(style.caption_background * 100))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
-from ..paths import package_dir
+from ..paths import folder_size, package_dir
 
 CATALOG_DIR = Path(__file__).resolve().parents[2] / "models"
 # What a model can do for videoreview (the engine capabilities it can serve).
@@ -127,7 +127,7 @@ def disk_use(entry: ModelEntry) -> int | None:
     folder = installed_path(entry)
     if folder is None:
         return None
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    return folder_size(folder)
 
 
 def complete(folder: Path) -> bool:
