@@ -120,12 +120,13 @@ class PyAVReader:
     # -- reading
 
     def read(self, targets: Sequence[int], size: tuple[int, int]) -> Iterator[tuple[int, np.ndarray]]:
-        """(index, RGB frame) for each of ``targets`` (sorted, unique), in order. When a
-        frame in a damaged file does not decode, the next one that does stands in for it
-        (with its own index)."""
+        """(index, RGB frame) for each of ``targets`` (sorted, unique), in order. A listed
+        frame that does not decode is not a frame: the next one that does stands in for
+        it (with its own index), and past the last one that decodes, that last one (as a
+        player holds it). The probe drops such frames at the end of the index; this is
+        for decoders that drop one the probe saw decode."""
         from av.video.reformatter import VideoReformatter
 
-        rotation = self._index.rotation
         if self._reformatter is None:
             self._reformatter = VideoReformatter()
         k = 0
@@ -134,21 +135,30 @@ class PyAVReader:
             key = int(self._key_before[target])
             if self._frames is None or self._next is None or target < self._next or key > self._next:
                 self._position(target, key)
-            for idx, frame in self._frames:
-                if idx is None:
-                    continue
-                self._next = idx + 1
-                if idx < target:
-                    continue  # decoded but not wanted: no conversion
-                arr = to_rgb(frame, size, rotation, self._reformatter)
-                while k < len(targets) and int(targets[k]) <= idx:
-                    yield idx, arr
-                    k += 1
-                break
-            else:
-                self._frames = None
-                self._next = None
-                raise MediaError(self._index.path, f"frame {target} of {len(self._index.pts)} could not be decoded")
+            got = self._decode_to(target)
+            if got is None:  # the stream ended right where the last read stopped
+                self._position(target, key)
+                got = self._decode_to(target)
+            idx, frame = got
+            arr = to_rgb(frame, size, self._index.rotation, self._reformatter)
+            while k < len(targets) and (int(targets[k]) <= idx or self._frames is None):
+                yield idx, arr
+                k += 1
+
+    def _decode_to(self, target: int):
+        """(index, av frame) of the first decoded frame at or after ``target``; at the end
+        of the stream the last one decoded on the way (None if none was)."""
+        last = None
+        for idx, frame in self._frames:
+            if idx is None:
+                continue
+            self._next = idx + 1
+            last = idx, frame
+            if idx >= target:
+                return last
+        self._frames = None
+        self._next = None
+        return last
 
 
 def _prepend(item, it):
