@@ -143,3 +143,27 @@ def untrained(tmp_path_factory):
     import tiny_vlm
 
     return tiny_vlm.build("qwen2_vl", tmp_path_factory.mktemp("vlm") / "untrained")
+
+
+@pytest.fixture(scope="session")
+def corpus(video_dir) -> list:
+    """The awkward real-world files of tests/corpus.py (about 15 s to make)."""
+    import corpus as C
+
+    return C.make_corpus(video_dir / "corpus")
+
+
+@pytest.fixture(scope="session")
+def corpus_home(tmp_path_factory):
+    """The VIDEOREVIEW_HOME the corpus is analysed in: its stage cache and saved analyses
+    make the command-line, library and window tests over the corpus quick."""
+    return tmp_path_factory.mktemp("corpus home")
+
+
+@pytest.fixture(scope="session")
+def corpus_outcomes(corpus, corpus_home) -> dict:
+    """name -> supervised.Outcome of analysing each corpus file in a watched child process."""
+    from supervised import Supervisor
+
+    with Supervisor(corpus_home, timeout=90) as supervisor:
+        return {f.name: supervisor.analyse(f.path) for f in corpus}

@@ -180,7 +180,8 @@ class LibraryPanel(QWidget):
             self.message.emit(f"{os.path.basename(path)}: known from another place; the library follows it")
 
     def _on_added(self, result: dict) -> None:
-        problems = [f"{path}: {why}" for path, why in result["failed"] + result["skipped"]]
+        problems = [problem for _, problem in result["failed"]]  # each names its file
+        problems += [f"{path}: {why}" for path, why in result["skipped"]]
         if problems:
             self.problem.emit("\n".join(problems))
         self.message.emit(f"Library: {len(result['wanted'])} to analyse, {result['unchanged']} already indexed")

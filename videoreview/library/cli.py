@@ -13,7 +13,13 @@ from ..errors import VideoReviewError
 def add_parser(sub, parse_engines) -> None:
     p = sub.add_parser("library", help="the library of analysed videos: add, list, remove, search, rebuild")
     commands = p.add_subparsers(dest="library_command", metavar="ACTION", required=True)
-    a = commands.add_parser("add", help="add video files or folders (recursively); analyse and index what is new")
+    a = commands.add_parser(
+        "add", help="add video files or folders (recursively); analyse and index what is new",
+        description="Add video files or folders (searched recursively by file suffix); analyse and index "
+                    "what is new or changed. Files that are not usable videos are refused and listed at the "
+                    "end with their reasons; the rest are indexed.",
+        epilog="Exit status: 0 when at least one of the videos is in the library (indexed now or before), "
+               "also when others were refused; 1 when none could be indexed.")
     a.add_argument("paths", nargs="+", metavar="PATH")
     a.add_argument("--engines", action="append", metavar="CAP=NAME[,CAP=NAME]", help="as for analyze")
     a.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
@@ -59,9 +65,7 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
         if bar is not None:
             bar.close()
             bar = None
-        if what == "failed":
-            print_error(detail)
-        elif not args.quiet:
+        if not args.quiet:
             print(f"{what:>9}  {path}", file=sys.stderr)
 
     def progress(stage: str, fraction: float, message: str) -> None:
@@ -85,8 +89,13 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
             bar.close()
     for path, why in result.skipped:
         print_error(f"{path}: {why}")
+    if result.failed:
+        print("refused:", file=sys.stderr)
+        for path, problem in result.failed:
+            print(f"  {problem}", file=sys.stderr)  # the problem names the file
     print(f"{len(result.indexed)} indexed, {len(result.unchanged)} unchanged, {len(result.failed)} failed")
-    return EXIT_ERROR if result.failed or result.skipped else 0
+    in_library = result.indexed or result.unchanged
+    return EXIT_ERROR if not in_library and (result.failed or result.skipped) else 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:

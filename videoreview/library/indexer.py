@@ -27,7 +27,7 @@ Report = Callable[[str, str, str], None]
 class AddResult:
     indexed: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)  # path, problem
+    failed: list[tuple[str, str]] = field(default_factory=list)  # path, problem (one line naming the file)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # not videos, unreadable folders
 
 
@@ -95,8 +95,9 @@ def catalogue(paths: Iterable[str | os.PathLike], catalog: Catalog, result: AddR
         try:
             digest = cache.content_hash(path)
         except OSError as exc:
-            result.failed.append((path, exc.strerror or str(exc)))
-            report(path, "failed", exc.strerror or str(exc))
+            problem = f"{path}: {exc.strerror or exc}"
+            result.failed.append((path, problem))
+            report(path, "failed", problem)
             continue
         video_id, what = catalog.add_video(path, digest)
         if what in ("added", "moved"):

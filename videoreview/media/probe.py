@@ -341,6 +341,8 @@ def _check_tail(container, stream, av, pts, keyframe, durations):
     Always the whole GOP: a damaged or cut last packet looks like any other to the
     demuxer (an MP4 listing 250 frames, the last of them garbage, decodes 249), and only
     decoding tells. This costs one GOP of decoding (0.17 s for 250 frames at 640x360).
+    Where the frames after the seek carry other timestamps than the demuxer's (inexact
+    seeking in an MPEG program stream) nothing can be checked and the index stays.
     A keyframe that does not decode as one means the container's flags are wrong (an AVI
     without its index marks every frame) and seeking to them would give garbage: then
     only frame 0 is trusted as a starting point."""
@@ -358,8 +360,8 @@ def _check_tail(container, stream, av, pts, keyframe, durations):
             if frame.pts == pts[k]:
                 key_ok = bool(frame.key_frame)
             seen.add(frame.pts)
-        if not seen:
-            continue
+        if not seen.intersection(pts[k:].tolist()):
+            continue  # nothing decoded, or the seek was inexact (MPEG-PS): frames with other pts
         lo = min(seen)
         drop = np.array([p > lo and p not in seen for p in pts[k:].tolist()], bool)
         if drop.any():
