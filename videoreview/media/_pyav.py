@@ -120,11 +120,11 @@ class PyAVReader:
     # -- reading
 
     def read(self, targets: Sequence[int], size: tuple[int, int]) -> Iterator[tuple[int, np.ndarray]]:
-        """(index, RGB frame) for each of ``targets`` (sorted, unique), in order. A listed
-        frame that does not decode is not a frame: the next one that does stands in for
-        it (with its own index), and past the last one that decodes, that last one (as a
-        player holds it). The probe drops such frames at the end of the index; this is
-        for decoders that drop one the probe saw decode."""
+        """(index, RGB frame) for each of ``targets`` (sorted, unique), in order: always
+        the index asked for, so a stage gets exactly the frames it asked for. A listed
+        frame that does not decode (damage mid-stream) has the next one that does stand
+        in for it, and past the last one that decodes, that last one (as a player holds
+        it); the probe drops such frames at the end of the index already."""
         from av.video.reformatter import VideoReformatter
 
         if self._reformatter is None:
@@ -142,7 +142,7 @@ class PyAVReader:
             idx, frame = got
             arr = to_rgb(frame, size, self._index.rotation, self._reformatter)
             while k < len(targets) and (int(targets[k]) <= idx or self._frames is None):
-                yield idx, arr
+                yield int(targets[k]), arr
                 k += 1
 
     def _decode_to(self, target: int):

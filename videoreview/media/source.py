@@ -4,7 +4,9 @@ Frame ``i`` is the i-th frame in presentation order (the order a player shows th
 the decoder outputs them); ``timestamps[i]`` is its presentation time in seconds, the
 first frame at 0, taken from the container's pts (never i / fps), so variable-frame-rate
 files are right. Frames come at display orientation (rotation applied) and, by default,
-at display size (``info.width`` x ``info.height``).
+at display size (``info.width`` x ``info.height``). Every read gives exactly the frames
+asked for, with the indices asked for: where damage mid-stream left a listed frame
+undecodable, the next decodable one stands in for it (see ``probe`` and ``_pyav``).
 
 Backends: decord when it agrees with the demuxed index (see ``_decord``), else PyAV. If
 decord fails part-way, the source switches to PyAV for good and carries on; ``backend``
@@ -130,13 +132,10 @@ class FrameSource:
         if req.size == 0:
             return self._empty(size)
         uniq, where = np.unique(req, return_inverse=True)
-        got_idx = np.empty(len(uniq), np.int64)
         got = np.empty((len(uniq), size[1], size[0], 3), np.uint8)
-        for k, (idx, frame) in enumerate(self._read(uniq, size)):
-            got_idx[k] = idx
+        for k, (_, frame) in enumerate(self._read(uniq, size)):
             got[k] = frame
-        indices = got_idx[where]
-        return FrameBatch(indices, self.timestamps[indices], got[where])
+        return FrameBatch(req, self.timestamps[req], got[where])
 
     def frames_at_times(self, times, size: tuple[int, int] | None = None) -> FrameBatch:
         """For each time (seconds), the frame on screen then: the last one with pts <= t.
