@@ -37,8 +37,8 @@ def rgb(image: QImage) -> np.ndarray:
 
 
 def index_on_screen(view: VideoView) -> int:
-    """The index coded in the frame the video item shows (-1: none)."""
-    image = view.video_item.videoSink().videoFrame().toImage()
+    """The index coded in the frame on screen (-1: none)."""
+    image = view.shown_image()
     return -1 if image.isNull() else V.read_index(rgb(image))
 
 

@@ -90,15 +90,17 @@ class Screenshot(QObject):
             self.fail(f"--at {seconds:g} is outside the video (0 to {info.duration:.2f} s)")
             return
         player = self.window.player
-        self.target_frame = min(info.frame_count - 1, int(seconds * info.fps + 1e-6))
         player.frameShown.connect(self._frame_shown)
         player.error.connect(self.fail)
-        player.seek_frame(self.target_frame)
+        player.seek(seconds)
+        if player.settled():  # it shows that frame already
+            self._frame_shown(player.current_frame(), player.current_time())
 
     def _frame_shown(self, frame: int, seconds: float) -> None:
-        if frame != self.target_frame:
+        if not self.window.player.settled():
             return
         self.window.player.frameShown.disconnect(self._frame_shown)
+        self.target_frame = frame
         # Thumbnails decode in the background: give them a moment, then save regardless.
         QTimer.singleShot(self.THUMBNAIL_WAIT_MS, self.save)
 

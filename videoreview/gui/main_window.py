@@ -831,6 +831,6 @@ class MainWindow(QMainWindow):
         self.library.shutdown()
         if self.thumbnails is not None:
             self.thumbnails.close()
+        self.player.close()  # its frame loader too
         wait_for_closed_loaders()
-        self.player.close()
         super().closeEvent(event)

@@ -1,4 +1,4 @@
-"""Decoding thumbnails and face crops off the GUI thread.
+"""Decoding frames off the GUI thread: thumbnails, the player's paused frames, face crops.
 
 The loader owns a QThread with a worker object in it; requests go to the worker and
 images come back as queued signals, so the GUI thread never waits on a decode. The worker
@@ -47,19 +47,23 @@ def wait_for_closed_loaders(timeout_ms: int = 2000) -> None:
 
 
 class ThumbnailLoader(QObject):
-    """Thumbnails (``ready``) and face crops (``cropReady``) of one video, decoded in a
-    thread of their own, with an LRU cache so repeated requests are answered at once."""
+    """Frames (``ready``) and face crops (``cropReady``) of one video, decoded in a
+    thread of their own, with an LRU cache so repeated requests are answered at once.
+    ``opened`` gives every frame's time once the file is open (``timestamps``)."""
 
     ready = Signal(int, QImage)  # frame, RGB image of the requested height
     cropReady = Signal(str, QImage)  # key, square face crop
     failed = Signal(str)  # why the video cannot be read; sent once
+    opened = Signal(object)  # numpy float64 array: each frame's time in seconds
 
     _frames_wanted = Signal(list, int)
     _crop_wanted = Signal(str, int, object, int)
     _shutdown = Signal()
 
-    def __init__(self, path: str | os.PathLike, parent: QObject | None = None, cache_size: int = 512):
+    def __init__(self, path: str | os.PathLike, parent: QObject | None = None, cache_size: int = 512,
+                 priority: QThread.Priority = QThread.Priority.LowPriority):
         super().__init__(parent)
+        self.timestamps: np.ndarray | None = None
         self._cache: OrderedDict[tuple, QImage] = OrderedDict()
         self._cache_size = cache_size
         self._failed = False
@@ -74,7 +78,8 @@ class ThumbnailLoader(QObject):
         self._worker.decoded.connect(self._on_decoded)
         self._worker.cropped.connect(self._on_cropped)
         self._worker.failed.connect(self._on_failed)
-        self._thread.start(QThread.Priority.LowPriority)
+        self._worker.opened.connect(self._on_opened)
+        self._thread.start(priority)
 
     def request(self, frames: list[int], height: int = 54) -> None:
         """Decode ``frames`` at ``height`` pixels (aspect kept). Cached ones are sent at
@@ -133,6 +138,12 @@ class ThumbnailLoader(QObject):
         if not self._closed:
             self.cropReady.emit(key, image)
 
+    @Slot(object)
+    def _on_opened(self, timestamps: np.ndarray) -> None:
+        self.timestamps = timestamps
+        if not self._closed:
+            self.opened.emit(timestamps)
+
     @Slot(str)
     def _on_failed(self, message: str) -> None:
         if not self._failed and not self._closed:
@@ -146,6 +157,7 @@ class _Worker(QObject):
     decoded = Signal(int, int, QImage)  # frame, height, image
     cropped = Signal(str, int, object, int, QImage)  # key, frame, box, size, image
     failed = Signal(str)
+    opened = Signal(object)
     _more = Signal()
 
     def __init__(self, path: str):
@@ -166,6 +178,8 @@ class _Worker(QObject):
             self._source = open_video(self._path, backend="pyav")
         except Exception as exc:  # anything: a thread must report, never raise
             self.failed.emit(str(exc))
+            return
+        self.opened.emit(self._source.timestamps)
 
     @Slot(list, int)
     def want_frames(self, frames: list, height: int) -> None:

@@ -4,6 +4,8 @@ a label at each boundary, and boxes around the faces.
 The scene is in the video's display pixels (rotation applied), the coordinates every
 record uses, and the view scales it to fit; so overlay sizes are fractions of the video
 height and look the same at any window size. Overlays follow ``Player.frameShown``.
+While paused, the player's own decoded frame (``Player.stillChanged``) lies over the
+video item; while QMediaPlayer plays, the video item shows.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSizeF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QPixmap, QTransform
 from PySide6.QtMultimediaWidgets import QGraphicsVideoItem
-from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsScene, QGraphicsView
+from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
 
 from ..records import Analysis, Boundary, FaceDetection, FrameCaption, VideoInfo
 from .colors import BOUNDARY_COLORS, EDITED_COLOR, identity_color
@@ -288,6 +290,11 @@ class VideoView(QGraphicsView):
         self.video_item = QGraphicsVideoItem()
         self.video_item.setAspectRatioMode(Qt.AspectRatioMode.KeepAspectRatio)
         self.scene().addItem(self.video_item)
+        self.still_item = QGraphicsPixmapItem()  # the paused frame, from our decoder
+        self.still_item.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        self.still_item.setZValue(0.5)  # over the video item, under the overlays
+        self.still_item.hide()
+        self.scene().addItem(self.still_item)
         self._overlays: dict[str, _Overlay] = {
             "faces": _FaceOverlay(1),
             "boundaries": _BoundaryOverlay(2),
@@ -310,9 +317,16 @@ class VideoView(QGraphicsView):
         self.player.set_video_output(self.video_item)
         self.player.videoChanged.connect(self._on_video_changed)
         self.player.frameShown.connect(self._refresh)
+        self.player.stillChanged.connect(self._show_still)
         self._on_video_changed(self.player.video_info())
 
     # ------------------------------------------------------------------ public
+
+    def shown_image(self) -> QImage:
+        """The picture on screen now, without the overlays (null when there is none)."""
+        if self.still_item.isVisible():
+            return self.still_item.pixmap().toImage()
+        return self.video_item.videoSink().videoFrame().toImage()
 
     def set_analysis(self, analysis: Analysis | None) -> None:
         """Overlays from ``analysis`` (may be partial; call again as stages finish)."""
@@ -383,10 +397,26 @@ class VideoView(QGraphicsView):
         if name not in OVERLAYS:
             raise ValueError(f"unknown overlay {name!r}; one of {', '.join(OVERLAYS)}")
 
+    def _show_still(self, image: QImage | None) -> None:
+        if image is None:
+            self.still_item.hide()
+            return
+        self.still_item.setPixmap(QPixmap.fromImage(image))
+        self._fit_still()
+        self.still_item.show()
+
+    def _fit_still(self) -> None:
+        """The still (decoded at most STILL_MAX_HEIGHT high) stretched over the video's rect."""
+        pixmap, rect = self.still_item.pixmap(), self.sceneRect()
+        if not pixmap.isNull():
+            self.still_item.setTransform(QTransform.fromScale(rect.width() / pixmap.width(),
+                                                              rect.height() / pixmap.height()))
+
     def _set_video_size(self, width: int, height: int) -> None:
         rect = QRectF(0, 0, width, height)
         self.scene().setSceneRect(rect)
         self.video_item.setSize(QSizeF(width, height))
+        self._fit_still()
         for item in self._overlays.values():
             item.set_rect(rect)
         self._fit()
