@@ -360,10 +360,11 @@ def _check_tail(container, stream, av, pts, keyframe, durations):
             if frame.pts == pts[k]:
                 key_ok = bool(frame.key_frame)
             seen.add(frame.pts)
-        if not seen.intersection(pts[k:].tolist()):
+        decoded = seen.intersection(pts[k:].tolist())
+        if not decoded:
             continue  # nothing decoded, or the seek was inexact (MPEG-PS): frames with other pts
-        lo = min(seen)
-        drop = np.array([p > lo and p not in seen for p in pts[k:].tolist()], bool)
+        lo = min(decoded)
+        drop = np.array([p > lo and p not in decoded for p in pts[k:].tolist()], bool)
         if drop.any():
             keep = np.concatenate([np.ones(k, bool), ~drop])
             pts, keyframe, durations = pts[keep], keyframe[keep], durations[keep]
