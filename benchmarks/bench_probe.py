@@ -11,6 +11,7 @@ own ``ffprobe -count_frames`` (which decodes everything) once for scale.
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 import subprocess
 import sys
@@ -22,8 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import videos  # noqa: E402
-from videoreview.media import probe as probe_module  # noqa: E402
 from videoreview.media.probe import probe  # noqa: E402
+
+probe_module = importlib.import_module("videoreview.media.probe")  # the package's "probe" is the function
 
 
 def timed(fn, *args) -> float:
@@ -58,7 +60,8 @@ def main() -> int:
         runs = [timed(probe, clip) for _ in range(args.runs)]
         info = probe(clip)
         ffprobe = timed(subprocess.run, ["ffprobe", "-v", "quiet", "-count_frames", "-select_streams", "v:0",
-                                         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", str(clip)])
+                                         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", str(clip)],
+                        capture_output=True)
     print(f"{clip.name}: {info.frame_count} frames, {info.width}x{info.height}, {info.size_bytes / 2**20:.0f} MiB")
     print(f"probe: median {statistics.median(runs):.3f} s (min {min(runs):.3f}, max {max(runs):.3f}) over "
           f"{args.runs} runs, of which decoding the last GOP median {statistics.median(tail_seconds):.3f} s")

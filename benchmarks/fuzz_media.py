@@ -42,8 +42,9 @@ def main() -> int:
     print(f"{len(outcomes)} variants (seed {args.seed}) in {elapsed:.0f} s")
     for status in ("ok", "refused", *fuzz.FAILURES):
         print(f"  {status:9} {counts.get(status, 0):4}")
-    print(f"  per variant: median {statistics.median(seconds):.2f} s, max {max(seconds):.2f} s "
-          f"(bound {args.timeout:.0f} s)")
+    slowest = max(range(len(outcomes)), key=lambda k: seconds[k])
+    print(f"  per variant: median {statistics.median(seconds):.2f} s, max {seconds[slowest]:.2f} s "
+          f"(bound {args.timeout:.0f} s; the slowest: {variants[slowest].recipe}, {outcomes[slowest].status})")
     for line in problems:
         print(f"FAILURE {line}")
     return 1 if problems else 0

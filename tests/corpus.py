@@ -276,3 +276,18 @@ def _ffprobe_or_none(path: Path) -> int | None:
         return ffprobe_decoded_frames(path)
     except (subprocess.CalledProcessError, ValueError, IndexError):
         return None
+
+
+def table(files: list[CorpusFile], outcomes: dict) -> str:
+    """The corpus as a Markdown table: kind, FFmpeg's decoded count, ours, the outcome
+    (``outcomes``: name -> supervised.Outcome)."""
+    from videoreview.records import Analysis
+
+    rows = ["| file | FFmpeg decodes | ours | outcome | s | MB over start |", "| --- | --- | --- | --- | --- | --- |"]
+    for f in files:
+        o = outcomes[f.name]
+        ours = Analysis.load(o.analysis).video.frame_count if o.status == "ok" else "-"
+        said = o.message.splitlines()[0].replace(f"{f.path}: ", "") if o.message else ""
+        rows.append(f"| {f.kind} | {f.ffprobe_frames if f.ffprobe_frames is not None else '-'} | {ours} | "
+                    f"{o.status}{': ' + said if said else ''} | {o.seconds:.1f} | {o.peak_mb - o.start_mb:.0f} |")
+    return "\n".join(rows)

@@ -13,6 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
+import corpus as C
 import videos as V
 from test_cli import run
 from videoreview.media import VIDEO_EXTENSIONS, open_video
@@ -20,16 +21,6 @@ from videoreview.records import Analysis
 
 TIMEOUT_S = 90  # per file: a small clip analyses in about 1 s once the models are loaded
 HUGE_GROWTH_MB = 768  # 4096x4096 frames are 48 MB each in RGB: a batch of them must never be held
-
-
-def table(corpus, outcomes) -> str:
-    rows = [f"{'file':28} {'FFmpeg':>6} {'ours':>6}  outcome"]
-    for f in corpus:
-        o = outcomes[f.name]
-        ours = Analysis.load(o.analysis).video.frame_count if o.status == "ok" else "-"
-        rows.append(f"{f.name:28} {f.ffprobe_frames if f.ffprobe_frames is not None else '-':>6} {ours:>6}  "
-                    f"{o.status} {o.message.splitlines()[0] if o.message else ''}")
-    return "\n".join(rows)
 
 
 def test_every_file_analyses_or_is_refused_in_one_line(corpus, corpus_outcomes):
@@ -50,7 +41,7 @@ def test_every_file_analyses_or_is_refused_in_one_line(corpus, corpus_outcomes):
             problems.append(f"{f.name}: FFmpeg decodes {f.ffprobe_frames} frames, but: {o.message}")
             continue
         problems += [f"{f.name}: {p}" for p in agreement(f, Analysis.load(o.analysis))]
-    assert not problems, "\n".join(problems) + "\n\n" + table(corpus, corpus_outcomes)
+    assert not problems, "\n".join(problems) + "\n\n" + C.table(corpus, corpus_outcomes)
 
 
 def agreement(f, analysis: Analysis) -> list[str]:

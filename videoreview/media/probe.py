@@ -9,8 +9,9 @@ GOP (frames listed at the end that do not decode are dropped: a damaged last pac
 like any other until it is decoded; the last keyframe must decode as one, else the
 file's keyframe flags are not trusted). The frames that decode are the video: its
 ``frame_count`` and ``duration`` count them, ``header_frame_count`` keeps the container's
-claim. A 20-minute 720p H.264 file (1.3 GB) probes in 0.35-0.45 s when cached and 1-4.5 s
-from a cold disk: the time goes on reading packets, not decoding.
+claim. A 20-minute 720p H.264 file (1.1 GB) probes in 0.35 s when cached, 0.10 s of it
+decoding the 250-frame last GOP (benchmarks/bench_probe.py; ffprobe -count_frames takes
+32 s), and 1-4.5 s from a cold disk: the time goes on reading packets.
 
 Truncated files: a file cut short that still has decodable frames opens normally, with
 ``frame_count`` counting what decodes (``header_frame_count`` keeps the container's

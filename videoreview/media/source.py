@@ -162,8 +162,15 @@ class FrameSource:
         """The indices :meth:`sample` would return, without decoding."""
         if not rate or rate <= 0 or not math.isfinite(rate):
             raise ValueError(f"rate must be a positive number of frames per second, not {rate!r}")
+        # Frame i is on screen from t[i] to t[i + 1] (1 us early, as index_at has it); it is
+        # sampled when the first sample time in that span comes before both its end and the
+        # video's end. One pass over the frames: a file whose damaged timestamps make it
+        # months long (seen when fuzzing) must not mean a sample time per second of them.
         count = max(1, math.ceil(self.info.duration * rate - 1e-9))
-        return np.unique(self.index_at(np.arange(count, dtype=np.float64) / rate))
+        t = self.timestamps
+        first = np.maximum(0, np.ceil((t - 1e-6) * rate - 1e-9))  # first sample in each frame's span
+        ends = np.append(t[1:] - 1e-6, np.inf)
+        return np.flatnonzero((first / rate < ends) & (first < count)).astype(np.int64)
 
     # -- internals
 
