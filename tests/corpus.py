@@ -131,15 +131,14 @@ def _no_track_mp4(path: Path) -> Path:
 
 
 def make_corpus(directory: Path, seed: int = 19) -> list[CorpusFile]:
-    """Every kind of awkward file, made in ``directory`` (created). Takes about 15 s."""
+    """Every kind of awkward file, made in ``directory`` (created): 43 files in about 7 s."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     files: list[CorpusFile] = []
 
     def add(name: str, kind: str, path: Path, **truth) -> None:
-        refused = truth.get("refusal") is not None
-        frames = _ffprobe_or_none(path) if not refused or path.is_file() else None
+        frames = _ffprobe_or_none(path) if path.is_file() else None
         files.append(CorpusFile(name, kind, path, frames, **truth))
 
     # --- damaged endings and middles (the failures users reported)

@@ -8,11 +8,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from test_corpus import content  # noqa: E402
-from test_gui_player import rgb  # noqa: E402
+from test_gui_player import rgb, view  # noqa: E402,F401  (view: the fixture)
 from videoreview.gui.video_view import VideoView  # noqa: E402
 from videoreview.media import VIDEO_EXTENSIONS, open_video  # noqa: E402
 from videoreview.records import Analysis  # noqa: E402
@@ -25,68 +24,55 @@ def shown_index(view: VideoView, rotation: int) -> int:
     return -1 if image.isNull() else content(rgb(image), rotation)
 
 
-def test_the_player_shows_first_middle_and_last_frames_where_the_timeline_says(qtbot, corpus, corpus_outcomes):
-    view = VideoView()
-    qtbot.addWidget(view)
-    view.resize(640, 360)
-    view.show()
+def test_the_player_shows_first_middle_and_last_frames_where_the_timeline_says(qtbot, view, corpus,
+                                                                               corpus_outcomes):
     problems = []
-    try:
-        for f in corpus:
-            o = corpus_outcomes[f.name]
-            if f.refused or not f.index_coded or o.status != "ok":
-                continue
-            info = Analysis.load(o.analysis).video
-            n = info.frame_count
-            picks = sorted({0, n // 2, n - 1})
-            with open_video(f.path, backend="pyav") as source:
-                want = [content(a, info.rotation) for a in source.frames_at_indices(picks, (info.width, info.height)).frames]
-                times = source.timestamps[picks].tolist()
-            with qtbot.waitSignal(view.player.durationKnown, timeout=WAIT_MS):
-                view.player.open(str(f.path), info)
-            got = []
-            for k, t in zip(picks, times):
-                view.player.seek(t)
-                try:
-                    qtbot.waitUntil(lambda: view.player.current_frame() == k, timeout=WAIT_MS)
-                except Exception:
-                    pass
-                got.append((view.player.current_frame(), shown_index(view, info.rotation)))
-            if got != [(k, w) for k, w in zip(picks, want)]:
-                problems.append(f"{f.name}: frames {picks} at {[round(t, 3) for t in times]} s: wanted {want}, shown {got}")
-    finally:
-        view.player.close()
+    for f in corpus:
+        o = corpus_outcomes[f.name]
+        if f.refused or not f.index_coded or o.status != "ok":
+            continue
+        info = Analysis.load(o.analysis).video
+        n = info.frame_count
+        picks = sorted({0, n // 2, n - 1})
+        with open_video(f.path, backend="pyav") as source:
+            want = [content(a, info.rotation) for a in source.frames_at_indices(picks, (info.width, info.height)).frames]
+            times = source.timestamps[picks].tolist()
+        with qtbot.waitSignal(view.player.durationKnown, timeout=WAIT_MS):
+            view.player.open(str(f.path), info)
+        got = []
+        for k, t in zip(picks, times):
+            view.player.seek(t)
+            try:
+                qtbot.waitUntil(lambda: view.player.current_frame() == k, timeout=WAIT_MS)
+            except Exception:
+                pass  # said below, with the others
+            got.append((view.player.current_frame(), shown_index(view, info.rotation)))
+        if got != [(k, w) for k, w in zip(picks, want)]:
+            problems.append(f"{f.name}: frames {picks} at {[round(t, 3) for t in times]} s: wanted {want}, shown {got}")
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("name", ["last_packet_corrupt_mp4", "webm_av1_no_duration", "vfr_phone_mp4"])
-def test_playing_to_the_end_shows_the_last_decodable_frame(qtbot, corpus, corpus_outcomes, name):
+def test_playing_to_the_end_shows_the_last_decodable_frame(qtbot, view, corpus, corpus_outcomes, name):
     """Played from near the end: QMediaPlayer stops at the damaged last packet, has no AV1
     decoder without hardware, or plays a VFR file on its own clock; each time playing
     reaches the last decodable frame and stays there, with no error."""
     f = next(f for f in corpus if f.name == name)
     info = Analysis.load(corpus_outcomes[name].analysis).video
-    view = VideoView()
-    qtbot.addWidget(view)
-    view.resize(640, 360)
-    view.show()
     errors = []
     view.player.error.connect(errors.append)
-    try:
-        with qtbot.waitSignal(view.player.durationKnown, timeout=WAIT_MS):
-            view.player.open(str(f.path), info)
-        last = info.frame_count - 1
-        view.player.seek_frame(last - 10)
-        qtbot.waitUntil(lambda: view.player.current_frame() == last - 10, timeout=WAIT_MS)
-        shown = []
-        view.player.frameShown.connect(lambda frame, _t: shown.append(frame))
-        view.player.play()
-        qtbot.waitUntil(lambda: not view.player.is_playing() and view.player.current_frame() == last
-                        and shown_index(view, info.rotation) == last, timeout=WAIT_MS)
-        assert len(set(shown)) >= 5 and shown == sorted(shown), str(shown)  # it played, forward
-        assert not errors
-    finally:
-        view.player.close()
+    with qtbot.waitSignal(view.player.durationKnown, timeout=WAIT_MS):
+        view.player.open(str(f.path), info)
+    last = info.frame_count - 1
+    view.player.seek_frame(last - 10)
+    qtbot.waitUntil(lambda: view.player.current_frame() == last - 10, timeout=WAIT_MS)
+    shown = []
+    view.player.frameShown.connect(lambda frame, _t: shown.append(frame))
+    view.player.play()
+    qtbot.waitUntil(lambda: not view.player.is_playing() and view.player.current_frame() == last
+                    and shown_index(view, info.rotation) == last, timeout=WAIT_MS)
+    assert len(set(shown)) >= 5 and shown == sorted(shown), str(shown)  # it played, forward
+    assert not errors
 
 
 ANALYSIS_MS = 120_000
