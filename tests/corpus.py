@@ -131,7 +131,7 @@ def _no_track_mp4(path: Path) -> Path:
 
 
 def make_corpus(directory: Path, seed: int = 19) -> list[CorpusFile]:
-    """Every kind of awkward file, made in ``directory`` (created): 43 files in about 7 s."""
+    """Every kind of awkward file, made in ``directory`` (created): 42 files in about 7 s."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)

@@ -23,6 +23,21 @@ TIMEOUT_S = 90  # per file: a small clip analyses in about 1 s once the models a
 HUGE_GROWTH_MB = 1024  # 4096x4096 frames are 48 MB each in RGB: 600 MB measured; a batch of 64 would be 3 GB
 
 
+def test_the_corpus_files_are_what_they_say(corpus):
+    import av
+
+    kinds = {f.name: f for f in corpus}
+    for name in ("webm_vp8_no_duration", "webm_vp9_no_duration", "webm_av1_no_duration", "ogg_theora"):
+        with av.open(str(kinds[name].path)) as container:
+            assert container.streams.video[0].frames == 0, name  # no frame count
+            if name.startswith("webm"):
+                assert container.duration is None, name
+    for name in ("edit_list_mp4", "edit_list_mov"):  # the copy starts mid-GOP: packets outside the edit
+        with av.open(str(kinds[name].path)) as container:
+            assert container.streams.video[0].frames > kinds[name].ffprobe_frames, name
+    assert sum(f.ffprobe_frames is None for f in corpus) == sum(f.refused for f in corpus)  # FFmpeg agrees
+
+
 def test_every_file_analyses_or_is_refused_in_one_line(corpus, corpus_outcomes):
     problems = []
     for f in corpus:
