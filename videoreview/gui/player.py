@@ -111,7 +111,8 @@ class Player(QObject):
             self.error.emit(f"Cannot play {Path(path).name}: file not found ({path}).")
             return
         self._info, self._path = info, path
-        self._stills = ThumbnailLoader(path, self, cache_size=64, priority=QThread.Priority.NormalPriority)
+        # A small cache: 16 stills of a 1080p video are 100 MB.
+        self._stills = ThumbnailLoader(path, self, cache_size=16, priority=QThread.Priority.NormalPriority)
         self._stills.ready.connect(self._on_still)
         self._stills.opened.connect(self._on_times)
         self._stills.failed.connect(self._on_stills_failed)
