@@ -49,7 +49,7 @@ def wait_for_closed_loaders(timeout_ms: int = 2000) -> None:
 class ThumbnailLoader(QObject):
     """Frames (``ready``) and face crops (``cropReady``) of one video, decoded in a
     thread of their own, with an LRU cache so repeated requests are answered at once.
-    ``opened`` gives every frame's time once the file is open (``timestamps``)."""
+    ``opened`` gives every frame's time once the file is open."""
 
     ready = Signal(int, QImage)  # frame, RGB image of the requested height
     cropReady = Signal(str, QImage)  # key, square face crop
@@ -63,7 +63,6 @@ class ThumbnailLoader(QObject):
     def __init__(self, path: str | os.PathLike, parent: QObject | None = None, cache_size: int = 512,
                  priority: QThread.Priority = QThread.Priority.LowPriority):
         super().__init__(parent)
-        self.timestamps: np.ndarray | None = None
         self._cache: OrderedDict[tuple, QImage] = OrderedDict()
         self._cache_size = cache_size
         self._failed = False
@@ -140,7 +139,6 @@ class ThumbnailLoader(QObject):
 
     @Slot(object)
     def _on_opened(self, timestamps: np.ndarray) -> None:
-        self.timestamps = timestamps
         if not self._closed:
             self.opened.emit(timestamps)
 
