@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from videos import add_audio, encode_frames, ffprobe_decoded_frames, index_frame, make_audio_only
+from videos import add_audio, encode_frames, ffmpeg, ffprobe_decoded_frames, index_frame, make_audio_only
 
 SIZE = (160, 96)  # divisible by 16: every encoder here takes it, interlaced and AV1 too
 FPS = 25
@@ -181,8 +181,7 @@ def make_corpus(directory: Path, seed: int = 19) -> list[CorpusFile]:
     source = h264(d / "_source.mp4", 100)
     for ext in ("mp4", "mov"):
         p = d / f"edit_list.{ext}"
-        _run([shutil.which("ffmpeg"), "-hide_banner", "-loglevel", "error", "-y", "-ss", "1.3", "-t", "1.5",
-              "-i", os.fspath(source), "-c", "copy", os.fspath(p)])
+        ffmpeg("-ss", "1.3", "-t", "1.5", "-i", source, "-c", "copy", p)
         add(f"edit_list_{ext}", f"H.264 {ext.upper()} with an edit list (stream-copied with -ss/-t)", p)
     source.unlink()
     add("negative_dts_mp4", "H.264 MP4, B-frame pyramid: the first DTS is negative", h264(d / "negative_dts.mp4"))
@@ -231,8 +230,8 @@ def make_corpus(directory: Path, seed: int = 19) -> list[CorpusFile]:
     add("mpegts_h264", "H.264 in MPEG-TS", h264(d / "h264.ts", 75))
     p = encode(d / "_mjpeg.avi", 50, ["-c:v", "mjpeg", "-q:v", "4"])
     mjpeg = d / "mjpeg_pcm.avi"
-    _run([shutil.which("ffmpeg"), "-hide_banner", "-loglevel", "error", "-y", "-i", os.fspath(p), "-f", "lavfi",
-          "-i", "sine=frequency=440:duration=2", "-c:v", "copy", "-c:a", "pcm_s16le", "-shortest", os.fspath(mjpeg)])
+    ffmpeg("-i", p, "-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:v", "copy", "-c:a", "pcm_s16le",
+           "-shortest", mjpeg)
     p.unlink()
     add("avi_mjpeg_pcm", "Motion JPEG AVI with PCM audio (cameras)", mjpeg)
 
@@ -241,9 +240,8 @@ def make_corpus(directory: Path, seed: int = 19) -> list[CorpusFile]:
         add(f"frames_{n}", f"H.264 MP4 of {n} frame{'s' if n > 1 else ''}", h264(d / f"frames_{n}.mp4", n))
     add("tiny_64x48", "H.264 MP4 at 64x48", h264(d / "tiny_64x48.mp4", 50, size=(64, 48)), display=(64, 48))
     huge = d / "huge_4096.mp4"
-    _run([shutil.which("ffmpeg"), "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
-          "-i", "testsrc2=s=4096x4096:r=25", "-frames:v", "5", "-c:v", "libx264", "-preset", "ultrafast",
-          "-pix_fmt", "yuv420p", os.fspath(huge)])
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=4096x4096:r=25", "-frames:v", "5", "-c:v", "libx264",
+           "-preset", "ultrafast", "-pix_fmt", "yuv420p", huge)
     add("huge_4096x4096", "H.264 MP4 at 4096x4096, 5 frames", huge, display=(4096, 4096), index_coded=False)
 
     # --- not videos, or not files
