@@ -114,10 +114,10 @@ def test_the_window_shows_each_file_or_gives_one_message(qtbot, corpus, corpus_o
                 continue
             try:
                 qtbot.waitUntil(lambda: window.player.current_frame() == 0, timeout=WAIT_MS)
-                qtbot.waitUntil(lambda: len(window.timeline._thumbs) > 0, timeout=WAIT_MS)
+                qtbot.waitUntil(lambda: len(window.timeline.thumbs) > 0, timeout=WAIT_MS)
             except Exception:
                 problems.append(f"{f.name}: player on frame {window.player.current_frame()}, "
-                                f"{len(window.timeline._thumbs)} thumbnails, notice {window.last_notice!r}")
+                                f"{len(window.timeline.thumbs)} thumbnails, notice {window.last_notice!r}")
             if window.timeline.analysis() != analysis:
                 problems.append(f"{f.name}: the timeline shows another analysis")
     finally:

@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication  # noqa: E402
 
 from videoreview.gui.failures import LOG_NAME, FailureReporter  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
-from videoreview.gui.theme import settings  # noqa: E402
+from videoreview.gui.window_settings import window_settings  # noqa: E402
 from videoreview.library.catalog import DB_NAME, Catalog  # noqa: E402
 from videoreview.paths import LOCATION_FILE, cache_dir, library_dir, log_dir  # noqa: E402
 
@@ -64,7 +64,7 @@ def test_sample_clip_then_tour_of_the_timeline(qtbot, window, home):
             assert not tour.note.geometry().intersects(expected)
         tour.next.click()
     assert titles[0] == "The video" and "Keyframes" in titles and len(titles) == len(tour.steps)
-    assert settings().value("tour/seen", False, type=bool)
+    assert window_settings().value("tour/seen", False, type=bool)
 
     # A second sample reuses the clip and brings no tour; Help > Tour brings it back.
     modified = sample.stat().st_mtime_ns
@@ -119,7 +119,7 @@ def test_settings_theme_and_overlay_style_are_kept(qtbot, window, home):
     dialog = window.settings_dialog
     dialog.theme.setCurrentIndex(2)
     dialog.theme.activated.emit(2)
-    assert settings().value("theme") == "dark" and window.theme_actions["dark"].isChecked()
+    assert window_settings().value("theme") == "dark" and window.theme_actions["dark"].isChecked()
     dialog.caption_size.setValue(150)
     dialog.caption_position.setCurrentIndex(1)
     dialog.caption_position.activated.emit(1)
@@ -132,8 +132,8 @@ def test_settings_theme_and_overlay_style_are_kept(qtbot, window, home):
     again = MainWindow()
     qtbot.addWidget(again)
     assert again.view.style() == style
-    settings().setValue("overlay-style/caption_position", "sideways")  # edited by hand: the default
-    settings().setValue("overlay-style/box_width", "wide")
+    window_settings().setValue("overlay-style/caption_position", "sideways")  # edited by hand: the default
+    window_settings().setValue("overlay-style/box_width", "wide")
     third = MainWindow()
     qtbot.addWidget(third)
     assert third.view.style().caption_position == "bottom" and third.view.style().box_width == 2.5

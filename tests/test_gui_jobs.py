@@ -115,8 +115,8 @@ def test_quitting_mid_analysis_stops_the_analysis_process(qtbot, home, tmp_path)
     fresh = make_cuts_video(tmp_path, cut_frames=(40, 90), frames=150, name="fresh.mp4")  # not cached
     queue = AnalysisQueue(ENGINES)
     queue.enqueue(str(fresh.path))
-    qtbot.waitUntil(lambda: queue._worker is not None and queue._worker.child is not None, timeout=30_000)
-    thread, child = queue._thread, queue._worker.child
+    qtbot.waitUntil(lambda: queue.tasks.worker is not None and queue.tasks.worker.child is not None, timeout=30_000)
+    thread, child = queue.tasks.worker.thread(), queue.tasks.worker.child
     queue.shutdown()
     assert thread.isFinished() and not child.is_alive()
     assert not (home / "analyses").exists() or not any((home / "analyses").iterdir())
@@ -140,7 +140,7 @@ def test_the_chosen_engines_are_used_and_a_missing_model_is_noticed(qtbot, home,
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty hub"))
     home.mkdir(parents=True, exist_ok=True)
     (home / "engines.json").write_text('{"captions": "llava-onevision-0.5b", "faces": "dlib-cnn"}')
-    queue = AnalysisQueue()  # no engines given: the preferences' choices, when each job starts
+    queue = AnalysisQueue()  # no engines given: the engine choices, when each job starts
     notices = []
     queue.notice.connect(notices.append)
     try:

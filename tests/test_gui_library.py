@@ -118,7 +118,7 @@ def test_a_rename_in_review_is_searchable_by_name(qtbot, window, indexed):
     window.open_at(people, -1.0)
     qtbot.waitUntil(lambda: window.current.path == people and not window.current.busy, timeout=INDEX_MS)
     assert not search(qtbot, window, "Eileen", person="Eileen")
-    assert window.rename_identity("P2", "Eileen Collins")
+    assert window.review.rename_identity("P2", "Eileen Collins")
     qtbot.waitUntil(lambda: any(name == "Eileen Collins" for v in window.library_panel.videos
                                 for _, name in v.identities), timeout=REPLY_MS)
     found = search(qtbot, window, "close-up", person="Eileen Collins")

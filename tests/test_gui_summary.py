@@ -38,7 +38,7 @@ def window(qapp, home, tmp_path_factory):
     w = MainWindow()
     w.resize(1500, 1000)
     w.show()
-    w.summary_panel.reveal_exports = False
+    w.summary_panel.exports.reveal_exports = False
     w.open_paths([str(scene.path)])
     wait_until(qapp, lambda: w.current is not None and w.current.status == "done", ANALYSIS_SECONDS)
     yield w
@@ -77,9 +77,9 @@ def test_build_shows_the_summaries_side_by_side_with_keyframes(qtbot, window):
     qtbot.mouseClick(three.thumbs[last], Qt.LeftButton)
     qtbot.waitUntil(lambda: window.player.current_frame() == last, timeout=5_000)
 
-    window.undo()  # building is one undoable step
+    window.review.undo()  # building is one undoable step
     assert window.current.analysis.summaries == () and panel.columns == []
-    window.redo()
+    window.review.redo()
     assert len(panel.columns) == 4
 
 
@@ -100,7 +100,7 @@ def test_editing_a_text_is_an_undoable_edit_marked_edited(qtbot, window, panel):
     column.text.commit()
     assert "[KEYFRAME1]" in window.last_notice and window.current.analysis.summaries[1] == summary
 
-    window.undo()
+    window.review.undo()
     assert window.current.analysis == before
     assert column.text.toPlainText() == before.summaries[1].text and not column.badge.isVisibleTo(panel)
 
@@ -110,18 +110,18 @@ def test_visil_with_the_builtin_scorer_in_a_child_process(qtbot, window, panel, 
     summaries = window.current.analysis.summaries
     with qtbot.waitSignal(panel.job.finished, timeout=VISIL_MS):
         assert panel.compute_visil()
-        assert panel.cancel_button.isVisibleTo(panel) and not panel.compute_button.isEnabled()
+        assert panel.comparison_view.cancel_button.isVisibleTo(panel) and not panel.compute_button.isEnabled()
     comparison = panel.comparisons[window.current.path]
-    assert panel.table.rowCount() == len(summaries) == len(comparison.rows)
-    for row in range(panel.table.rowCount()):
-        assert math.isfinite(float(panel.table.item(row, 1).text()))
-        assert int(panel.table.item(row, 2).text()) > 0
-    assert any(panel.table.item(row, 3).text() == "✓" for row in range(panel.table.rowCount()))
-    title = panel.result_title.text()
+    assert panel.comparison_view.table.rowCount() == len(summaries) == len(comparison.rows)
+    for row in range(panel.comparison_view.table.rowCount()):
+        assert math.isfinite(float(panel.comparison_view.table.item(row, 1).text()))
+        assert int(panel.comparison_view.table.item(row, 2).text()) > 0
+    assert any(panel.comparison_view.table.item(row, 3).text() == "✓" for row in range(panel.comparison_view.table.rowCount()))
+    title = panel.comparison_view.result_title.text()
     assert comparison.scorer in title and "approximate" in title and "builtin captions" in title
     assert all(c.score.text().startswith("<b>ViSIL ") for c in panel.columns)
-    assert len(panel.plot.points) == len(summaries) and panel.plot.frontier == list(comparison.frontier)
-    assert not panel.cancel_button.isVisibleTo(panel) and panel.compute_button.isEnabled()
+    assert len(panel.comparison_view.plot.points) == len(summaries) and panel.comparison_view.plot.frontier == list(comparison.frontier)
+    assert not panel.comparison_view.cancel_button.isVisibleTo(panel) and panel.compute_button.isEnabled()
 
     qtbot.wait(100)  # the labels' new heights are laid out
     shot = tmp_path / "summary-panel.png"
@@ -135,7 +135,7 @@ def test_visil_with_the_builtin_scorer_in_a_child_process(qtbot, window, panel, 
     column.text.setPlainText("Two people, four shots.")
     column.text.commit()
     assert "before it was edited" in column.score.text()
-    window.undo()
+    window.review.undo()
     assert column.score.text().startswith("<b>ViSIL ")
 
 
@@ -144,7 +144,7 @@ def test_cancel_mid_way_leaves_no_result_and_a_usable_panel(qtbot, window, panel
     earlier = panel.comparisons.get(path)  # (from the test before, if it ran)
 
     def cancel_on_first_progress(fraction, message):
-        panel.cancel_button.click()
+        panel.comparison_view.cancel_button.click()
 
     panel.job.progress.connect(cancel_on_first_progress)
     try:
@@ -153,9 +153,9 @@ def test_cancel_mid_way_leaves_no_result_and_a_usable_panel(qtbot, window, panel
     finally:
         panel.job.progress.disconnect(cancel_on_first_progress)
     assert panel.comparisons.get(path) is earlier  # the earlier result stays; no new one
-    assert panel.table.rowCount() == (len(earlier.rows) if earlier else 0)
-    assert "cancelled" in panel.status.text()
-    assert panel.compute_button.isEnabled() and not panel.progress.isVisibleTo(panel)
+    assert panel.comparison_view.table.rowCount() == (len(earlier.rows) if earlier else 0)
+    assert "cancelled" in panel.comparison_view.status.text()
+    assert panel.compute_button.isEnabled() and not panel.comparison_view.progress.isVisibleTo(panel)
 
 
 def test_a_folder_that_is_not_a_model_fails_in_one_line(qtbot, window, panel, tmp_path):
@@ -166,12 +166,12 @@ def test_a_folder_that_is_not_a_model_fails_in_one_line(qtbot, window, panel, tm
     try:
         with qtbot.waitSignal(panel.job.failed, timeout=VISIL_MS):
             assert panel.compute_visil()
-        message = panel.status.text()
+        message = panel.comparison_view.status.text()
         assert str(folder) in message and "not a model folder" in message and "\n" not in message
         assert panel.compute_button.isEnabled()
-        from videoreview.gui.theme import settings
+        from videoreview.choices import load_choices
 
-        assert settings().value("summaries/scorer") == str(folder)  # remembered
+        assert load_choices()[0]["scoring"] == str(folder)  # remembered, for the CLI too
     finally:
         panel.set_scorer("builtin")
 
@@ -183,13 +183,13 @@ def test_build_with_a_vlm_writes_in_the_background_as_one_undoable_edit(qtbot, w
         with qtbot.waitSignal(panel.job.finished, timeout=VISIL_MS):
             assert panel.build()
             assert not panel.build_button.isEnabled() and not panel.compute_button.isEnabled()  # one job at a time
-            assert panel.cancel_button.isVisibleTo(panel)
+            assert panel.comparison_view.cancel_button.isVisibleTo(panel)
         summaries = window.current.analysis.summaries
         assert {s.engine for s in summaries} == {f"qwen2_vl:{untrained.name}"}
         assert [c.text.toPlainText() for c in panel.columns] == [s.text for s in summaries]
         assert store.load_saved(before.content_hash) == window.current.analysis  # saved as it is made
-        assert "Wrote" in panel.status.text() and panel.build_button.isEnabled()
-        window.undo()
+        assert "Wrote" in panel.comparison_view.status.text() and panel.build_button.isEnabled()
+        window.review.undo()
         assert window.current.analysis == before
 
         # A folder with no model: one line naming it, nothing changed.
@@ -198,14 +198,14 @@ def test_build_with_a_vlm_writes_in_the_background_as_one_undoable_edit(qtbot, w
         panel.set_writer(str(folder))
         with qtbot.waitSignal(panel.job.failed, timeout=VISIL_MS):
             assert panel.build()
-        assert str(folder) in panel.status.text() and "\n" not in panel.status.text()
+        assert str(folder) in panel.comparison_view.status.text() and "\n" not in panel.comparison_view.status.text()
         assert window.current.analysis == before and panel.build_button.isEnabled()
     finally:
         panel.set_writer("builtin")
 
 
 def test_reference_typed_or_loaded(qtbot, window, panel, tmp_path):
-    from videoreview.gui.summary_panel import ReferenceDialog
+    from videoreview.gui.summaries.reference_dialog import ReferenceDialog
 
     notes = tmp_path / "notes.txt"
     notes.write_text("Grace Hopper in a mortarboard; Eileen Collins; a bow tie.\n", encoding="utf-8")
@@ -217,9 +217,9 @@ def test_reference_typed_or_loaded(qtbot, window, panel, tmp_path):
     assert dialog.reference().origin == "typed"
     assert not dialog.load_file(str(tmp_path / "missing.txt")) and "missing.txt" in dialog.problem.text()
     panel.set_reference(dialog.reference())
-    assert "typed" in panel.reference_label.text()
+    assert "typed" in panel.comparison_view.reference_label.text()
     panel.set_reference(None)
-    assert "default" in panel.reference_label.text()
+    assert "default" in panel.comparison_view.reference_label.text()
 
 
 def test_exports_write_files_and_report_failures(qtbot, window, panel, tmp_path):
@@ -228,35 +228,35 @@ def test_exports_write_files_and_report_failures(qtbot, window, panel, tmp_path)
     analysis = window.current.analysis
     srt, vtt, otio = tmp_path / "scene.srt", tmp_path / "scene.vtt", tmp_path / "scene.otio"
     # Through the buttons, the file dialog replaced by a chosen path.
-    panel.ask_save_path = lambda title, default, filters: (str(srt) if default.endswith(".srt") else str(otio))
-    assert panel.default_export_path(".srt").endswith(os.sep + "scene.srt")
-    panel.subtitle_actions["captions"].trigger()
-    panel.export_otio_button.click()
-    assert panel.export_subtitles(str(vtt), "boundaries")
+    panel.exports.ask_save_path = lambda title, default, filters: (str(srt) if default.endswith(".srt") else str(otio))
+    assert panel.exports.default_export_path(".srt").endswith(os.sep + "scene.srt")
+    panel.exports.subtitle_actions["captions"].trigger()
+    panel.exports.otio_button.click()
+    assert panel.exports.export_subtitles(str(vtt), "boundaries")
     subs = pysubs2.load(str(srt))
     assert len(subs) == len([c for c in analysis.captions if c.text])
     assert len(pysubs2.load(str(vtt))) > 0 and otio.stat().st_size > 0
-    assert f"Wrote {vtt}" in panel.status.text()
+    assert f"Wrote {vtt}" in panel.comparison_view.status.text()
 
     # A file that cannot be written: one message naming it, and no file.
     (tmp_path / "a file").write_text("not a folder")
     bad = tmp_path / "a file" / "scene.srt"
-    assert not panel.export_subtitles(str(bad))
+    assert not panel.exports.export_subtitles(str(bad))
     assert str(bad) in window.last_notice and "\n" not in window.last_notice and not bad.exists()
 
 
 def test_pdf_export_runs_off_the_gui_thread(qtbot, window, panel, tmp_path):
     pdf = tmp_path / "scene.pdf"
-    with qtbot.waitSignal(panel.pdfExported, timeout=60_000) as done:
-        assert panel.export_pdf(str(pdf))
-        assert not panel.export_pdf_button.isEnabled() and not panel.export_pdf(str(pdf))  # one at a time
-    assert done.args == [str(pdf), True] and f"Wrote {pdf}" in panel.status.text()
+    with qtbot.waitSignal(panel.exports.pdfExported, timeout=60_000) as done:
+        assert panel.exports.export_pdf(str(pdf))
+        assert not panel.exports.pdf_button.isEnabled() and not panel.exports.export_pdf(str(pdf))  # one at a time
+    assert done.args == [str(pdf), True] and f"Wrote {pdf}" in panel.comparison_view.status.text()
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 1000
-    assert panel.export_pdf_button.isEnabled()
+    assert panel.exports.pdf_button.isEnabled()
 
     folder = tmp_path / "a folder"
     folder.mkdir()
-    with qtbot.waitSignal(panel.pdfExported, timeout=60_000) as failed:
-        assert panel.export_pdf(str(folder))
+    with qtbot.waitSignal(panel.exports.pdfExported, timeout=60_000) as failed:
+        assert panel.exports.export_pdf(str(folder))
     assert failed.args == [str(folder), False]
-    assert str(folder) in panel.status.text() and "folder" in window.last_notice and folder.is_dir()
+    assert str(folder) in panel.comparison_view.status.text() and "folder" in window.last_notice and folder.is_dir()

@@ -14,7 +14,8 @@ from PySide6.QtGui import QColor, QHelpEvent, QImage, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from videoreview.gui.colors import BOUNDARY_COLORS, KEYFRAME_COLOR, identity_color  # noqa: E402
-from videoreview.gui.thumbnails import ThumbnailLoader, wait_for_closed_loaders  # noqa: E402
+from videoreview.gui.background import wait_for_closed_threads  # noqa: E402
+from videoreview.gui.thumbnails import ThumbnailLoader  # noqa: E402
 from videoreview.gui.timeline import MAX_PX_PER_FRAME, Timeline, ruler_steps  # noqa: E402
 from videoreview.timecode import timecode  # noqa: E402
 from videoreview.pipeline import StageCache, analyze  # noqa: E402
@@ -366,7 +367,7 @@ def loader_for(qtbot):
     yield make
     for loader in loaders:
         loader.close()
-    wait_for_closed_loaders()
+    wait_for_closed_threads()
 
 
 def as_array(image: QImage) -> np.ndarray:

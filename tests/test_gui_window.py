@@ -17,7 +17,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 
 from faces import SCENE, make_face_video  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
-from videoreview.pipeline import store  # noqa: E402
+from videoreview.pipeline import edits, store  # noqa: E402
 from videos import make_cuts_video  # noqa: E402
 
 ANALYSIS_MS = 180_000  # a full analysis of an 8 s clip on a busy 2-core machine
@@ -149,7 +149,7 @@ def test_edits_undo_redo_and_they_survive_closing_and_reanalysis(qtbot, home, wi
     analysis = analysed(qtbot, window, scene.path)
     cuts = list(scene.cut_frames)
     # identity: a name; boundaries: one moved three frames (drag on the timeline), one deleted, one added
-    assert window.rename_identity("P1", "Grace")
+    assert window.review.rename_identity("P1", "Grace")
     window.timeline.boundaryDragged.emit(cuts[1], (cuts[1] + 3) / 25)
     window.select("boundary", cuts[2])
     QTest.keyClick(window, Qt.Key_Delete)
@@ -194,10 +194,10 @@ def test_identity_merge_and_split_from_the_details_panel(qtbot, window, scene):
     tracks = panel.tracks.count()
     assert tracks >= 2
     panel.tracks.setCurrentRow(panel.tracks.count() - 1)
-    panel._track_action(panel.trackSplit)
+    panel._track_action("Split track", edits.split_track)
     assert len(window.current.analysis.identities) == 2
-    window.undo()
-    window.undo()
+    window.review.undo()
+    window.review.undo()
     assert window.current.analysis == analysis
 
 
@@ -212,14 +212,14 @@ def test_fixing_an_identity_from_its_face_box(qtbot, window, scene):
     QTest.mouseClick(window.view.viewport(), Qt.LeftButton, Qt.NoModifier, where)
     assert (window.details.kind, window.details.key) == ("identity", "P2")
 
-    menu = window.face_menu(faces["P2"])
+    menu = window.review.face_menu(faces["P2"])
     same = next(a.menu() for a in menu.actions() if a.text() == "Same person as")
     next(a for a in same.actions() if a.text() == "P1").trigger()
     assert [i.id for i in window.current.analysis.identities] == ["P1"]
     assert sorted(label for label, _ in window.view.overlay_state()["faces"]) == ["P1", "P1"]
-    window.undo()
+    window.review.undo()
     assert window.current.analysis == analysis
-    menu = window.face_menu(faces["P2"])
+    menu = window.review.face_menu(faces["P2"])
     next(a for a in menu.actions() if a.text().startswith("Someone else")).trigger()
     assert len(window.current.analysis.identities) == 3  # that track of P2 is a new person
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from faces import SCENE, SECOND_CLIP, Placement, Shot, make_face_video, people
-from videoreview.engines import base
-from videoreview.engines.faces import cluster_distance, register_builtin
+from videoreview.engines import registry
+from videoreview.engines.faces import cluster_distance
 from videoreview.errors import MediaError
 from videoreview.media import open_video
 from videoreview.metrics.identities import bcubed
@@ -42,8 +42,7 @@ def true_track_people(analysis, clip) -> dict[int, str]:
 
 
 def test_engine_finds_both_photographed_faces(clips):
-    register_builtin()
-    engine = base.create("faces", "dlib-hog")
+    engine = registry.create("faces", "dlib-hog")
     scene = clips[0]
     both = 125  # the shot with the two people
     with open_video(scene.path) as src:

@@ -147,8 +147,8 @@ def test_analyze_with_a_vlm_fills_captions_boundaries_and_keyframes(taught, tmp_
     assert [k.reason for k in analysis.keyframes] == ["first frame", "new shot", "new shot"]
 
     # From the cache, the model is not even loaded.
-    from videoreview.engines import base
-    engine = base.create("captions", engines["captions"])
+    from videoreview.engines import registry
+    engine = registry.create("captions", engines["captions"])
     engine.release()
     again = analyze(clip, engines, cache=StageCache(tmp_path / "cache"))
     assert again.captions == analysis.captions and engine._model is None

@@ -37,7 +37,7 @@ def engine_line(key: str, name: str) -> str:
 
 def versions() -> list[tuple[str, str]]:
     """(what, version) rows, the engines as chosen (see ``videoreview models use``)."""
-    from .preferences import CAPABILITIES, load_choices
+    from .choices import CAPABILITIES, load_choices
 
     app = __version__ + (" (bundle)" if getattr(sys, "frozen", False) else "")
     rows = [("videoreview", app), ("Python", platform.python_version()), ("System", platform.platform()),

@@ -1,4 +1,5 @@
-"""Times as people read them, the same in the window, the CLI and exported reports."""
+"""Times as people read them, the same in the window, the CLI and exported reports; and
+the conversion between times and frames."""
 
 from __future__ import annotations
 
@@ -22,3 +23,16 @@ def format_time(seconds: float, fps: float | None = None) -> str:
     """A moment of a video as the transport bar and reports write it: mm:ss.ff, or
     h:mm:ss.ff from an hour on."""
     return timecode(max(0.0, seconds), fps, hours=seconds >= 3600)
+
+
+# The app's one conversion between times and frames of a constant-rate timeline (the
+# player, which knows each frame's real timestamp, looks those up instead).
+def frame_at(seconds: float, fps: float, frame_count: int) -> int:
+    """The frame on screen at ``seconds``: the last one starting at or before it, clamped
+    to the video (the slack: 0.4 s computed as 0.39999999 is still frame 10 at 25 fps)."""
+    return max(0, min(frame_count - 1, int(seconds * fps + 1e-6)))
+
+
+def nearest_frame(seconds: float, fps: float, frame_count: int) -> int:
+    """The frame starting nearest to ``seconds``, clamped (a drag or a sample snaps to it)."""
+    return max(0, min(frame_count - 1, round(seconds * fps)))

@@ -33,19 +33,11 @@ def resolve(requested: str | None) -> str:
 
 def pick_device(requested: str | None = None):
     """(device, dtype): CUDA with bf16 (fp16 where bf16 is unsupported), MPS with fp16,
-    the CPU with fp32. ``requested`` None: the device chosen in the preferences."""
+    the CPU with fp32. ``requested`` None or "auto": the best present. The user's choice
+    is read by the caller (choices.choose), never here."""
     import torch
 
-    if requested is None:
-        from ..preferences import load_choices
-
-        requested = load_choices()[0].get("device", "auto")
-        try:
-            requested = resolve(requested)
-        except ValueError:
-            requested = resolve("auto")  # the analysis entry points have already said so
-    else:
-        requested = resolve(requested)
+    requested = resolve(requested)
     if requested.startswith("cuda"):
         return requested, torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     if requested == "mps":

@@ -1,5 +1,5 @@
 """The engine chosen per capability and the device, saved as they are picked (see
-preferences), with the device's free memory against what the chosen models need. Shown
+choices.py), with the device's free memory against what the chosen models need. Shown
 in the Models dialog and in Settings.
 
 The free memory comes from `videoreview models device` in a child process (QProcess), so
@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 from ..engines.device import DEVICES
 from ..models.catalog import installed_path, load_catalog
 from ..paths import own_command
-from ..preferences import CAPABILITIES, load_choices, models_for, save_choice
+from ..choices import CAPABILITIES, load_choices, models_for, save_choice
 
 
 class EngineChoices(QGroupBox):

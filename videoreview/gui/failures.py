@@ -4,7 +4,7 @@ user can copy, from whichever thread they happen in; the window keeps running.
 PySide6 hands an exception raised in a slot or an overridden Qt method to
 ``sys.excepthook`` and carries on, so one hook catches the GUI thread's and QThread
 workers' failures; ``threading.excepthook`` catches Python threads'. Failures in the
-analysis and library child processes arrive as messages already (see child_worker).
+analysis and library child processes arrive as messages already (see background.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Background analysis: one video at a time, the rest queued.
 
-A worker object in its own QThread runs the job in a child process and talks to the GUI
-only through queued signals; the GUI thread never waits on it (cancel sets an event the
+A worker object in its own QThread runs the job in a child process (background.py) and
+talks to the GUI only through queued signals; the GUI thread never waits on it (cancel sets an event the
 pipeline checks between batches). A video analysed before shows its saved Analysis at
 once and is then brought up to date from the stage cache; a new one fills in stage by stage.
 """
@@ -11,18 +11,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from ..pipeline import CancelToken
 from ..pipeline.child import run_analysis, saved_analysis
 from ..records import Analysis
-from .child_worker import ChildWorker, stop_worker_thread
+from .background import ChildTasks, ChildWorker
 
 
 @dataclass
 class Job:
     path: str
-    engines: dict[str, str] | None  # None: those chosen in the preferences when the job starts
+    engines: dict[str, str] | None  # None: those chosen (see choices.py) when the job starts
     previous: Analysis | None = None  # the reviewer's current state: its edits are kept
     cancel: CancelToken = field(default_factory=CancelToken)
     stage_names: list[str] = field(default_factory=list)
@@ -110,9 +110,7 @@ class AnalysisQueue(QObject):
         self.engines = engines
         self.pending: list[Job] = []
         self.current: Job | None = None
-        self._thread: QThread | None = None
-        self._worker: _Worker | None = None
-        self._retired: list[tuple[QThread, _Worker]] = []  # finished threads until they stop
+        self.tasks = ChildTasks(self)
 
     def enqueue(self, path: str, previous: Analysis | None = None, front: bool = False) -> None:
         """Queue a video's analysis; ``front``: before the others (a video the user
@@ -159,20 +157,16 @@ class AnalysisQueue(QObject):
         if self.current is not None or not self.pending:
             return
         job = self.current = self.pending.pop(0)
-        thread, worker = QThread(), _Worker(job)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        # Bound slots of this GUI-thread object: Qt queues the calls into the GUI thread.
+        self.tasks.start(_Worker(job), self._connect)
+        self.queueChanged.emit()
+
+    def _connect(self, worker: _Worker) -> None:
         worker.progress.connect(self._on_progress)
         worker.partial.connect(self._on_partial)
         worker.notice.connect(self.notice)
         worker.finished.connect(self._on_finished)
         worker.failed.connect(self._on_failed)
         worker.cancelled.connect(self._on_cancelled)
-        thread.finished.connect(self._on_thread_stopped)
-        self._thread, self._worker = thread, worker
-        thread.start()
-        self.queueChanged.emit()
 
     @Slot(object)
     def _on_progress(self, progress: JobProgress) -> None:
@@ -197,27 +191,14 @@ class AnalysisQueue(QObject):
 
     def _done(self, signal, *payload) -> None:
         job, self.current = self.current, None
-        thread, worker = self._thread, self._worker
-        self._thread = self._worker = None
-        if thread is not None:
-            self._retired.append((thread, worker))
-            thread.quit()  # the worker's run() has returned: the thread stops at once
+        self.tasks.retire()
         signal.emit(job.path, *payload)
         self.queueChanged.emit()
         self._start_next()
-
-    @Slot()
-    def _on_thread_stopped(self) -> None:
-        stopped = [(t, w) for t, w in self._retired if t.isFinished()]
-        self._retired = [(t, w) for t, w in self._retired if not t.isFinished()]
-        for thread, _ in stopped:
-            thread.deleteLater()  # the worker (no parent) goes with the last Python reference
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
         """At quit: cancel everything and give the running job a moment to stop; an
         analysis process still busy after that (loading a model, say) is terminated
         (its cache writes are atomic, so nothing is left half-written)."""
         self.cancel_all()
-        running = [(t, w) for t, w in [(self._thread, self._worker)] + self._retired if t is not None]
-        for thread, worker in running:
-            stop_worker_thread(thread, worker, timeout_ms)
+        self.tasks.shutdown(timeout_ms)

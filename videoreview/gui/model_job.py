@@ -1,20 +1,20 @@
 """Jobs that load a model for the Summaries panel (writing summaries with a VLM, comparing
 them by ViSIL): one at a time, in a child process (loading a model holds the GIL as long
-as analysis does; see child_worker), driven by a worker on a QThread. The GUI thread only
-starts, cancels and receives signals."""
+as analysis does; see background.py), driven by a worker on a QThread. The GUI thread
+only starts, cancels and receives signals."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from ..pipeline import CancelToken
 from ..pipeline.child import run_summaries, run_visil
 from ..records import Analysis, Summary
 from ..summary.compare import Reference
-from .child_worker import ChildWorker, stop_worker_thread
+from .background import ChildTasks, ChildWorker
 
 
 @dataclass(frozen=True)
@@ -72,34 +72,28 @@ class ModelJob(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.request: ModelJobRequest | None = None  # the one running
-        self._thread: QThread | None = None
-        self._worker: _Worker | None = None
-        self._retired: list[tuple[QThread, _Worker]] = []  # until their threads have stopped
+        self.tasks = ChildTasks(self)
 
     @property
     def running(self) -> bool:
-        return self._worker is not None
+        return self.tasks.running
 
     def start(self, request: ModelJobRequest) -> bool:
         if self.running:
             return False
         self.request = request
-        thread, worker = QThread(), _Worker(request)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        # Bound slots of this GUI-thread object: Qt queues the calls into the GUI thread.
+        self.tasks.start(_Worker(request), self._connect)
+        return True
+
+    def _connect(self, worker: _Worker) -> None:
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_finished)
         worker.failed.connect(self._on_failed)
         worker.cancelled.connect(self._on_cancelled)
-        thread.finished.connect(self._forget_stopped)
-        self._thread, self._worker = thread, worker
-        thread.start()
-        return True
 
     def cancel(self) -> None:
-        if self._worker is not None:
-            self._worker.cancel.cancel()
+        if self.tasks.worker is not None:
+            self.tasks.worker.cancel.cancel()
 
     @Slot(float, str)
     def _on_progress(self, fraction: float, message: str) -> None:
@@ -118,22 +112,11 @@ class ModelJob(QObject):
         self._done(self.cancelled)
 
     def _done(self, signal, *payload) -> None:
-        if self._thread is not None:
-            self._retired.append((self._thread, self._worker))
-            self._thread.quit()  # the worker's run() has returned: the thread stops at once
-        self._thread = self._worker = None
+        self.tasks.retire()
         signal.emit(*payload)
         self.request = None
-
-    @Slot()
-    def _forget_stopped(self) -> None:
-        for thread, _ in [(t, w) for t, w in self._retired if t.isFinished()]:
-            thread.deleteLater()
-        self._retired = [(t, w) for t, w in self._retired if not t.isFinished()]
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
         """At quit: cancel, and stop the child if it will not stop by itself."""
         self.cancel()
-        for thread, worker in [(self._thread, self._worker)] + self._retired:
-            if thread is not None:
-                stop_worker_thread(thread, worker, timeout_ms)
+        self.tasks.shutdown(timeout_ms)

@@ -11,9 +11,10 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLin
                                QListWidgetItem, QPlainTextEdit, QPushButton, QStackedWidget, QVBoxLayout,
                                QWidget)
 
+from ..pipeline import edits
 from ..records import BOUNDARY_KINDS, Analysis
-from .colors import EDITED_COLOR, identity_color
 from ..timecode import timecode
+from .colors import EDITED_COLOR, identity_color
 
 STATUS_TEXT = {"queued": "queued", "analysing": "analysing…", "done": "", "failed": "failed",
                "cancelled": "cancelled"}
@@ -61,21 +62,15 @@ class VideosPanel(QListWidget):
 
 
 class DetailsPanel(QWidget):
-    """What the reviewer selected on the timeline, with its edit controls. Edit requests go
-    out as signals; the window applies them to the document (undoable)."""
+    """What the reviewer selected on the timeline, with its edit controls. Edits go out as
+    one signal, as the Summary panel's do; the window applies them to the document (undoable)."""
 
-    captionEdited = Signal(int, str)  # frame, text
-    boundaryCaptionEdited = Signal(int, str, str, str)  # frame, subject, before, after
-    boundaryKindChanged = Signal(int, str)
-    boundaryDeleted = Signal(int)
-    boundaryMovedToPlayhead = Signal(int)
-    identityRenamed = Signal(str, str)  # id, name ("" clears it)
-    identityMerged = Signal(str, str)  # id, other id merged into it
-    trackSplit = Signal(int)
-    trackNotAFace = Signal(int)
+    editRequested = Signal(str, object)  # what for the undo menu, change: Analysis -> Analysis
+    selectRequested = Signal(str, object)  # after an edit: kind ("" for nothing) and key to select
 
-    def __init__(self) -> None:
+    def __init__(self, playhead=lambda: 0.0) -> None:
         super().__init__()
+        self.playhead = playhead  # () -> seconds: where "Move to playhead" moves a boundary
         self.analysis: Analysis | None = None
         self.kind: str | None = None
         self.key = None
@@ -107,7 +102,8 @@ class DetailsPanel(QWidget):
         self.caption_text = QPlainTextEdit()
         self.caption_text.setMaximumHeight(120)
         save = QPushButton("Save caption")
-        save.clicked.connect(lambda: self.captionEdited.emit(self.key, self.caption_text.toPlainText()))
+        save.clicked.connect(lambda: self._edit("Edit caption", edits.edit_caption, self.key,
+                                                self.caption_text.toPlainText()))
         layout = QVBoxLayout(page)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.caption_text)
@@ -118,8 +114,8 @@ class DetailsPanel(QWidget):
         page = QWidget()
         self.boundary_kind = QComboBox()
         self.boundary_kind.addItems(BOUNDARY_KINDS)
-        self.boundary_kind.activated.connect(
-            lambda: self.boundaryKindChanged.emit(self.key, self.boundary_kind.currentText()))
+        self.boundary_kind.activated.connect(lambda: self._edit(
+            "Change boundary kind", edits.set_boundary_kind, self.key, self.boundary_kind.currentText()))
         self.subject, self.before, self.after = QLineEdit(), QLineEdit(), QLineEdit()
         form = QFormLayout()
         form.addRow("Kind", self.boundary_kind)
@@ -127,12 +123,12 @@ class DetailsPanel(QWidget):
         form.addRow("Before", self.before)
         form.addRow("After", self.after)
         save = QPushButton("Save caption")
-        save.clicked.connect(lambda: self.boundaryCaptionEdited.emit(
-            self.key, self.subject.text(), self.before.text(), self.after.text()))
+        save.clicked.connect(lambda: self._edit("Edit boundary caption", edits.edit_boundary_caption, self.key,
+                                                self.subject.text(), self.before.text(), self.after.text()))
         move = QPushButton("Move to playhead")
-        move.clicked.connect(lambda: self.boundaryMovedToPlayhead.emit(self.key))
+        move.clicked.connect(self._move_to_playhead)
         delete = QPushButton("Delete boundary")
-        delete.clicked.connect(lambda: self.boundaryDeleted.emit(self.key))
+        delete.clicked.connect(self._delete_boundary)
         buttons = QHBoxLayout()
         buttons.addWidget(save)
         buttons.addWidget(move)
@@ -148,7 +144,8 @@ class DetailsPanel(QWidget):
         self.name_edit = QLineEdit()
         self.name_edit.setPlaceholderText("name (empty: just the id)")
         rename = QPushButton("Rename")
-        rename.clicked.connect(lambda: self.identityRenamed.emit(self.key, self.name_edit.text().strip()))
+        rename.clicked.connect(lambda: self._edit(f"Rename {self.key}", edits.rename_identity, self.key,
+                                                  self.name_edit.text().strip()))
         self.name_edit.returnPressed.connect(rename.click)
         self.merge_with = QComboBox()
         merge = QPushButton("Merge into this")
@@ -157,9 +154,9 @@ class DetailsPanel(QWidget):
         self.tracks.setMaximumHeight(140)
         split = QPushButton("Split track off")
         split.setToolTip("This track is someone else: give it its own identity")
-        split.clicked.connect(lambda: self._track_action(self.trackSplit))
+        split.clicked.connect(lambda: self._track_action("Split track", edits.split_track))
         not_face = QPushButton("Not a face")
-        not_face.clicked.connect(lambda: self._track_action(self.trackNotAFace))
+        not_face.clicked.connect(lambda: self._track_action("Not a face", edits.not_a_face))
         form = QFormLayout()
         row = QHBoxLayout()
         row.addWidget(self.name_edit, 1)
@@ -180,15 +177,29 @@ class DetailsPanel(QWidget):
         layout.addLayout(track_buttons)
         return page
 
+    # -- edits ----------------------------------------------------------------------------
+    def _edit(self, text: str, edit, *args) -> None:
+        self.editRequested.emit(text, lambda analysis: edit(analysis, *args))
+
     def _merge(self) -> None:
         other = self.merge_with.currentData()
         if other:
-            self.identityMerged.emit(self.key, other)
+            self._edit(f"Merge {other} into {self.key}", edits.merge_identities, self.key, other)
 
-    def _track_action(self, signal) -> None:
+    def _track_action(self, text: str, edit) -> None:
         item = self.tracks.currentItem()
         if item is not None:
-            signal.emit(item.data(Qt.UserRole))
+            self._edit(text, edit, item.data(Qt.UserRole))
+
+    def _move_to_playhead(self) -> None:
+        seconds = self.playhead()
+        self._edit("Move boundary", edits.move_boundary, self.key, seconds)
+        if self.analysis is not None:
+            self.selectRequested.emit("boundary", edits.frame_at(self.analysis, seconds))
+
+    def _delete_boundary(self) -> None:
+        self._edit("Delete boundary", edits.delete_boundary, self.key)
+        self.selectRequested.emit("", None)
 
     # -- showing a selection ------------------------------------------------------------
     def set_analysis(self, analysis: Analysis | None) -> None:

@@ -86,7 +86,17 @@ class SettingsDialog(QDialog):
             self.change_library(folder)
 
     def change_library(self, folder: str) -> None:
-        self.status.setText(self.window_.move_library(folder))
+        """Use the library in ``folder`` (the current one is copied there when it has none)."""
+        from ..errors import LibraryError
+        from ..library.location import change_location
+
+        try:
+            self.status.setText(change_location(folder))
+        except LibraryError as exc:
+            self.status.setText(str(exc))
+        else:
+            self.window_.library.restart()  # the library process opens the catalog where it now is
+            self.window_.library_panel.refresh()
         self.show_library()
 
     def show_cache(self) -> None:

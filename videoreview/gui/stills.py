@@ -10,7 +10,10 @@ from PySide6.QtCore import QObject, QThread, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
 from ..media import open_video
-from .thumbnails import close_loader_thread, to_qimage
+from ..timecode import nearest_frame
+from .background import close_worker_thread
+from .image_cache import ImageCache
+from .thumbnails import to_qimage
 
 OPEN_FILES = 4
 
@@ -26,8 +29,7 @@ class StillLoader(QObject):
     def __init__(self, parent: QObject | None = None, height: int = 54, cache_size: int = 1024) -> None:
         super().__init__(parent)
         self.height = height
-        self._cache: OrderedDict[tuple, QImage] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache = ImageCache(cache_size)
         self._closed = False
         self._thread = QThread()
         self._worker = _Worker()
@@ -42,7 +44,6 @@ class StillLoader(QObject):
             return
         image = self._cache.get((path, round(seconds, 2)))
         if image is not None:
-            self._cache.move_to_end((path, round(seconds, 2)))
             self.ready.emit(key, image)
         else:
             self._wanted.emit(key, path, float(seconds), self.height)
@@ -50,13 +51,11 @@ class StillLoader(QObject):
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            close_loader_thread(self._thread, self._worker, self._shutdown)
+            close_worker_thread(self._thread, self._worker, self._shutdown)
 
     @Slot(str, str, float, QImage)
     def _on_decoded(self, key: str, path: str, seconds: float, image: QImage) -> None:
-        self._cache[(path, round(seconds, 2))] = image
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        self._cache.put((path, round(seconds, 2)), image)
         if not self._closed:
             self.ready.emit(key, image)
 
@@ -109,7 +108,7 @@ class _Worker(QObject):
         try:
             source = self._source(path)
             info = source.info
-            frame = min(max(0, round(seconds * info.fps)), info.frame_count - 1)
+            frame = nearest_frame(seconds, info.fps, info.frame_count)
             size = (max(2, round(height * info.width / info.height)), height)
             return to_qimage(source.frames_at_indices([frame], size=size).frames[0])
         except Exception:  # missing, moved or damaged: no picture, the list says the rest

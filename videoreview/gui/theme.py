@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-from ..paths import data_dir
+from .window_settings import window_settings
 
 THEMES = ("system", "light", "dark")
 
@@ -28,14 +28,8 @@ def dark_palette() -> QPalette:
     return palette
 
 
-def settings() -> QSettings:
-    """Window layout, recent files, theme and toggles, kept in the data directory
-    (VIDEOREVIEW_HOME moves them with everything else)."""
-    return QSettings(str(data_dir() / "settings.ini"), QSettings.IniFormat)
-
-
 def saved_theme() -> str:
-    theme = settings().value("theme", "system")
+    theme = window_settings().value("theme", "system")
     return theme if theme in THEMES else "system"
 
 
@@ -54,7 +48,7 @@ def saved_overlay_style():
 
     from .video_view import OverlayStyle
 
-    s, values = settings(), {}
+    s, values = window_settings(), {}
     for field in fields(OverlayStyle):
         value = s.value(f"overlay-style/{field.name}")
         if field.name == "caption_position":
@@ -71,6 +65,6 @@ def saved_overlay_style():
 def save_overlay_style(style) -> None:
     from dataclasses import asdict
 
-    s = settings()
+    s = window_settings()
     for name, value in asdict(style).items():
         s.setValue(f"overlay-style/{name}", value)

@@ -1,7 +1,7 @@
 """Decoding frames off the GUI thread: thumbnails, the player's paused frames, face crops.
 
-The loader owns a QThread with a worker object in it; requests go to the worker and
-images come back as queued signals, so the GUI thread never waits on a decode. The worker
+The loader owns a QThread with a worker object in it (see background.py); requests go to
+the worker and images come back as queued signals, so the GUI thread never waits on a decode. The worker
 takes a few frames per turn of its event loop, which lets a newer request (the user
 scrolled on) overtake the frames still queued from an older one.
 """
@@ -9,42 +9,18 @@ scrolled on) overtake the frames still queued from an older one.
 from __future__ import annotations
 
 import os
-from collections import OrderedDict, deque
+from collections import deque
 
 import numpy as np
 from PySide6.QtCore import QObject, QRect, QThread, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
 from ..media import open_video
+from .background import close_worker_thread
+from .image_cache import ImageCache
 
 FRAMES_PER_TURN = 4  # decoded between looks at new requests
 CROP_MARGIN = 0.3  # space around a face box, as a share of its size
-
-# Closed loaders' threads (with their workers) until they have stopped: a QThread
-# destroyed while it runs aborts the process.
-_stopping: list[tuple[QThread, QObject]] = []
-
-
-def _forget_stopped() -> None:
-    _stopping[:] = [(thread, worker) for thread, worker in _stopping if not thread.isFinished()]
-
-
-def close_loader_thread(thread: QThread, worker: QObject, shutdown) -> None:
-    """Stop a loader's thread without waiting for it (the GUI thread never waits on a
-    worker): ``shutdown`` (a signal to the worker) ends its loop, the decode in progress is
-    abandoned at its next frame, and the thread is kept alive until it has stopped."""
-    _stopping.append((thread, worker))
-    thread.finished.connect(_forget_stopped)
-    thread.requestInterruption()
-    shutdown.emit()
-
-
-def wait_for_closed_loaders(timeout_ms: int = 2000) -> None:
-    """At quit: give the threads of closed loaders a moment to stop."""
-    for thread, _ in list(_stopping):
-        thread.wait(timeout_ms)
-    _forget_stopped()
-
 
 class ThumbnailLoader(QObject):
     """Frames (``ready``) and face crops (``cropReady``) of one video, decoded in a
@@ -63,8 +39,7 @@ class ThumbnailLoader(QObject):
     def __init__(self, path: str | os.PathLike, parent: QObject | None = None, cache_size: int = 512,
                  priority: QThread.Priority = QThread.Priority.LowPriority):
         super().__init__(parent)
-        self._cache: OrderedDict[tuple, QImage] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache = ImageCache(cache_size)
         self._failed = False
         self._closed = False
         self._thread = QThread()
@@ -87,7 +62,7 @@ class ThumbnailLoader(QObject):
             return
         missing = []
         for frame in dict.fromkeys(int(f) for f in frames):
-            image = self._cached(("frame", frame, height))
+            image = self._cache.get(("frame", frame, height))
             if image is None:
                 missing.append(frame)
             else:
@@ -100,7 +75,7 @@ class ThumbnailLoader(QObject):
         if self._closed or self._failed:
             return
         box = tuple(float(v) for v in box)
-        image = self._cached(("crop", frame, box, size))
+        image = self._cache.get(("crop", frame, box, size))
         if image is not None:
             self.cropReady.emit(key, image)
         else:
@@ -109,31 +84,19 @@ class ThumbnailLoader(QObject):
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            close_loader_thread(self._thread, self._worker, self._shutdown)
+            close_worker_thread(self._thread, self._worker, self._shutdown)
 
     # -- from the worker (queued to the GUI thread)
 
-    def _cached(self, key: tuple) -> QImage | None:
-        image = self._cache.get(key)
-        if image is not None:
-            self._cache.move_to_end(key)
-        return image
-
-    def _store(self, key: tuple, image: QImage) -> None:
-        self._cache[key] = image
-        self._cache.move_to_end(key)
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-
     @Slot(int, int, QImage)
     def _on_decoded(self, frame: int, height: int, image: QImage) -> None:
-        self._store(("frame", frame, height), image)
+        self._cache.put(("frame", frame, height), image)
         if not self._closed:
             self.ready.emit(frame, image)
 
     @Slot(str, int, object, int, QImage)
     def _on_cropped(self, key: str, frame: int, box: tuple, size: int, image: QImage) -> None:
-        self._store(("crop", frame, box, size), image)
+        self._cache.put(("crop", frame, box, size), image)
         if not self._closed:
             self.cropReady.emit(key, image)
 

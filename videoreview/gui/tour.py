@@ -11,6 +11,8 @@ from PySide6.QtCore import QEvent, QObject, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMainWindow, QPushButton, QVBoxLayout, QWidget
 
+from .window_settings import window_settings
+
 DIM = QColor(0, 0, 0, 150)
 MARGIN = 6  # around the highlighted part
 
@@ -184,3 +186,26 @@ class Tour(QWidget):
             self.setGeometry(self.window_.rect())
             self._place_note()
         return False
+
+
+class TourLauncher:
+    """Starts the tour on the window's video once it is analysed, when one is asked for
+    (``pending``); the tour seen is remembered."""
+
+    def __init__(self, window) -> None:
+        self.window = window
+        self.pending = False
+        self.tour: Tour | None = None
+
+    def start_when_ready(self) -> None:
+        current = self.window.current
+        if not self.pending or current is None or current.status != "done" or self.tour:
+            return
+        self.pending = False
+        self.tour = Tour(self.window, window_steps(self.window))
+        self.tour.ended.connect(self._ended)
+        self.tour.start()
+
+    def _ended(self, completed: bool) -> None:
+        self.tour = None
+        window_settings().setValue("tour/seen", True)

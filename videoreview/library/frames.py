@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import VideoReviewError
 from ..media import open_video
 from ..records import Analysis
+from ..timecode import nearest_frame
 
 # SigLIP's own match probability (sigmoid of the scaled cosine plus bias) below which a
 # frame is not a match. SigLIP gives unrelated pairs about 1e-5 and described ones 0.1 and
@@ -33,7 +34,7 @@ class FrameEmbedder:
         """Embeddings of the frames at ``times`` of the analysed video; None (said on
         stderr) when the video cannot be decoded now: the text is indexed anyway."""
         info = analysis.video
-        indices = np.clip(np.round(np.asarray(times) * info.fps), 0, info.frame_count - 1).astype(np.int64)
+        indices = [nearest_frame(t, info.fps, info.frame_count) for t in times]
         size = (self.encoder.size, self.encoder.size)
         try:
             with open_video(info.path) as source:
@@ -51,22 +52,21 @@ class FrameEmbedder:
 
 
 def chosen_frame_embedder(current: FrameEmbedder | None = None) -> FrameEmbedder | None:
-    """The image-text model chosen in the preferences as a FrameEmbedder (``current`` when
+    """The image-text model chosen (see choices.py) as a FrameEmbedder (``current`` when
     it is that model already); None when frame search is off, or (said on stderr) when
     the model will not load."""
     from ..errors import ModelError
-    from ..preferences import choose
+    from ..choices import choose
+
+    from ..engines import registry
 
     chosen = choose()  # a model that is missing or too big is "none" here, and said by the analysis
     name = chosen.names["image-text"]
-    if name == "none":
-        return None
     if current is not None and current.name == name:
         return current
-    from ..engines.embeddings.image_text import ImageTextEncoder
-
     try:
-        return FrameEmbedder(ImageTextEncoder(name, chosen.device), name)
+        encoder = registry.create("image-text", name, chosen.device)
     except ModelError as exc:
         print(f"videoreview: frame search is off: {exc}", file=sys.stderr)
         return None
+    return None if encoder is None else FrameEmbedder(encoder, name)

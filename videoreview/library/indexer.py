@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from ..errors import Cancelled, LibraryError, MediaError, RecordError
-from ..media import VIDEO_EXTENSIONS
+from ..media.files import find_videos
 from ..pipeline import CancelToken, StageCache, analyze, store
 from ..records import Analysis
 from .catalog import Catalog, default_path
@@ -29,24 +29,6 @@ class AddResult:
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # path, problem (one line naming the file)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # not videos, unreadable folders
-
-
-def find_videos(paths: Iterable[str | os.PathLike]) -> tuple[list[str], list[tuple[str, str]]]:
-    """Video files among ``paths`` (folders searched recursively, by file suffix), absolute,
-    in order; and the paths that are neither a video file nor a folder, with why."""
-    found, problems = [], []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            for folder, dirs, files in os.walk(path, onerror=lambda e: problems.append((e.filename, e.strerror))):
-                dirs.sort()
-                found += [os.path.abspath(os.path.join(folder, f)) for f in sorted(files)
-                          if Path(f).suffix.lower() in VIDEO_EXTENSIONS and not f.startswith(".")]
-        elif path.is_file():
-            found.append(os.path.abspath(path))  # named on purpose: the analysis says if it is not a video
-        else:
-            problems.append((os.fspath(path), "no such file or folder"))
-    return list(dict.fromkeys(found)), problems
 
 
 def text_embedder():

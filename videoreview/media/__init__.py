@@ -8,6 +8,7 @@ numpy only here (plus PyAV, decord2 and OpenCV): no Qt, no torch.
             batch.indices, batch.times, batch.frames
 """
 
+from .files import find_videos
 from .probe import VIDEO_EXTENSIONS, VIDEO_FILE_FILTER, probe
 from .source import FrameBatch, FrameSource, open_video, scaled_size
 from .thumbs import save_thumbnail, thumbnail
@@ -17,6 +18,7 @@ __all__ = [
     "VIDEO_FILE_FILTER",
     "FrameBatch",
     "FrameSource",
+    "find_videos",
     "open_video",
     "probe",
     "save_thumbnail",

@@ -16,9 +16,9 @@ import os
 import shutil
 from pathlib import Path
 
-from ..engines.folders import safe_config
 from ..errors import ModelError
 from .catalog import REVISION, ModelEntry, installed_path, snapshot_dir
+from .folders import installed_folder, safe_config
 
 # What a model in the Hugging Face layout needs; never pickles or code.
 WANTED = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja"]
@@ -49,14 +49,6 @@ def pull(entry: ModelEntry) -> Path:
     except OSError as exc:
         raise ModelError(entry.name, f"download of {where} failed: {exc}") from None
     verify_folder(folder, entry)
-    return folder
-
-
-def installed_folder(entry: ModelEntry) -> Path:
-    """The folder ``entry`` is loaded from; ModelError when it is not installed."""
-    folder = installed_path(entry)
-    if folder is None:
-        raise ModelError(entry.name, f"is not installed (videoreview models pull {entry.name})")
     return folder
 
 

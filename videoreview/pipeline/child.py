@@ -16,6 +16,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from ..engines.registry import is_builtin
 from ..errors import Cancelled, VideoReviewError
 from ..records import Analysis, Summary
 
@@ -76,8 +77,8 @@ def _report(conn, subject: str, work) -> None:
 
 def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis | None, conn, cancel_event) -> None:
     """The child's entry point (must stay importable without Qt). ``previous`` is what
-    the window shows: its edits are kept. ``engines`` None: those chosen in the
-    preferences, each fallback sent as ("notice", one line)."""
+    the window shows: its edits are kept. ``engines`` None: those in the
+    engine choices, each fallback sent as ("notice", one line)."""
     from . import store
     from .cache import StageCache
     from .cancel import CancelToken
@@ -91,10 +92,13 @@ def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis |
     progress = _Throttled(conn)
 
     def work() -> Analysis:
-        from ..preferences import choose
+        from ..choices import choose, chosen_device
 
-        chosen = engines or choose(lambda text: conn.send(("notice", text))).analysis_engines()
-        stages = build_stages(chosen)
+        if engines is None:
+            chosen = choose(lambda text: conn.send(("notice", text)))
+            stages = build_stages(chosen.analysis_engines(), chosen.device)
+        else:
+            stages = build_stages(engines, chosen_device())
         conn.send(("stages", ["probe"] + [s.name for s in stages]))
         # With a previous Analysis on screen, stage-by-stage results would only flicker.
         analysis = analyze(path, progress=progress, cancel=cancel, cache=StageCache(), previous=previous,
@@ -111,13 +115,14 @@ def run_visil(analysis: Analysis, video_path: str, summaries: list[Summary], sco
     """The child's entry point for comparing summaries by ViSIL (see summary.compare):
     sends ("progress", (fraction, message)) then the Comparison. ``scorer_spec`` is
     "builtin" or a VLM model folder; ``reference`` None lets ``prepare`` choose one."""
+    from ..choices import chosen_device
     from ..summary import compare as comparing
 
     progress = _Throttled(conn)
 
     def work() -> comparing.Comparison:
         try:
-            setup = comparing.prepare(analysis, video_path, scorer_spec, reference, progress)
+            setup = comparing.prepare(analysis, video_path, scorer_spec, reference, progress, chosen_device())
             try:
                 if cancel_event.is_set():  # loading a model can take long: do not score after a cancel
                     raise Cancelled()
@@ -131,7 +136,7 @@ def run_visil(analysis: Analysis, video_path: str, summaries: list[Summary], sco
             raise VideoReviewError(str(exc)) from None
 
     # A model folder is the likelier culprit of an unexpected error (one that will not load, say).
-    _report(conn, video_path if scorer_spec == "builtin" else scorer_spec, work)
+    _report(conn, video_path if is_builtin("scoring", scorer_spec) else scorer_spec, work)
 
 
 def run_summaries(analysis: Analysis, video_path: str, requests: list[tuple[str, int]], writer_spec: str,
@@ -139,6 +144,7 @@ def run_summaries(analysis: Analysis, video_path: str, requests: list[tuple[str,
     """The child's entry point for writing summaries with a VLM (see summary.writer):
     ``requests`` are (format, keyframes) pairs; sends ("progress", (fraction, message))
     then the list of Summaries."""
+    from ..choices import chosen_device
     from ..summary.builder import build
     from ..summary.writer import load_writer
 
@@ -146,7 +152,7 @@ def run_summaries(analysis: Analysis, video_path: str, requests: list[tuple[str,
 
     def work() -> list[Summary]:
         progress(0.0, f"loading {writer_spec}")
-        writer, release = load_writer(writer_spec, video_path)
+        writer, release = load_writer(writer_spec, video_path, chosen_device())
         try:
             summaries = []
             for n, (fmt, k) in enumerate(requests):

@@ -3,24 +3,26 @@
 Each result marks what it changed ``edited=True`` (or records a deleted engine boundary in
 ``removed_boundaries``) so that the stages keep it when the video is analysed again.
 Summaries are set (a reviewer's edited ones kept) and their text edited here too.
-Identity corrections (rename, merge, split) live in ``identities.py``.
+Identity corrections (rename, merge, split, not a face) are recorded as IdentityEdits and
+the identities assigned again (identities.py), so that they hold across re-clustering.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from .. import timecode
 from ..errors import RecordError
 from ..records import BOUNDARY_KINDS, Analysis, Boundary, BoundaryCaption, Summary
 from ..summary.builder import PLACEHOLDER, with_summaries
+from . import identities
 
 REVIEWER = "reviewer"
 
 
 def frame_at(analysis: Analysis, seconds: float) -> int:
     """The frame shown at ``seconds`` (clamped to the video)."""
-    info = analysis.video
-    return max(0, min(info.frame_count - 1, int(seconds * info.fps + 1e-6)))
+    return timecode.frame_at(seconds, analysis.video.fps, analysis.video.frame_count)
 
 
 def time_of(analysis: Analysis, frame: int) -> float:
@@ -127,3 +129,21 @@ def edit_summary_text(analysis: Analysis, index: int, text: str) -> Analysis:
     summaries = list(analysis.summaries)
     summaries[index] = replace(old, text=text, edited=True)
     return replace(analysis, summaries=tuple(summaries))
+
+
+def rename_identity(analysis: Analysis, pid: str, name: str | None) -> Analysis:
+    return identities.apply_identity_edit(analysis, identities.rename(analysis, pid, name or None))
+
+
+def merge_identities(analysis: Analysis, pid: str, other: str) -> Analysis:
+    """``other`` is the same person as ``pid``."""
+    return identities.apply_identity_edit(analysis, identities.merge(analysis, pid, other))
+
+
+def split_track(analysis: Analysis, track: int) -> Analysis:
+    """The face track is someone else: it gets an identity of its own."""
+    return identities.apply_identity_edit(analysis, identities.split(analysis, track))
+
+
+def not_a_face(analysis: Analysis, track: int) -> Analysis:
+    return identities.apply_identity_edit(analysis, identities.not_a_face(analysis, track))

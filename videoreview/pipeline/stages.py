@@ -49,27 +49,26 @@ class BoundaryStage:
         return replace(analysis.with_boundaries(merged), removed_boundaries=tuple(removed))
 
 
-def build_stages(engines: dict[str, str]) -> list[Stage]:
-    """Stages in run order for the engines chosen per capability (capability -> engine name)."""
-    from ..engines import base, boundaries, captions, faces
+def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
+    """Stages in run order for the engines chosen per capability (capability -> engine
+    name), their models on ``device``."""
+    from ..engines import registry
     from .captions import CaptionStage
     from .faces import FaceStage
 
-    for capability in (boundaries, faces, captions):
-        capability.register_builtin()
     stages: list[Stage] = []
     if "boundaries" in engines:
-        stages.append(BoundaryStage(base.create("boundaries", engines["boundaries"])))
+        stages.append(BoundaryStage(registry.create("boundaries", engines["boundaries"], device)))
     if "faces" in engines:  # after boundaries: tracks never cross a cut
-        stages.append(FaceStage(base.create("faces", engines["faces"])))
+        stages.append(FaceStage(registry.create("faces", engines["faces"], device)))
     if "captions" in engines:  # after faces: captions name the identities
-        engine = base.create("captions", engines["captions"])
+        engine = registry.create("captions", engines["captions"], device)
         if getattr(engine, "kind", "") == "vlm":
             from .vlm_captions import VLMCaptionStage
 
             # The builtin captioner still measures every frame: keyframe features, and a
             # caption for any frame the model gives nothing usable for.
-            stages.append(VLMCaptionStage(engine, CaptionStage(base.create("captions", "builtin"))))
+            stages.append(VLMCaptionStage(engine, CaptionStage(registry.create("captions", "builtin", device))))
         else:
             stages.append(CaptionStage(engine))
     return stages

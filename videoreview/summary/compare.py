@@ -176,35 +176,23 @@ class ScoringSetup:
 
 
 def prepare(analysis: Analysis, video_path: str, scorer_spec: str = "builtin", reference: Reference | None = None,
-            progress: ProgressFn | None = None) -> ScoringSetup:
-    """``scorer_spec`` is "builtin" or a VLM model folder. Without a ``reference`` the VLM
-    describes the video (prompt F.1); the builtin scorer uses the builtin captions joined.
-    Keywords: the VLM's (prompt F.2) when it gives usable ones, else the rule-based ones."""
-    if scorer_spec == "builtin":
-        from ..engines.scoring.builtin import BuiltinScorer
+            progress: ProgressFn | None = None, device: str = "auto") -> ScoringSetup:
+    """``scorer_spec`` names the scoring engine (see engines.registry). Without a
+    ``reference`` a VLM describes the video (prompt F.1) and the builtin scorer uses the
+    builtin captions joined. Keywords: the VLM's (prompt F.2) when it gives usable ones,
+    else the rule-based ones."""
+    from ..engines import registry
 
-        if progress is not None:
-            progress(0.0, "loading the text embedding")
-        reference = reference or builtin_reference(analysis)
-        return ScoringSetup(BuiltinScorer(analysis), reference, extract_keywords(reference.text))
-    from ..engines.captions.vlm import VisionLanguageModel
-    from ..engines.scoring.vlm import VLMScorer, describe_video, vlm_keywords
-
+    engine = registry.create("scoring", scorer_spec, device)
     if progress is not None:
-        progress(0.0, f"loading {scorer_spec}")
-    model = VisionLanguageModel(scorer_spec)
+        progress(0.0, engine.loading)
     read_frames = frame_reader(video_path)
     frames = video_frame_indices(analysis)
-    scorer = VLMScorer(model, read_frames, frames)
-    if reference is None:
+    scorer = engine.scorer(analysis, read_frames, frames)
+    if reference is None and engine.describes:
         if progress is not None:
             progress(0.0, "describing the video")
-        reference = Reference(describe_video(model, read_frames(frames)), f"VLM caption ({scorer.name})")
-    keywords = vlm_keywords(model, reference.text) or extract_keywords(reference.text)
-
-    def release() -> None:
-        nonlocal model
-        scorer.model = None  # type: ignore[assignment]
-        model = None
-
-    return ScoringSetup(scorer, reference, keywords, release)
+        reference = Reference(engine.describe(read_frames(frames)), f"VLM caption ({scorer.name})")
+    reference = reference or builtin_reference(analysis)
+    keywords = engine.keywords(reference.text) or extract_keywords(reference.text)
+    return ScoringSetup(scorer, reference, keywords, engine.release)

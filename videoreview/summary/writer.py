@@ -1,7 +1,7 @@
 """A VLM as a summary writer: ViSIL's summary prompt (F.4) on the video's sampled frames
 followed by the summary's keyframes.
 
-``load_writer("builtin" | MODEL_FOLDER)`` gives the writer that ``builder.build`` takes
+``load_writer("builtin" | MODEL)`` gives the writer that ``builder.build`` takes
 (None for the builtin one) and a function that frees the model after the job.
 """
 
@@ -11,8 +11,6 @@ from typing import Callable
 
 from ..records import Analysis, Keyframe
 from .compare import frame_reader, video_frame_indices
-
-BUILTIN = "builtin"
 
 
 class VLMWriter:
@@ -33,16 +31,19 @@ class VLMWriter:
         return write_summary(self.model, self._video_frames, shown)
 
 
-def load_writer(spec: str, video_path: str) -> tuple[VLMWriter | None, Callable[[], None]]:
-    """The writer named by ``spec`` ("builtin" or a VLM model folder) and its release.
+def load_writer(spec: str, video_path: str, device: str = "auto") -> tuple[VLMWriter | None, Callable[[], None]]:
+    """The writer named by ``spec`` (see engines.registry: "builtin", a catalog model or a
+    VLM folder) and its release; None for the builtin writer (the builder's own text).
     Raises ModelError naming the folder when it holds no usable model."""
-    if spec == BUILTIN:
-        return None, lambda: None
-    from ..engines.captions.vlm import VisionLanguageModel
+    from ..engines import registry
 
-    writer = VLMWriter(VisionLanguageModel(spec), video_path)
+    engine = registry.create("summaries", spec, device)
+    if engine is None:
+        return None, lambda: None
+    writer = VLMWriter(engine.model, video_path)
 
     def release() -> None:
         writer.model = None
+        engine.release()
 
     return writer, release

@@ -29,7 +29,7 @@ import numpy as np
 from ...errors import ModelError
 from ...media import scaled_size
 from ..device import pick_device
-from ..folders import resolve_model, safe_config
+from ...models.folders import resolve_model, safe_config
 from .parse import parse_boundary_caption, parse_choice, parse_frame_captions
 from .prompts import boundary_prompt, caption_prompt, matching_prompt, progression_prompt
 from .protocol import CaptionContext
@@ -199,7 +199,7 @@ class VLMEngine:
         self.family, _ = check_model_dir(self.path)
         self.name = f"{self.family}:{self.path.name}"
         self.version = f"1-{fingerprint(self.path)}"
-        self.device = device or pick_device()[0]
+        self.device = pick_device(device)[0]
         self.batch_size = batch_size
         self._model: VisionLanguageModel | None = None
 

@@ -3,7 +3,7 @@ so "a man opens a door" finds the frames that show it even where no caption says
 (CaReBench's text-to-video retrieval, with frames as the units).
 
 The model folder is loaded with transformers (safetensors only, no remote code: see
-engines/folders.py), its two towers are exported once to ONNX, and ONNX Runtime runs
+models/folders.py), its two towers are exported once to ONNX, and ONNX Runtime runs
 them: on CUDA when onnxruntime-gpu is installed and the session really got the CUDA
 provider (a missing CUDA library makes onnxruntime fall back silently, so the session's
 own providers are checked, not the list of available ones), else on the CPU. The export
@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import ModelError
-from ..folders import resolve_model, safe_config
+from ...models.folders import resolve_model, safe_config
 
 FAMILIES = ("siglip",)
 BATCH = 32  # frames per ONNX run: enough to keep a GPU busy, small enough for a laptop's CPU memory

@@ -1,6 +1,6 @@
 """Faces: detect faces in frames and embed each into an identity vector; track and cluster.
 
-    engine = base.create("faces", "dlib-hog")            # or "dlib-cnn"
+    engine = registry.create("faces", "dlib-hog")        # or "dlib-cnn"
     faces = engine.detect(frame)                          # [Face(box, score, landmarks)]
     vectors = engine.embed(frame, faces)                  # float32 [n, engine.dim]
 
@@ -11,21 +11,11 @@ set of videos; fitb.py puts those ids into caption text.
 
 from __future__ import annotations
 
-from .. import base
 from .protocol import Face, FaceEngine
 
 CAPABILITY = "faces"
 
-__all__ = ["CAPABILITY", "Face", "FaceEngine", "register_builtin", "cluster_distance"]
-
-
-def _dlib(detector: str):
-    def make():
-        from .dlib_faces import DlibFaceEngine  # dlib loads only when an engine is made
-
-        return DlibFaceEngine(detector=detector)
-
-    return make
+__all__ = ["CAPABILITY", "Face", "FaceEngine", "cluster_distance"]
 
 
 def cluster_distance(engine: str) -> float:
@@ -37,8 +27,3 @@ def cluster_distance(engine: str) -> float:
 
         return DlibFaceEngine.cluster_distance
     raise KeyError(f"unknown face engine {name!r}")
-
-
-def register_builtin() -> None:
-    base.register(CAPABILITY, "dlib-hog", _dlib("hog"))
-    base.register(CAPABILITY, "dlib-cnn", _dlib("cnn"))

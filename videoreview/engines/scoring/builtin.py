@@ -161,3 +161,23 @@ class BuiltinScorer:
             seen = [caption.text, *(name for name, _ in caption.labels)] if caption else []
             count += self.embedder.count_tokens(" ".join(seen + [e.phrase for e in self._names(visible)]))
         return count
+
+
+class BuiltinScoring:
+    """The builtin scorer as a ScoringEngine: it neither describes nor picks keywords."""
+
+    name = "builtin"
+    loading = "loading the text embedding"
+    describes = False
+
+    def scorer(self, analysis: Analysis, read_frames=None, video_frames=()) -> BuiltinScorer:
+        return BuiltinScorer(analysis)
+
+    def describe(self, frames) -> str:
+        raise NotImplementedError("the builtin scorer does not describe videos")
+
+    def keywords(self, text: str) -> list[str]:
+        return []
+
+    def release(self) -> None:
+        pass

@@ -111,6 +111,24 @@ class Scorer(Protocol):
         ...
 
 
+class ScoringEngine(Protocol):
+    """What the registry makes for the "scoring" capability: scorers for one video at a
+    time, and, where a language model is behind it, the reference description (F.1) and
+    the keywords (F.2) too."""
+
+    name: str
+    loading: str  # what the user is told while it loads
+    describes: bool  # False: the caller builds the reference and the keywords itself
+
+    def scorer(self, analysis, read_frames, video_frames: Sequence[int]) -> Scorer: ...
+
+    def describe(self, frames: Sequence) -> str: ...
+
+    def keywords(self, text: str) -> list[str]: ...
+
+    def release(self) -> None: ...
+
+
 def summary_prompt(video_images: int, keyframes: int) -> str:
     """F.4's text for a model shown ``video_images`` frames of the video, then
     ``keyframes`` keyframes (the images come separately, in that order)."""

@@ -209,3 +209,27 @@ def _first_array(reply: str) -> list[str]:
         if isinstance(items, list) and items and all(isinstance(i, str) for i in items):
             return items
     return []
+
+
+class VLMScoring:
+    """A VLM engine (captions/vlm.py) as a ScoringEngine: it scores, describes the video
+    (F.1) and picks keywords (F.2); its model loads on first use."""
+
+    describes = True
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self.name = engine.name
+        self.loading = f"loading {engine.name}"
+
+    def scorer(self, analysis, read_frames: ReadFrames, video_frames: Sequence[int]) -> VLMScorer:
+        return VLMScorer(self.engine.model, read_frames, video_frames)
+
+    def describe(self, frames: Sequence[np.ndarray]) -> str:
+        return describe_video(self.engine.model, frames)
+
+    def keywords(self, text: str) -> list[str]:
+        return vlm_keywords(self.engine.model, text)
+
+    def release(self) -> None:
+        self.engine.release()

@@ -6,11 +6,11 @@ import argparse
 import json
 import sys
 
-from ..cli import EXIT_ERROR, print_error
 from ..errors import VideoReviewError
+from .common import EXIT_ERROR, parse_engines, print_error
 
 
-def add_parser(sub, parse_engines) -> None:
+def add_parsers(sub) -> None:
     p = sub.add_parser("library", help="the library of analysed videos: add, list, remove, search, rebuild")
     commands = p.add_subparsers(dest="library_command", metavar="ACTION", required=True)
     a = commands.add_parser(
@@ -47,7 +47,7 @@ def add_parser(sub, parse_engines) -> None:
 
 
 def _catalog(readonly: bool = False):
-    from .catalog import Catalog
+    from ..library.catalog import Catalog
 
     return Catalog(readonly=readonly)
 
@@ -55,8 +55,8 @@ def _catalog(readonly: bool = False):
 def cmd_add(args: argparse.Namespace, engines: dict) -> int:
     from tqdm import tqdm
 
-    from .frames import chosen_frame_embedder
-    from .indexer import add_paths
+    from ..library.frames import chosen_frame_embedder
+    from ..library.indexer import add_paths
 
     bar = None
 
@@ -134,7 +134,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 def cmd_location(args: argparse.Namespace) -> int:
     from ..paths import library_location
-    from .location import change_location
+    from ..library.location import change_location
 
     if args.folder is None:
         folder, problem = library_location()
@@ -152,9 +152,9 @@ def cmd_location(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from ..timecode import format_time
-    from .frames import chosen_frame_embedder
-    from .indexer import text_embedder
-    from .search import Searcher, query_words
+    from ..library.frames import chosen_frame_embedder
+    from ..library.indexer import text_embedder
+    from ..library.search import Searcher, query_words
 
     try:
         query_words(args.query)  # a query with no words fails before the model loads
@@ -182,8 +182,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
-    from .frames import chosen_frame_embedder
-    from .indexer import rebuild
+    from ..library.frames import chosen_frame_embedder
+    from ..library.indexer import rebuild
 
     def report(path: str, what: str, detail: str) -> None:
         print(f"{what:>9}  {path}" + (f" ({detail})" if detail else ""), file=sys.stderr)

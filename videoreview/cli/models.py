@@ -8,12 +8,13 @@ import json
 import os
 import sys
 
-from ..cli import EXIT_ERROR, print_error
 from ..engines.device import DEVICES
 from ..errors import VideoReviewError
-from ..preferences import CAPABILITIES
+from ..choices import CAPABILITIES
+from .common import EXIT_ERROR, print_error
 
-def add_parser(sub) -> None:
+
+def add_parsers(sub) -> None:
     p = sub.add_parser("models", help="the model catalog: what can be installed, and where it is")
     actions = p.add_subparsers(dest="models_command", metavar="ACTION", required=True)
     ls = actions.add_parser("list", help="the catalog's models, their licences and sizes, and which are installed")
@@ -67,16 +68,16 @@ def _command(work):
 
 def _size(entry) -> int | None:
     """The catalog's download size, or for an installed model without one what it takes on disk."""
-    from .catalog import disk_use
+    from ..models.catalog import disk_use
 
     return entry.size_bytes if entry.size_bytes is not None else disk_use(entry)
 
 
 @_command
 def cmd_list(args: argparse.Namespace) -> str:
-    from .catalog import installed_path, load_catalog
+    from ..models.catalog import installed_path, load_catalog
 
-    from ..preferences import load_choices
+    from ..choices import load_choices
 
     choices = load_choices()[0]
     rows = []
@@ -99,20 +100,20 @@ def cmd_list(args: argparse.Namespace) -> str:
 
 @_command
 def cmd_path(args: argparse.Namespace) -> str:
-    from .manager import installed_folder
+    from ..models.folders import installed_folder
 
     return os.fspath(installed_folder(_entry(args.name)))
 
 
 def _entry(name: str):
-    from .catalog import find
+    from ..models.catalog import find
 
     return find(name)
 
 
 @_command
 def cmd_pull(args: argparse.Namespace) -> str:
-    from .manager import pull
+    from ..models.manager import pull
 
     entry = _entry(args.name)
     if not entry.builtin:
@@ -123,14 +124,14 @@ def cmd_pull(args: argparse.Namespace) -> str:
 
 @_command
 def cmd_verify(args: argparse.Namespace) -> str:
-    from .manager import verify
+    from ..models.manager import verify
 
     return f"{args.name}: ok ({verify(_entry(args.name))})"
 
 
 @_command
 def cmd_remove(args: argparse.Namespace) -> str:
-    from .manager import remove
+    from ..models.manager import remove
 
     return f"removed {args.name} ({remove(_entry(args.name)) / 1e6:.1f} MB freed)"
 
@@ -139,8 +140,8 @@ def cmd_remove(args: argparse.Namespace) -> str:
 def cmd_add(args: argparse.Namespace) -> str:
     from pathlib import Path
 
-    from .catalog import load_catalog
-    from .manager import add
+    from ..models.catalog import load_catalog
+    from ..models.manager import add
 
     entry, folder = add(Path(args.folder), load_catalog())
     return f"added {entry.name} ({entry.license}) at {folder}"
@@ -148,8 +149,8 @@ def cmd_add(args: argparse.Namespace) -> str:
 
 @_command
 def cmd_use(args: argparse.Namespace) -> str:
-    from .catalog import installed_path, load_catalog
-    from ..preferences import BY_KEY, models_for, save_choice
+    from ..models.catalog import installed_path, load_catalog
+    from ..choices import BY_KEY, models_for, save_choice
 
     catalog = load_catalog()
     keys = args.capabilities or [key for key in BY_KEY if args.name in models_for(key, catalog)]
@@ -170,7 +171,7 @@ def cmd_use(args: argparse.Namespace) -> str:
 @_command
 def cmd_device(args: argparse.Namespace) -> str:
     from ..engines.device import free_memory_gb, present
-    from ..preferences import load_choices, save_choice
+    from ..choices import load_choices, save_choice
 
     if args.device:
         save_choice("device", args.device)
@@ -186,6 +187,6 @@ def cmd_device(args: argparse.Namespace) -> str:
 def cmd_convert(args: argparse.Namespace) -> str:
     from pathlib import Path
 
-    from .convert import convert
+    from ..engines.captions.llava_convert import convert
 
     return f"converted to {convert(Path(args.src), Path(args.dst))}"

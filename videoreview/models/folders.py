@@ -1,5 +1,6 @@
 """Model folders the engines load: found by path or by catalog name, and checked so that
-loading them runs no code from the folder (no ``auto_map``, safetensors weights only)."""
+loading them runs no code from the folder (no ``auto_map``, safetensors weights only).
+The engines and the model manager both check folders here."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 from pathlib import Path
 
 from ..errors import ModelError
+from .catalog import ModelEntry, installed_path
 
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
 
@@ -18,8 +20,7 @@ def resolve_model(spec: str | os.PathLike) -> Path:
     path = Path(spec).expanduser()
     if path.exists() or os.sep in str(spec):
         return path.resolve()
-    from ..models.catalog import load_catalog
-    from ..models.manager import installed_folder
+    from .catalog import load_catalog  # reads every catalog file: only for a name
 
     catalog = load_catalog()
     if str(spec) not in catalog:
@@ -47,3 +48,11 @@ def safe_config(folder: Path, name: str | None = None) -> dict:
         why = f" (only {', '.join(pickles)}: pickle files can run code when loaded)" if pickles else ""
         raise ModelError(folder, f"{name}has no safetensors weights{why}; videoreview loads only safetensors")
     return config
+
+
+def installed_folder(entry: ModelEntry) -> Path:
+    """The folder ``entry`` is loaded from; ModelError when it is not installed."""
+    folder = installed_path(entry)
+    if folder is None:
+        raise ModelError(entry.name, f"is not installed (videoreview models pull {entry.name})")
+    return folder

@@ -1,4 +1,4 @@
-"""Engine choices per capability (preferences.py, `videoreview models use | device`): the
+"""Engine choices per capability (choices.py, `videoreview models use | device`): the
 fallback to the builtin engines, with one notice, when a chosen model is not installed,
 would not fit in memory, or the choices file is damaged; and the CLI that sets them."""
 
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from videoreview import preferences
+from videoreview import choices
 from videoreview.pipeline import DEFAULT_ENGINES
 
 REVISION = "ab" * 20
@@ -44,35 +44,35 @@ def home(tmp_path, monkeypatch):
     return tmp_path / "home"
 
 
-def choices(home, **values) -> None:
+def choose_engines(home, **values) -> None:
     (home / "engines.json").write_text(json.dumps(values))
 
 
 def test_no_choices_means_the_builtin_engines(home):
-    chosen = preferences.choose()
+    chosen = choices.choose()
     assert chosen.analysis_engines() == DEFAULT_ENGINES and chosen.notices == ()
     assert chosen.names["image-text"] == "none" and chosen.device == "cpu"
 
 
 def test_an_installed_model_that_fits_is_used(home):
-    choices(home, captions="small", scoring="small")
-    chosen = preferences.choose()
+    choose_engines(home, captions="small", scoring="small")
+    chosen = choices.choose()
     assert chosen.notices == () and chosen.analysis_engines()["captions"] == "vlm:small"
     assert chosen.names["scoring"] == "small"
 
 
 def test_a_missing_or_too_big_model_falls_back_with_one_notice_each(home):
-    choices(home, captions="absent", scoring="absent", summaries="huge")
+    choose_engines(home, captions="absent", scoring="absent", summaries="huge")
     seen = []
-    chosen = preferences.choose(seen.append)
+    chosen = choices.choose(seen.append)
     assert chosen.analysis_engines() == DEFAULT_ENGINES and chosen.names["scoring"] == "builtin"
     assert chosen.names["summaries"] == "builtin"  # 'huge' does not serve summaries: refused too
     assert list(chosen.notices) == seen and len(seen) == 2
     assert seen[0] == ("absent is not installed (videoreview models pull absent). Instead: "
                        "Frame and boundary captions: builtin; ViSIL scorer: builtin")
     assert seen[1].startswith("huge cannot serve summaries")
-    choices(home, captions="huge")
-    (notice,) = preferences.choose().notices
+    choose_engines(home, captions="huge")
+    (notice,) = choices.choose().notices
     assert notice.startswith("huge needs about 100000 GB and cpu has ") and notice.endswith(
         "GB free. Instead: Frame and boundary captions: builtin")
 
@@ -80,18 +80,18 @@ def test_a_missing_or_too_big_model_falls_back_with_one_notice_each(home):
 def test_a_damaged_choices_file_is_said_and_left_as_it_was(home):
     damaged = b"{not json"
     (home / "engines.json").write_bytes(damaged)
-    chosen = preferences.choose()
+    chosen = choices.choose()
     assert chosen.analysis_engines() == DEFAULT_ENGINES
     (notice,) = chosen.notices
     assert str(home / "engines.json") in notice and "not valid JSON" in notice
     assert (home / "engines.json").read_bytes() == damaged
     (home / "engines.json").write_text('{"captions": 3}')
-    assert "not a map of capability to engine name" in preferences.choose().notices[0]
+    assert "not a map of capability to engine name" in choices.choose().notices[0]
 
 
 def test_a_device_that_is_not_here_falls_back_to_the_cpu(home):
-    choices(home, device="cuda")
-    chosen = preferences.choose()
+    choose_engines(home, device="cuda")
+    chosen = choices.choose()
     assert chosen.device == "cpu"
     assert chosen.notices == ("device cuda is not available here (present: cpu); using cpu",)
 

@@ -22,7 +22,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..errors import ModelError
+from ...errors import ModelError
 
 # The vision towers LLaVA-OneVision is trained with, and their attention head size.
 VISION_HEAD_DIM = {"google/siglip-so400m-patch14-384": 72}
@@ -101,7 +101,7 @@ def convert(src: Path, dst: Path) -> Path:
 
 
 def _source_config(src: Path) -> dict:
-    from ..engines.folders import safe_config
+    from ...models.folders import safe_config
 
     if not src.is_dir():
         raise ModelError(src, "not a folder")
@@ -148,7 +148,7 @@ def _tokenizer_and_processor(src: Path, out: Path, config: dict, vision: dict) -
     from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
         LlavaOnevisionImageProcessorPil)
 
-    from ..engines.captions.vlm import _image_only
+    from .vlm import _image_only
 
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(src, trust_remote_code=False)

@@ -1,19 +1,22 @@
 """Which engine serves each capability, and on which device: the user's choices, kept in
 ``$VIDEOREVIEW_HOME/engines.json`` and shared by the window, the CLI and the library.
 
-A choice is a builtin engine's name or a catalog model's name (``videoreview models
-list``). When a chosen model cannot be used (not installed, not able to do the job, or
-needing more memory than the device has free) the analysis falls back to the builtin
-engine and says so in one line: a missing model never stops an analysis.
+A choice is a builtin engine's name, a catalog model's name (``videoreview models
+list``) or, for the capabilities models serve, a model folder's path. When a chosen
+model cannot be used (not installed, not able to do the job, or needing more memory than
+the device has free) the analysis falls back to the builtin engine and says so in one
+line: a missing model never stops an analysis.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .engines import registry
 from .errors import RecordError
 
 FILE_NAME = "engines.json"
@@ -21,21 +24,25 @@ FILE_NAME = "engines.json"
 
 @dataclass(frozen=True)
 class Capability:
-    key: str  # in engines.json
+    key: str  # in engines.json, and in engines.registry
     label: str  # for the user
     task: str  # the catalog task of models that can serve it
-    builtins: tuple[str, ...]  # engines that need no download; the first is the default
+
+    @property
+    def builtins(self) -> tuple[str, ...]:
+        """Engines that need no download; the first is the default."""
+        return registry.CAPABILITIES[self.key].names
 
 
 CAPABILITIES = (
     # One choice serves frame captions and boundary captions: the captioning stage asks
     # the same model for both (ProgressCaptioner's windows, Kinetic-GEB+'s boundaries).
-    Capability("captions", "Frame and boundary captions", "captions", ("builtin",)),
-    Capability("summaries", "Summary writer", "summaries", ("builtin",)),
-    Capability("scoring", "ViSIL scorer", "scoring", ("builtin",)),
-    Capability("image-text", "Frame search (image-text)", "image-text", ("none",)),
-    Capability("faces", "Faces", "faces", ("dlib-hog", "dlib-cnn")),
-    Capability("boundaries", "Event boundaries", "boundaries", ("builtin",)),
+    Capability("captions", "Frame and boundary captions", "captions"),
+    Capability("summaries", "Summary writer", "summaries"),
+    Capability("scoring", "ViSIL scorer", "scoring"),
+    Capability("image-text", "Frame search (image-text)", "image-text"),
+    Capability("faces", "Faces", "faces"),
+    Capability("boundaries", "Event boundaries", "boundaries"),
 )
 BY_KEY = {c.key: c for c in CAPABILITIES}
 
@@ -87,6 +94,10 @@ def check_choice(key: str, name: str, catalog=None) -> None:
     capability = BY_KEY[key]
     if name in capability.builtins:
         return
+    if os.sep in name and registry.CAPABILITIES[key].model is not None:  # a model folder, chosen by its path
+        if not Path(name).is_dir():
+            raise ValueError(f"{name}: the model folder is not there")
+        return
     from .models.catalog import load_catalog
 
     catalog = load_catalog() if catalog is None else catalog
@@ -101,6 +112,17 @@ def models_for(key: str, catalog) -> list[str]:
     """The catalog models that can be chosen for a capability."""
     task = BY_KEY[key].task
     return sorted(name for name, entry in catalog.items() if task in entry.tasks and not entry.builtin)
+
+
+def chosen_device() -> str:
+    """The device chosen for models, or the best present when that one is not here (the
+    analysis says so: see ``choose``)."""
+    from .engines.device import resolve
+
+    try:
+        return resolve(load_choices()[0].get("device", "auto"))
+    except ValueError:
+        return resolve("auto")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,228 @@
+"""`videoreview analyze`, `identities` and `info`: analyse videos, list their people, probe them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import VideoReviewError
+from .common import EXIT_ERROR, EXIT_USAGE, chosen, parse_engines, print_error
+
+
+def _output_path(video: Path, output: str | None, many: bool) -> Path | None:
+    """Where one video's Analysis goes: None means stdout."""
+    if output == "-":
+        return None
+    name = f"{video.stem}.analysis.json"
+    if output is None:
+        return Path.cwd() / name
+    out = Path(output)
+    if many or out.is_dir():
+        return out / name
+    return out
+
+
+def analyze_each(args: argparse.Namespace, outputs: bool):
+    """Analyse every video of ``args.videos`` with a progress bar each. Yields
+    (video, output path or None, Analysis or None when the video failed, with its error printed)."""
+    from tqdm import tqdm
+
+    from ..pipeline import CancelToken, StageCache, analyze, build_stages
+    from ..pipeline.child import saved_analysis
+    from ..records import Analysis
+
+    stages = build_stages(parse_engines(args.engines), chosen().device)
+    many = len(args.videos) > 1
+    if outputs and many and args.output not in (None, "-"):
+        Path(args.output).mkdir(parents=True, exist_ok=True)
+    cache = StageCache()
+    for video in map(Path, args.videos):
+        out = _output_path(video, args.output, many) if outputs else None
+        previous = None
+        if out is not None and out.exists():
+            try:
+                previous = Analysis.load(out)  # keeps the reviewer's edits across re-runs
+            except VideoReviewError:
+                previous = None
+        if previous is None:
+            previous = saved_analysis(str(video))  # ...or those made in the window
+        bar = tqdm(total=100, desc=video.name, unit="%", file=sys.stderr, disable=args.quiet,
+                   bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
+        names = ["probe"] + [s.name for s in stages]
+
+        def progress(stage: str, fraction: float, message: str) -> None:
+            done = (names.index(stage) + max(0.0, min(1.0, fraction))) / len(names) * 100
+            bar.n = round(done, 1)
+            bar.set_postfix_str(f"{stage}: {message}" if message else stage, refresh=False)
+            bar.refresh()
+
+        try:
+            analysis = analyze(video, progress=progress, cancel=CancelToken(), cache=cache,
+                               use_cache=not args.no_cache, backend=args.backend, previous=previous,
+                               stages=stages)
+        except VideoReviewError as exc:
+            bar.close()
+            print_error(str(exc))
+            yield video, out, None
+            continue
+        bar.n = 100
+        bar.close()
+        yield video, out, analysis
+
+
+def analyze_all(args: argparse.Namespace, outputs: bool):
+    """Everything _analyze_each yields, or None (the error printed) when --engines is wrong
+    or names a model folder that will not load."""
+    from ..errors import ModelError
+
+    try:
+        return list(analyze_each(args, outputs))
+    except (argparse.ArgumentTypeError, KeyError, ModelError) as exc:
+        print_error(str(exc).strip("'\""))
+        return None
+
+
+def one_analysis(args: argparse.Namespace):
+    """The Analysis of ``args.video`` (cached stages are reused, a reviewer's edits kept), or None."""
+    args.videos, args.output = [args.video], None
+    results = analyze_all(args, outputs=False)
+    return results[0][2] if results else None
+
+
+def _cluster_distance(analyses) -> float:
+    """The face engine's clustering distance for analyses made with it (at least one)."""
+    from ..engines.faces import cluster_distance
+
+    return cluster_distance(analyses[0].engines.get("faces", ""))
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    done = analyze_all(args, outputs=True)
+    if done is None:
+        return EXIT_USAGE
+    good = [(video, out, a) for video, out, a in done if a is not None]
+    if args.videoset and good and "faces" in good[0][2].engines:
+        from ..pipeline.identities import assign_identities
+
+        shared = assign_identities([a for _, _, a in good], _cluster_distance([a for _, _, a in good]))
+        good = [(video, out, a) for (video, out, _), a in zip(good, shared)]
+    for video, out, analysis in good:
+        if out is None:
+            print(analysis.to_json())
+            continue
+        analysis.save(out)
+        if not args.quiet:
+            kinds = {k: sum(b.kind == k for b in analysis.boundaries) for k in ("cut", "gradual", "event")}
+            print(f"{out}: {len(analysis.boundaries)} boundaries "
+                  f"({kinds['cut']} cuts, {kinds['gradual']} gradual, {kinds['event']} events), "
+                  f"{len(analysis.faces)} faces, {len(analysis.identities)} identities", file=sys.stderr)
+    return EXIT_ERROR if len(good) < len(done) else 0
+
+
+def cmd_identities(args: argparse.Namespace) -> int:
+    """Identities over the videos as one set: a table, and each identity's face as a JPEG."""
+    from ..pipeline.identities import assign_identities, exemplar_image
+
+    args.output = None
+    try:
+        faces_on = "faces" in parse_engines(args.engines)
+    except argparse.ArgumentTypeError as exc:
+        print_error(str(exc))
+        return EXIT_USAGE
+    if not faces_on:
+        print_error("the faces capability is switched off (--engines faces=none)")
+        return EXIT_USAGE
+    done = analyze_all(args, outputs=False)
+    if done is None:
+        return EXIT_USAGE
+    good = [(video, a) for video, _, a in done if a is not None]
+    analyses = assign_identities([a for _, a in good], _cluster_distance([a for _, a in good])) if good else []
+    rows: dict[str, dict] = {}
+    for (video, _), analysis in zip(good, analyses):
+        for identity in analysis.identities:
+            row = rows.setdefault(identity.id, {"id": identity.id, "name": identity.name, "appearances": []})
+            row["name"] = row["name"] or identity.name
+            row["appearances"] += [{"video": str(video), "start": a.start, "end": a.end} for a in identity.appearances]
+            if args.crops and "crop" not in row and identity.exemplar is not None:
+                folder = Path(args.crops)
+                folder.mkdir(parents=True, exist_ok=True)
+                row["crop"] = str(folder / f"{identity.id}.jpg")
+                exemplar_image(analysis, identity.exemplar, Path(row["crop"]))
+    ordered = sorted(rows.values(), key=lambda r: int(r["id"][1:]))
+    if args.json:
+        print(json.dumps(ordered, indent=2, ensure_ascii=False))
+    else:
+        if not ordered:
+            print("no identities (no faces found)")
+        for row in ordered:
+            label = row["id"] + (f" ({row['name']})" if row["name"] else "")
+            seen = sum(a["end"] - a["start"] for a in row["appearances"])
+            print(f"{label}: on screen {seen:.1f} s" + (f", face: {row['crop']}" if "crop" in row else ""))
+            for video in dict.fromkeys(a["video"] for a in row["appearances"]):
+                spans = ", ".join(f"{a['start']:.1f}-{a['end']:.1f}" for a in row["appearances"] if a["video"] == video)
+                print(f"    {video}: {spans}")
+    return EXIT_ERROR if len(good) < len(done) else 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from ..media import probe
+
+    status = 0
+    for video in args.videos:
+        try:
+            info = probe(video)
+        except VideoReviewError as exc:
+            print_error(str(exc))
+            status = EXIT_ERROR
+            continue
+        if args.json:
+            print(json.dumps(info.to_dict(), indent=2, ensure_ascii=False))
+            continue
+        rows = [
+            ("file", info.path),
+            ("container", info.container),
+            ("codec", info.codec),
+            ("size", f"{info.width}x{info.height}" + (f" (rotated {info.rotation}°)" if info.rotation else "")),
+            ("duration", f"{info.duration:.3f} s"),
+            ("frames", f"{info.frame_count} decodable" + (
+                f" (header says {info.header_frame_count})"
+                if info.header_frame_count not in (None, info.frame_count) else "")),
+            ("fps", f"{info.fps:.3f}" + (" (variable)" if info.variable_frame_rate else "")),
+            ("audio", "yes" if info.has_audio else "no"),
+        ]
+        for key, value in rows:
+            print(f"{key:>9}: {value}")
+    return status
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("analyze", help="analyse videos and write their Analysis JSON")
+    p.add_argument("videos", nargs="+", metavar="VIDEO")
+    p.add_argument("-o", "--output", help="output file (one video), folder (several), or - for stdout; "
+                                          "default: ./NAME.analysis.json")
+    p.add_argument("--engines", action="append", metavar="CAP=NAME[,CAP=NAME]",
+                   help="engine per capability, e.g. boundaries=builtin; NAME 'none' skips the capability")
+    p.add_argument("--no-cache", action="store_true", help="recompute every stage")
+    p.add_argument("--backend", choices=["auto", "decord", "pyav"], default="auto", help="video decoder")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--videoset", action="store_true",
+                   help="the videos are one set (clips of one film): identities P1, P2, ... are shared")
+    p.set_defaults(run=cmd_analyze)
+
+    p = sub.add_parser("identities", help="people in a set of videos: P1, P2, ... with their times and faces")
+    p.add_argument("videos", nargs="+", metavar="VIDEO")
+    p.add_argument("--crops", metavar="DIR", help="write each identity's face to DIR/P1.jpg, ...")
+    p.add_argument("--engines", action="append", metavar="CAP=NAME[,CAP=NAME]",
+                   help="e.g. faces=dlib-cnn (slower, finds more turned and smaller faces)")
+    p.add_argument("--no-cache", action="store_true", help="recompute every stage")
+    p.add_argument("--backend", choices=["auto", "decord", "pyav"], default="auto", help="video decoder")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_identities)
+
+    p = sub.add_parser("info", help="print what the probe finds in videos")
+    p.add_argument("videos", nargs="+", metavar="VIDEO")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_info)

@@ -1,0 +1,128 @@
+"""Every engine capability and how its engines are made: the one table that the pipeline,
+the summaries, the library, the window and the CLI all go through.
+
+A name is a builtin engine's (no download), or, where models serve the capability, a
+model: a catalog name or a folder (``vlm:`` in front is accepted too, as
+``--engines captions=vlm:FOLDER`` has always been written). The device is passed in by
+whoever read the user's choice (choices.choose); engines never read the choices file.
+
+    capability   protocol                   builtin                          a model
+    boundaries   boundaries/protocol.py     builtin (TransNetV2 + events)    -
+    faces        faces/protocol.py          dlib-hog, dlib-cnn               -
+    captions     captions/protocol.py       builtin (measured captions)      a VLM
+    scoring      scoring/protocol.py        builtin (MiniLM evidence)        a VLM
+    summaries    scoring/protocol.py        builtin: None, the builder's     a VLM
+                                            own text from the analysis
+    image-text   embeddings/protocol.py     none: None, frame search off     SigLIP (ONNX)
+
+An engine is made once per process and device, and shared; engines holding a model
+load it on first use and free it with ``release()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+Factory = Callable[[str], Any]  # device -> engine
+
+
+class UnknownEngine(KeyError):
+    pass
+
+
+def _boundaries(device: str):
+    from .boundaries.builtin import BuiltinBoundaryEngine  # torch loads only when an engine is made
+
+    return BuiltinBoundaryEngine()  # on the CPU: TransNetV2 at half rate is sized for it
+
+
+def _dlib(detector: str) -> Factory:
+    def make(device: str):
+        from .faces.dlib_faces import DlibFaceEngine  # dlib loads only when an engine is made
+
+        return DlibFaceEngine(detector=detector)
+
+    return make
+
+
+def _captions(device: str):
+    from .captions.builtin import BuiltinCaptionEngine
+
+    return BuiltinCaptionEngine()
+
+
+def _vlm(spec: str, device: str):
+    from .captions.vlm import VLMEngine  # transformers loads only when a VLM is chosen
+
+    return VLMEngine(spec, device)
+
+
+def _builtin_scoring(device: str):
+    from .scoring.builtin import BuiltinScoring
+
+    return BuiltinScoring()
+
+
+def _vlm_scoring(spec: str, device: str):
+    from .scoring.vlm import VLMScoring
+
+    return VLMScoring(_vlm(spec, device))
+
+
+def _image_text(spec: str, device: str):
+    from .embeddings.image_text import ImageTextEncoder
+
+    return ImageTextEncoder(spec, device)
+
+
+@dataclass(frozen=True)
+class Capability:
+    builtins: dict[str, Factory]  # name -> factory; a factory of None means "no engine"
+    model: Callable[[str, str], Any] | None = None  # (model name or folder, device) -> engine
+    names: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", tuple(self.builtins))
+
+
+CAPABILITIES: dict[str, Capability] = {
+    "boundaries": Capability({"builtin": _boundaries}),
+    "faces": Capability({"dlib-hog": _dlib("hog"), "dlib-cnn": _dlib("cnn")}),
+    "captions": Capability({"builtin": _captions}, _vlm),
+    "scoring": Capability({"builtin": _builtin_scoring}, _vlm_scoring),
+    "summaries": Capability({"builtin": lambda device: None}, _vlm),
+    "image-text": Capability({"none": lambda device: None}, _image_text),
+}
+
+_INSTANCES: dict[tuple[str, str, str], Any] = {}
+
+
+def available(capability: str) -> list[str]:
+    """The names ``create`` takes for a capability (MODEL: a catalog name or a folder)."""
+    kind = CAPABILITIES[capability]
+    return list(kind.names) + (["MODEL"] if kind.model else [])
+
+
+def is_builtin(capability: str, name: str) -> bool:
+    return name in CAPABILITIES[capability].builtins
+
+
+def create(capability: str, name: str, device: str = "auto") -> Any:
+    """The engine ``name`` for ``capability`` on ``device``; the same instance on every
+    call. None for a builtin that is no engine (the builtin summary writer, frame search
+    off). UnknownEngine for a name that is neither a builtin nor (where models serve the
+    capability) a model; a model folder that will not load raises ModelError."""
+    if capability not in CAPABILITIES:
+        raise UnknownEngine(f"no capability {capability!r} (capabilities: {', '.join(CAPABILITIES)})")
+    kind = CAPABILITIES[capability]
+    key = (capability, name, device)
+    if key not in _INSTANCES:
+        if name in kind.builtins:
+            engine = kind.builtins[name](device)
+        elif kind.model is not None:
+            engine = kind.model(name.removeprefix("vlm:"), device)
+        else:
+            raise UnknownEngine(f"no {capability} engine named {name!r} (available: {', '.join(kind.names)})")
+        _INSTANCES[key] = engine
+    return _INSTANCES[key]

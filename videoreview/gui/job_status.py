@@ -1,0 +1,54 @@
+"""The status bar's view of the analysis queue."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
+
+from .jobs import JobProgress
+
+
+class JobStatus(QWidget):
+    """Status-bar view of the analysis queue: current video and stage, progress, ETA, cancel."""
+
+    cancelRequested = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.label = QLabel("Idle")
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setMaximumWidth(220)
+        self.bar.setTextVisible(False)
+        self.cancel = QToolButton()
+        self.cancel.setText("Cancel")
+        self.cancel.setToolTip("Cancel the running analysis (Esc)")
+        self.cancel.clicked.connect(self.cancelRequested)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.cancel)
+        self.set_idle()
+
+    def set_idle(self) -> None:
+        self.label.setText("Idle")
+        self.bar.hide()
+        self.cancel.hide()
+
+    def show_progress(self, progress: JobProgress, queued: int) -> None:
+        eta = f", {_duration(progress.eta)} left" if progress.eta is not None else ""
+        stage_eta = f" ({_duration(progress.stage_eta)})" if progress.stage_eta is not None else ""
+        more = f" · {queued} queued" if queued else ""
+        self.label.setText(f"{os.path.basename(progress.path)}: {progress.stage} "
+                           f"{progress.stage_fraction:.0%}{stage_eta}{eta}{more}")
+        self.bar.setValue(round(progress.fraction * 1000))
+        self.bar.show()
+        self.cancel.show()
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    return f"{seconds // 60}m {seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"

@@ -1,0 +1,138 @@
+"""An Analysis as the timeline shows it: items sorted once into numpy arrays, so that a
+paint only slices them (searchsorted), and the time <-> frame conversions. No Qt here."""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...records import BOUNDARY_KINDS, Analysis, Boundary, Identity, Keyframe
+from ...summary.export.subtitles import caption_spans
+from ...timecode import frame_at, nearest_frame
+
+
+@dataclass
+class Lane:
+    """One identity's presence: appearances sorted and merged, so that ends are sorted too."""
+
+    identity: Identity
+    label: str
+    starts: np.ndarray
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, identity: Identity) -> "Lane":
+        spans = sorted((a.start, max(a.start, a.end)) for a in identity.appearances)
+        merged: list[list[float]] = []
+        for start, end in spans:
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        bounds = np.array(merged, np.float64).reshape(-1, 2)
+        label = f"{identity.id} {identity.name}" if identity.name else identity.id
+        return cls(identity, label, bounds[:, 0].copy(), bounds[:, 1].copy())
+
+
+class TimelineModel:
+    """An Analysis as sorted arrays, built once per Timeline.set_analysis."""
+
+    def __init__(self, analysis: Analysis):
+        self.analysis = analysis
+        video = analysis.video
+        self.video_key = (analysis.content_hash, video.path)
+        self.fps = video.fps if video.fps > 0 else 25.0
+        self.frame_count = max(1, video.frame_count)
+        self.aspect = video.width / video.height if video.width > 0 and video.height > 0 else 16 / 9
+        latest = max([0.0, *(b.time for b in analysis.boundaries), *(c.time for c in analysis.captions),
+                      *(k.time for k in analysis.keyframes)])
+        self.duration = max(video.duration, latest + 1 / self.fps)
+
+        self.boundaries: list[Boundary] = sorted(analysis.boundaries, key=lambda b: (b.time, b.frame))
+        self.b_times = np.array([b.time for b in self.boundaries], np.float64)
+        self.b_kinds = np.array([BOUNDARY_KINDS.index(b.kind) for b in self.boundaries], np.int8)
+        self.b_edited = np.array([b.edited for b in self.boundaries], bool)
+        self.b_index = {b.frame: i for i, b in enumerate(self.boundaries)}
+
+        # A block lasts as long as the caption applies, as a subtitle cue does.
+        self.captions, self.c_ends = caption_spans(analysis, self.duration)
+        self.c_starts = np.array([c.time for c in self.captions], np.float64)
+        self.c_edited = np.array([c.edited for c in self.captions], bool)
+        self.c_index = {c.frame: i for i, c in enumerate(self.captions)}
+
+        self.lanes = [Lane.of(identity) for identity in analysis.identities]
+
+        self.keyframes: list[Keyframe] = sorted(analysis.keyframes, key=lambda k: (k.time, k.frame))
+        self.k_times = np.array([k.time for k in self.keyframes], np.float64)
+        self.k_index = {k.frame: i for i, k in enumerate(self.keyframes)}
+
+    def frame_at(self, seconds: float) -> int:
+        """The frame on screen at ``seconds``."""
+        return frame_at(seconds, self.fps, self.frame_count)
+
+    def snap(self, seconds: float) -> float:
+        """The time of the frame starting nearest to ``seconds`` (a dragged boundary lands there)."""
+        return nearest_frame(seconds, self.fps, self.frame_count) / self.fps
+
+
+_SECOND_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400)
+_SUBDIVISIONS = {1: 4, 2: 4, 5: 5, 10: 10, 15: 3, 30: 6, 60: 6, 120: 4, 300: 5, 600: 10, 900: 3, 1800: 6, 3600: 6,
+                 7200: 4, 14400: 4}
+LABEL_SPACING_PX = 90
+
+
+def ruler_steps(pps: float, fps: float) -> tuple[float, float]:
+    """(major, minor) tick spacing in seconds: labels at least LABEL_SPACING_PX apart; below
+    a second, steps are whole frames and minor ticks mark every frame."""
+    frame = 1 / fps
+    rate = round(fps)
+    if abs(fps - rate) < 0.01:  # steps that divide the second, so each second's labels start at .00
+        frame_steps = [n for n in range(1, rate) if rate % n == 0]
+    else:
+        frame_steps = [n for n in (1, 2, 5, 10) if n < fps]
+    for frames in frame_steps:
+        if frames * frame * pps >= LABEL_SPACING_PX:
+            return frames * frame, frame
+    for step in _SECOND_STEPS:
+        if step * pps >= LABEL_SPACING_PX:
+            minor = step / _SUBDIVISIONS[step]
+            if step == 1 and frame * pps >= 5:
+                minor = frame
+            return float(step), minor
+    return float(_SECOND_STEPS[-1]), _SECOND_STEPS[-1] / 4
+
+
+def runs(starts: np.ndarray, widths) -> list[tuple[int, int]]:
+    """Merge sorted pixel spans [start, start + width) that touch or overlap into
+    (left, right) pairs: one fill per run instead of one per item."""
+    if not len(starts):
+        return []
+    ends = np.maximum.accumulate(starts + widths)
+    breaks = np.flatnonzero(starts[1:] > ends[:-1]) + 1
+    firsts = np.concatenate(([0], breaks))
+    lasts = np.concatenate((breaks - 1, [len(starts) - 1]))
+    return list(zip(starts[firsts].tolist(), ends[lasts].tolist()))
+
+
+def nearest(times: np.ndarray, t: float, reach: float) -> int | None:
+    """Index of the time nearest to ``t`` if within ``reach``."""
+    if not len(times):
+        return None
+    i = int(np.searchsorted(times, t))
+    candidates = [j for j in (i - 1, i) if 0 <= j < len(times)]
+    best = min(candidates, key=lambda j: abs(times[j] - t))
+    return best if abs(times[best] - t) <= reach else None
+
+
+def neighbour_time(times: list[float], here: float, fps: float, direction: int) -> float | None:
+    """The time after (``direction`` > 0) or before ``here`` among ``times``, skipping the
+    frame shown; None when there is none. By time, not frame index: in a variable-frame-rate
+    file the two do not map by the mean fps."""
+    times, half_frame = sorted(times), 0.5 / fps
+    if direction > 0:
+        i = bisect.bisect_right(times, here + half_frame)
+        return times[i] if i < len(times) else None
+    i = bisect.bisect_left(times, here - half_frame)
+    return times[i - 1] if i > 0 else None

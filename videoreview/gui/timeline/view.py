@@ -1,0 +1,499 @@
+"""The timeline widget: its tracks (tracks.py) stacked like a video editor's under one zoom
+and scroll, painted in one paintEvent from the model's sorted arrays (a few milliseconds
+even with tens of thousands of items); it seeks, selects, drags boundaries, asks for thumbnails."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QImage, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QScrollBar, QToolTip, QWidget
+
+from ...records import Analysis, Boundary
+from .model import TimelineModel
+from .overlays import paint_drag, paint_playhead, paint_video_end
+from .style import Colors
+from .thumbs import Thumbnails
+from .tracks import KEY_THUMB_H, RULER_H, THUMBNAIL_H, TRACKS, Hit, Track
+
+HEADER_W = 136  # the fixed column of track names on the left
+MAX_PX_PER_FRAME = 48  # deepest zoom
+ZOOM_STEP = 1.25  # per wheel notch
+BUTTON_ZOOM = 1.5  # per zoom_in() / zoom_out()
+THUMBNAIL_DEBOUNCE_MS = 60
+
+
+@dataclass
+class _Press:
+    """A left button press in progress: scrubbing the playhead or dragging a boundary."""
+
+    x: float
+    scrub: bool = False
+    boundary: Boundary | None = None  # the pressed boundary (kept if a new analysis arrives meanwhile)
+    dragging: bool = False
+    drag_time: float = 0.0
+    seek_time: float | None = None  # scrubbing: the last time sent
+
+
+class Timeline(QWidget):
+    """Multi-track timeline of one Analysis. Times are seconds; x positions are widget
+    coordinates, the tracks starting right of a fixed header column."""
+
+    seekRequested = Signal(float)
+    selected = Signal(str, object)  # kind ("caption", "boundary", "identity", "keyframe"), key
+    boundaryDragged = Signal(int, float)  # old frame, new time (snapped to a frame)
+    zoomChanged = Signal(float)  # pixels per second
+    thumbnailsWanted = Signal(list)  # frames the strip and keyframe track now show
+
+    THUMBNAIL_HEIGHT = THUMBNAIL_H
+    left = HEADER_W  # where the tracks start: for the tracks' painting
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setMouseTracking(True)  # hover cursor over draggable boundary markers
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # every paint fills its whole rect
+        self.model: TimelineModel | None = None
+        self.pps = 1.0  # zoom: pixels per second
+        self.offset = 0.0  # time at the left edge of the tracks
+        self._fit = True  # showing the whole video: stays so when the widget is resized
+        self._position = 0.0
+        self._selection: tuple[str, object] | None = None
+        self._press: _Press | None = None
+        self.thumbs = Thumbnails()
+        self._wanted: list[int] = []
+        self._tracks: list[Track] = []
+        self.last_paint_ms = 0.0
+
+        self._scrollbar = QScrollBar(Qt.Orientation.Horizontal, self)
+        self._scrollbar.valueChanged.connect(self._on_scrollbar)
+        self._thumb_timer = QTimer(self)
+        self._thumb_timer.setSingleShot(True)
+        self._thumb_timer.setInterval(THUMBNAIL_DEBOUNCE_MS)
+        self._thumb_timer.timeout.connect(self._emit_thumbnails_wanted)
+        self._layout_tracks()
+
+    # ------------------------------------------------------------------ public API
+
+    def set_analysis(self, analysis: Analysis | None) -> None:
+        """Show ``analysis`` (None: nothing). A new analysis of the same video keeps the
+        zoom, scroll position, selection and thumbnails; another video starts zoomed to fit."""
+        old = self.model
+        self.model = TimelineModel(analysis) if analysis is not None else None
+        same_video = old is not None and self.model is not None and old.video_key == self.model.video_key
+        if not same_video:
+            self._selection = None
+            self._press = None
+            self.thumbs.clear()
+            self._wanted = []
+            self._fit = True
+        self._layout_tracks()
+        self.updateGeometry()
+        if self.model is None:
+            self.update()
+            return
+        self._position = min(self._position, self.model.duration)
+        self._set_view(0.0 if self._fit else self.pps, self.offset)  # 0: clamped to the fitting zoom
+
+    def analysis(self) -> Analysis | None:
+        return self.model.analysis if self.model is not None else None
+
+    def set_position(self, seconds: float) -> None:
+        """Move the playhead. While it moves past the right edge the view pages along."""
+        if self.model is None:
+            self._position = max(0.0, seconds)
+            return
+        seconds = min(max(0.0, seconds), self.model.duration)
+        old = self._position
+        if seconds == old:
+            return
+        was_visible = self._is_visible(old)
+        self._position = seconds
+        if was_visible and not self._is_visible(seconds):
+            span = self._span()
+            # Playing forward: turn the page. Jumping back: centre on it.
+            start = seconds - 0.05 * span if seconds > old else seconds - 0.5 * span
+            self._set_view(self.pps, start)
+            return
+        self.update(QRect(0, 0, HEADER_W, RULER_H))  # the timecode there
+        old_x, new_x = math.floor(self.x_of(old)), math.floor(self.x_of(seconds))
+        if old_x != new_x:
+            for x in (old_x, new_x):
+                self.update(QRect(x - 7, 0, 15, self.tracks_bottom()))
+
+    def position(self) -> float:
+        return self._position
+
+    def set_thumbnail(self, frame: int, image: QImage) -> None:
+        """A decoded frame for the thumbnail strip and the keyframe track (any height: it
+        is scaled to the strip)."""
+        if self.model is None or image.isNull():
+            return
+        if image.height() != THUMBNAIL_H:
+            image = image.scaledToHeight(THUMBNAIL_H, Qt.TransformationMode.SmoothTransformation)
+        self.thumbs.put(frame, QPixmap.fromImage(image))
+        for name in ("thumbnails", "keyframes"):
+            self.update(self.track_rect(name))
+
+    def thumbnail_frames(self) -> list[int]:
+        """The frames the thumbnail strip and the keyframe track want at the current zoom
+        and scroll position, left to right, without repeats."""
+        model = self.model
+        if model is None:
+            return []
+        t0, t1 = self.visible_range()
+        frames = {model.frame_at(t): None for t in self.tile_times(t0, t1)}
+        for i in self.keyframes_with_thumbnails(t0, t1):
+            frames[model.keyframes[i].frame] = None
+        return list(frames)
+
+    def set_selection(self, kind: str | None, key: object = None) -> None:
+        """Highlight one item (kind and key as in ``selected``); None clears."""
+        selection = (kind, key) if kind is not None else None
+        if selection != self._selection:
+            self._selection = selection
+            self.update()
+
+    def selection(self) -> tuple[str, object] | None:
+        return self._selection
+
+    def selected_index(self, kind: str, index: dict) -> int | None:
+        """The selected item's position in a model index (kind's key -> index), if of ``kind``."""
+        if self._selection is None or self._selection[0] != kind:
+            return None
+        return index.get(self._selection[1])
+
+    def zoom_in(self) -> None:
+        self._zoom(BUTTON_ZOOM, self._zoom_anchor())
+
+    def zoom_out(self) -> None:
+        self._zoom(1 / BUTTON_ZOOM, self._zoom_anchor())
+
+    def zoom_to_fit(self) -> None:
+        self._set_view(0.0, 0.0)
+
+    def pixels_per_second(self) -> float:
+        return self.pps
+
+    def visible_range(self) -> tuple[float, float]:
+        """First and last second the tracks show."""
+        return self.offset, self.offset + self._span()
+
+    # -- geometry, for the tracks, the owner and tests
+
+    def x_of(self, seconds):
+        """x of a time (or of an array of times)."""
+        return HEADER_W + (seconds - self.offset) * self.pps
+
+    def time_at(self, x: float) -> float:
+        return self.offset + (x - HEADER_W) / self.pps
+
+    def columns(self, times: np.ndarray) -> np.ndarray:
+        """Pixel column of each time."""
+        return np.floor((times - self.offset) * self.pps + HEADER_W).astype(np.int64)
+
+    def clamp_x(self, xs: np.ndarray) -> np.ndarray:
+        """x positions limited to just outside the tracks' area."""
+        return np.clip(xs, HEADER_W - 4, self.width() + 4)
+
+    def content_width(self) -> int:
+        return max(1, self.width() - HEADER_W)
+
+    def track_rect(self, name: str) -> QRect:
+        """The area of a track right of the header column: "ruler", "thumbnails",
+        "boundaries", "captions", "keyframes", "identity:P1", ...; a null QRect if there is
+        no such track."""
+        for track in self._tracks:
+            if track.name == name:
+                return QRect(HEADER_W, track.top, self.content_width(), track.height)
+        return QRect()
+
+    def track_names(self) -> list[str]:
+        return [track.name for track in self._tracks]
+
+    def item_at(self, pos: QPoint | QPointF) -> tuple[str, object] | None:
+        """(kind, key) of the item under ``pos``, as ``selected`` would give it."""
+        found = self._hit(pos)
+        return (found[1].kind, found[1].key) if found is not None else None
+
+    def tooltip_at(self, pos: QPoint | QPointF) -> str:
+        """What hovering at ``pos`` shows: a caption's full text, a boundary's details, ..."""
+        found = self._hit(pos)
+        return found[0].tooltip(self, found[1]) if found is not None else ""
+
+    # -- thumbnails, for the strip and the keyframe track
+
+    def tile_w(self) -> int:
+        return max(16, round(THUMBNAIL_H * self.model.aspect))
+
+    def key_thumb_w(self) -> int:
+        return max(10, round(KEY_THUMB_H * self.model.aspect)) if self.model is not None else 0
+
+    def tile_times(self, t0: float, t1: float) -> list[float]:
+        """Start times of the strip's tiles between t0 and t1. Tiles sit at multiples of one
+        tile width, so scrolling keeps them (and the frames they want) in place."""
+        step = self.tile_w() / self.pps
+        first = max(0, math.floor(t0 / step))
+        last = min(math.ceil(t1 / step), math.ceil(self.model.duration / step))
+        return [k * step for k in range(first, last)]
+
+    def keyframes_with_thumbnails(self, t0: float, t1: float) -> list[int]:
+        """Indices of the keyframes between t0 and t1 with room for a thumbnail: both
+        neighbours at least a thumbnail width away, so any paint region picks the same ones."""
+        times = self.model.k_times
+        i0, i1 = (int(i) for i in np.searchsorted(times, [t0, t1]))
+        room = (self.key_thumb_w() + 6) / self.pps
+        apart = (np.diff(times, prepend=-math.inf) >= room) & (np.diff(times, append=math.inf) >= room)
+        return (np.flatnonzero(apart[i0:i1]) + i0).tolist()
+
+    # ------------------------------------------------------------------ Qt overrides
+
+    def sizeHint(self) -> QSize:
+        return QSize(900, max(260, self.minimumSizeHint().height()))
+
+    def minimumSizeHint(self) -> QSize:
+        tracks = sum(kind.reserved_height(self.model) for kind in TRACKS)
+        return QSize(HEADER_W + 240, tracks + self._scrollbar.sizeHint().height())
+
+    def resizeEvent(self, event) -> None:
+        height = self._scrollbar.sizeHint().height()
+        self._scrollbar.setGeometry(HEADER_W, self.height() - height, self.content_width(), height)
+        if self.model is not None:
+            self._set_view(0.0 if self._fit else self.pps, self.offset)
+        super().resizeEvent(event)
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            text = self.tooltip_at(event.pos())
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    def wheelEvent(self, event) -> None:
+        delta = event.angleDelta().y() or event.angleDelta().x()  # Shift+wheel arrives as x on some systems
+        if self.model is None or not delta:
+            event.ignore()
+            return
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self._zoom(ZOOM_STEP ** (delta / 120), event.position().x())
+        else:
+            self._set_view(self.pps, self.offset - delta / 120 * 0.1 * self._span())
+        event.accept()
+
+    def mousePressEvent(self, event) -> None:
+        if self.model is None or event.button() != Qt.MouseButton.LeftButton:
+            super().mousePressEvent(event)
+            return
+        pos = event.position()
+        if pos.x() < HEADER_W:
+            self._click_header(pos)
+            return
+        found = self._hit(pos)
+        if found is None:
+            self._press = _Press(pos.x(), scrub=True)
+            self._scrub(pos.x())
+            return
+        hit = found[1]
+        self._selection = (hit.kind, hit.key)
+        self.update()
+        self.selected.emit(hit.kind, hit.key)
+        self.seekRequested.emit(hit.time)
+        if hit.kind == "boundary":
+            self._press = _Press(pos.x(), boundary=self.model.boundaries[hit.index])
+
+    def mouseMoveEvent(self, event) -> None:
+        x = event.position().x()
+        press = self._press
+        if press is None:
+            found = self._hit(event.position())
+            if found is not None and found[1].kind == "boundary":
+                self.setCursor(Qt.CursorShape.SizeHorCursor)
+            else:
+                self.unsetCursor()
+            return
+        if press.scrub:
+            self._scrub(x)
+        elif press.boundary is not None:
+            if not press.dragging and abs(x - press.x) >= QApplication.startDragDistance():
+                press.dragging = True
+            if press.dragging:
+                press.drag_time = self.model.snap(self.time_at(x))
+                self.update()
+
+    def mouseReleaseEvent(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or self._press is None:
+            return
+        press, self._press = self._press, None
+        if press.dragging:
+            self.update()
+            new_time = self.model.snap(self.time_at(event.position().x()))
+            if self.model.frame_at(new_time) != press.boundary.frame:
+                self.boundaryDragged.emit(press.boundary.frame, new_time)
+
+    # ------------------------------------------------------------------ view
+
+    def _span(self) -> float:
+        return self.content_width() / self.pps
+
+    def _is_visible(self, seconds: float) -> bool:
+        return self.offset <= seconds <= self.offset + self._span()
+
+    def _fit_pps(self) -> float:
+        return self.content_width() / self.model.duration
+
+    def _clamp_pps(self, pps: float) -> float:
+        """Between fitting the whole video and MAX_PX_PER_FRAME."""
+        fit = self._fit_pps()
+        return min(max(pps, fit), max(fit, self.model.fps * MAX_PX_PER_FRAME))
+
+    def _set_view(self, pps: float, offset: float) -> None:
+        """Zoom to ``pps`` with ``offset`` seconds at the left edge, both clamped."""
+        model = self.model
+        if model is None:
+            return
+        pps = self._clamp_pps(pps)
+        offset = min(max(0.0, offset), max(0.0, model.duration - self.content_width() / pps))
+        zoomed = pps != self.pps
+        self.pps, self.offset = pps, offset
+        self._fit = pps <= self._fit_pps() * (1 + 1e-9)
+        self._sync_scrollbar()
+        self.update()
+        self._thumb_timer.start()
+        if zoomed:
+            self.zoomChanged.emit(pps)
+
+    def _zoom(self, factor: float, anchor_x: float) -> None:
+        """Zoom by ``factor`` keeping the time under ``anchor_x`` where it is."""
+        if self.model is None:
+            return
+        anchor = self.time_at(anchor_x)
+        pps = self._clamp_pps(self.pps * factor)
+        self._set_view(pps, anchor - (anchor_x - HEADER_W) / pps)
+
+    def _zoom_anchor(self) -> float:
+        """The playhead when it is in view, else the middle."""
+        if self._is_visible(self._position):
+            return self.x_of(self._position)
+        return HEADER_W + self.content_width() / 2
+
+    def _sync_scrollbar(self) -> None:
+        total = self.model.duration * self.pps
+        width = self.content_width()
+        bar = self._scrollbar
+        bar.blockSignals(True)
+        bar.setRange(0, max(0, math.ceil(total - width)))
+        bar.setPageStep(width)
+        bar.setSingleStep(max(1, width // 10))
+        bar.setValue(round(self.offset * self.pps))
+        bar.blockSignals(False)
+
+    def _on_scrollbar(self, value: int) -> None:
+        if self.model is not None:
+            self._set_view(self.pps, value / self.pps)
+
+    def _emit_thumbnails_wanted(self) -> None:
+        frames = self.thumbnail_frames()
+        if frames and frames != self._wanted:
+            self._wanted = frames
+            self.thumbnailsWanted.emit(frames)
+
+    # ------------------------------------------------------------------ layout and hits
+
+    def _layout_tracks(self) -> None:
+        tracks = [track for kind in TRACKS for track in kind.rows(self.model)]
+        top = 0
+        for track in tracks:
+            track.top = top
+            top += track.height
+        self._tracks = tracks
+
+    def tracks_bottom(self) -> int:
+        last = self._tracks[-1]
+        return last.top + last.height
+
+    def _track_at(self, y: float) -> Track | None:
+        for track in self._tracks:
+            if track.top <= y < track.top + track.height:
+                return track
+        return None
+
+    def _hit(self, pos: QPoint | QPointF) -> tuple[Track, Hit] | None:
+        if self.model is None or pos.x() < HEADER_W:
+            return None
+        track = self._track_at(pos.y())
+        hit = track.hit(self, self.time_at(pos.x())) if track is not None else None
+        return (track, hit) if hit is not None else None
+
+    def _click_header(self, pos: QPointF) -> None:
+        """A click on an identity's name selects the identity (no particular time to seek to)."""
+        track = self._track_at(pos.y())
+        if track is not None and track.name.startswith("identity:"):
+            pid = track.name.partition(":")[2]
+            self._selection = ("identity", pid)
+            self.update()
+            self.selected.emit("identity", pid)
+
+    def _scrub(self, x: float) -> None:
+        """Seek to the start of the frame under ``x``, once per frame while dragging."""
+        model = self.model
+        seconds = model.frame_at(self.time_at(x)) / model.fps
+        if seconds != self._press.seek_time:
+            self._press.seek_time = seconds
+            self.seekRequested.emit(seconds)
+
+    # ------------------------------------------------------------------ painting
+
+    def paintEvent(self, event) -> None:
+        started = time.perf_counter()
+        painter = QPainter(self)
+        colors = Colors(self.palette(), self.font())
+        if self.model is None:
+            painter.fillRect(event.rect(), colors.base)
+            painter.setPen(colors.dim)
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No video")
+        else:
+            # Rect by rect: a moving playhead damages two thin strips, not what lies between.
+            for rect in event.region():
+                painter.setClipRect(rect)
+                self._paint_tracks(painter, rect, colors)
+        painter.end()
+        self.last_paint_ms = (time.perf_counter() - started) * 1000
+
+    def _paint_tracks(self, p: QPainter, rect: QRect, colors: Colors) -> None:
+        width = self.width()
+        bottom = self.tracks_bottom()
+        p.fillRect(rect, colors.base)
+        content = QRect(HEADER_W, 0, self.content_width(), bottom).intersected(rect)
+        if not content.isEmpty():
+            p.save()
+            p.setClipRect(content)  # inside rect: tracks must not draw over the header
+            for n, track in enumerate(self._tracks):
+                area = QRect(HEADER_W, track.top, width - HEADER_W, track.height)
+                if not area.intersects(content):
+                    continue
+                if n % 2:
+                    p.fillRect(area, colors.stripe)
+                margin = track.margin_px(self)  # the damaged part's times, plus items reaching into it
+                track.paint(self, p, area, self.time_at(content.left() - margin),
+                            self.time_at(content.right() + 1 + margin), colors)
+            paint_video_end(self, p, content, colors)
+            if self._press is not None and self._press.dragging:
+                paint_drag(self, p, self._press.boundary, self._press.drag_time, colors)
+            paint_playhead(self, p, self._position, colors)
+            p.restore()
+        if rect.left() < HEADER_W:
+            p.fillRect(0, 0, HEADER_W, bottom, colors.window)
+            for track in self._tracks:
+                track.paint_header(self, p, QRect(10, track.top, HEADER_W - 18, track.height), colors)
+        p.setPen(colors.line)
+        for track in self._tracks[1:]:
+            p.drawLine(0, track.top, width, track.top)
+        p.drawLine(0, bottom, width, bottom)
+        p.drawLine(HEADER_W - 1, 0, HEADER_W - 1, bottom)
