@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 # Later Qt tests must never need a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# A test that sets no home of its own must not touch the user's data.
+os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="videoreview-tests-"))
 
 import pytest  # noqa: E402
 
 import videos as V  # noqa: E402  (tests/ is on sys.path under pytest)
+
+def pytest_collection_modifyitems(items):
+    """Every test of a test_gui_*.py module is a ``gui`` test."""
+    for item in items:
+        if item.path.name.startswith("test_gui_"):
+            item.add_marker(pytest.mark.gui)
+
 
 # A name with spaces and non-ASCII characters, which must work everywhere.
 UNICODE_NAME = "my vidéo – 日本 clip (1).mp4"
@@ -18,12 +28,19 @@ UNICODE_NAME = "my vidéo – 日本 clip (1).mp4"
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    """One VIDEOREVIEW_HOME for a test module (the stage cache makes re-analysis quick);
-    modules that need another kind define their own ``home``."""
+    """The VIDEOREVIEW_HOME of a test module, set in the environment for its tests (the
+    stage cache makes a second analysis of a video quick)."""
     path = tmp_path_factory.mktemp("home")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("VIDEOREVIEW_HOME", str(path))
         yield path
+
+
+@pytest.fixture
+def fresh_home(tmp_path, monkeypatch):
+    """A new, empty VIDEOREVIEW_HOME for one test, set in the environment."""
+    monkeypatch.setenv("VIDEOREVIEW_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
 
 
 @pytest.fixture(scope="session")
@@ -134,7 +151,7 @@ def taught(tmp_path_factory):
     from videoreview.engines.captions.vlm import FAMILIES
 
     root = tmp_path_factory.mktemp("vlm")
-    return {family: tiny_vlm.taught(family, root / family) for family in FAMILIES}
+    return tiny_vlm.taught_in_parallel({family: root / family for family in FAMILIES})
 
 
 @pytest.fixture(scope="session")
@@ -167,3 +184,16 @@ def corpus_outcomes(corpus, corpus_home) -> dict:
 
     with Supervisor(corpus_home, timeout=90) as supervisor:
         return {f.name: supervisor.analyse(f.path) for f in corpus}
+
+
+@pytest.fixture
+def view(qtbot):
+    """A VideoView on screen, 640x360 (the player tests and the corpus's)."""
+    from videoreview.gui.video_view import VideoView
+
+    v = VideoView()
+    qtbot.addWidget(v)
+    v.resize(640, 360)
+    v.show()
+    yield v
+    v.player.close()

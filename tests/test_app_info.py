@@ -4,27 +4,20 @@ bundle starts itself with, and moving the library (Qt-free parts)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 
 import pytest
 
+from helpers import run, run_process
 from videoreview import __version__, paths
 from videoreview.errors import LibraryError
 from videoreview.library.catalog import DB_NAME, Catalog
 from videoreview.library.location import change_location
 
 
-def run(*args: str, home) -> subprocess.CompletedProcess:
-    env = {**os.environ, "VIDEOREVIEW_HOME": str(home), "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run([sys.executable, "-m", "videoreview", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
-
-
 def test_version_names_app_qt_torch_and_the_chosen_engines(tmp_path):
     (tmp_path / "engines.json").write_text(json.dumps({"faces": "dlib-cnn", "device": "cpu"}))
-    result = run("--version", home=tmp_path)
+    result = run_process("--version", home=tmp_path, timeout=120)
     assert result.returncode == 0, result.stderr
     rows = dict(line.split(None, 1) if not line.startswith(("Frame", "Summary", "ViSIL", "Event"))
                 else (line[:29].strip(), line[29:].strip()) for line in result.stdout.splitlines())
@@ -37,10 +30,10 @@ def test_version_names_app_qt_torch_and_the_chosen_engines(tmp_path):
 def test_a_bare_file_opens_the_window_and_a_bad_one_is_named(tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("not a video")
-    result = run(str(notes), "--screenshot", str(tmp_path / "out.png"), home=tmp_path)
+    result = run_process(notes, "--screenshot", tmp_path / "out.png", home=tmp_path, timeout=120)
     assert result.returncode == 1 and str(notes) in result.stderr  # the window's message, not argparse's
     assert "invalid choice" not in result.stderr and not (tmp_path / "out.png").exists()
-    result = run(str(tmp_path / "missing.mp4"), home=tmp_path)  # not a file: argparse's usual refusal
+    result = run_process(tmp_path / "missing.mp4", home=tmp_path, timeout=120)  # not a file: argparse's usual refusal
     assert result.returncode == 2 and "invalid choice" in result.stderr
 
 
@@ -50,61 +43,55 @@ def test_own_command_in_a_bundle_has_no_dash_m(monkeypatch):
     assert paths.own_command("models", "list") == [sys.executable, "models", "list"]
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("VIDEOREVIEW_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-def test_library_move_copies_once_and_never_overwrites(home, tmp_path):
+def test_library_move_copies_once_and_never_overwrites(fresh_home, tmp_path):
     a, b = tmp_path / "a.mp4", tmp_path / "b.mp4"
     a.write_bytes(b"a")
     b.write_bytes(b"b")
     with Catalog() as catalog:
         catalog.add_video(a)
-    (home / "analyses").mkdir()
-    (home / "analyses" / "abc.analysis.json").write_text("{}")
+    (fresh_home / "analyses").mkdir()
+    (fresh_home / "analyses" / "abc.analysis.json").write_text("{}")
     target = tmp_path / "new"
     message = change_location(target)
     assert message == (f"The library is now in {target}; the catalog and 1 saved analysis copied there from "
-                       f"{home}, which is left as it was.")
-    assert paths.library_dir() == target and (home / DB_NAME).exists()
+                       f"{fresh_home}, which is left as it was.")
+    assert paths.library_dir() == target and (fresh_home / DB_NAME).exists()
     with Catalog() as moved:
         assert [v.path for v in moved.videos()] == [str(a)]
         moved.add_video(b)
     # Back home: the data folder's own catalog is used as it is, not overwritten.
-    assert change_location(home) == f"The library is now in {home}."
-    assert not (home / paths.LOCATION_FILE).exists()
+    assert change_location(fresh_home) == f"The library is now in {fresh_home}."
+    assert not (fresh_home / paths.LOCATION_FILE).exists()
     with Catalog() as catalog:
         assert [v.path for v in catalog.videos()] == [str(a)]
-    assert change_location(home) == f"The library stays in {home}."
+    assert change_location(fresh_home) == f"The library stays in {fresh_home}."
 
 
-def test_library_move_to_a_folder_that_cannot_be_made_changes_nothing(home, tmp_path):
+def test_library_move_to_a_folder_that_cannot_be_made_changes_nothing(fresh_home, tmp_path):
     paths.data_dir()
     blocker = tmp_path / "file"
     blocker.write_text("")
     with pytest.raises(LibraryError) as error:
         change_location(blocker / "lib")
     assert str(error.value).startswith(f"{blocker / 'lib'}: cannot be written")
-    assert paths.library_dir() == home and not (home / paths.LOCATION_FILE).exists()
+    assert paths.library_dir() == fresh_home and not (fresh_home / paths.LOCATION_FILE).exists()
 
 
-def test_a_chosen_folder_that_has_gone_falls_back_with_a_line(home, tmp_path):
+def test_a_chosen_folder_that_has_gone_falls_back_with_a_line(fresh_home, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     paths.data_dir()
-    (home / paths.LOCATION_FILE).write_text(json.dumps({"location": str(blocker / "lib")}))
+    (fresh_home / paths.LOCATION_FILE).write_text(json.dumps({"location": str(blocker / "lib")}))
     folder, problem = paths.library_location()
-    assert folder == home and problem.startswith(f"{blocker / 'lib'}: the library folder cannot be used")
+    assert folder == fresh_home and problem.startswith(f"{blocker / 'lib'}: the library folder cannot be used")
 
 
 def test_library_location_from_the_command_line(tmp_path):
-    home, target = tmp_path / "home", tmp_path / "lib"
-    assert run("library", "location", home=home).stdout.strip() == str(home)
-    moved = run("library", "location", str(target), home=home)
+    fresh_home, target = tmp_path / "home", tmp_path / "lib"
+    assert run("library", "location", home=fresh_home).stdout.strip() == str(fresh_home)
+    moved = run("library", "location", str(target), home=fresh_home)
     assert moved.returncode == 0 and moved.stdout.strip() == f"The library is now in {target}."
-    assert run("library", "location", home=home).stdout.strip() == str(target)
-    (home / "engines.json").write_text("{}")
-    refused = run("library", "location", str(home / "engines.json" / "x"), home=home)
-    assert refused.returncode == 1 and refused.stderr.startswith(f"videoreview: error: {home / 'engines.json' / 'x'}: ")
+    assert run("library", "location", home=fresh_home).stdout.strip() == str(target)
+    (fresh_home / "engines.json").write_text("{}")
+    refused = run("library", "location", str(fresh_home / "engines.json" / "x"), home=fresh_home)
+    assert refused.returncode == 1 and refused.stderr.startswith(f"videoreview: error: {fresh_home / 'engines.json' / 'x'}: ")

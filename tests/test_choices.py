@@ -23,7 +23,7 @@ def entry(name: str, tasks: str, memory: float) -> str:
 
 
 @pytest.fixture()
-def home(tmp_path, monkeypatch):
+def catalog_home(tmp_path, monkeypatch):
     """A VIDEOREVIEW_HOME with three user catalog models: 'small' installed (a snapshot
     in the Hugging Face cache), 'huge' installed but needing 100 TB, 'absent' not pulled."""
     from huggingface_hub import constants
@@ -44,25 +44,25 @@ def home(tmp_path, monkeypatch):
     return tmp_path / "home"
 
 
-def choose_engines(home, **values) -> None:
-    (home / "engines.json").write_text(json.dumps(values))
+def choose_engines(catalog_home, **values) -> None:
+    (catalog_home / "engines.json").write_text(json.dumps(values))
 
 
-def test_no_choices_means_the_builtin_engines(home):
+def test_no_choices_means_the_builtin_engines(catalog_home):
     chosen = choices.choose()
     assert chosen.analysis_engines() == DEFAULT_ENGINES and chosen.notices == ()
     assert chosen.names["image-text"] == "none" and chosen.device == "cpu"
 
 
-def test_an_installed_model_that_fits_is_used(home):
-    choose_engines(home, captions="small", scoring="small")
+def test_an_installed_model_that_fits_is_used(catalog_home):
+    choose_engines(catalog_home, captions="small", scoring="small")
     chosen = choices.choose()
     assert chosen.notices == () and chosen.analysis_engines()["captions"] == "vlm:small"
     assert chosen.names["scoring"] == "small"
 
 
-def test_a_missing_or_too_big_model_falls_back_with_one_notice_each(home):
-    choose_engines(home, captions="absent", scoring="absent", summaries="huge")
+def test_a_missing_or_too_big_model_falls_back_with_one_notice_each(catalog_home):
+    choose_engines(catalog_home, captions="absent", scoring="absent", summaries="huge")
     seen = []
     chosen = choices.choose(seen.append)
     assert chosen.analysis_engines() == DEFAULT_ENGINES and chosen.names["scoring"] == "builtin"
@@ -71,52 +71,52 @@ def test_a_missing_or_too_big_model_falls_back_with_one_notice_each(home):
     assert seen[0] == ("absent is not installed (videoreview models pull absent). Instead: "
                        "Frame and boundary captions: builtin; ViSIL scorer: builtin")
     assert seen[1].startswith("huge cannot serve summaries")
-    choose_engines(home, captions="huge")
+    choose_engines(catalog_home, captions="huge")
     (notice,) = choices.choose().notices
     assert notice.startswith("huge needs about 100000 GB and cpu has ") and notice.endswith(
         "GB free. Instead: Frame and boundary captions: builtin")
 
 
-def test_a_damaged_choices_file_is_said_and_left_as_it_was(home):
+def test_a_damaged_choices_file_is_said_and_left_as_it_was(catalog_home):
     damaged = b"{not json"
-    (home / "engines.json").write_bytes(damaged)
+    (catalog_home / "engines.json").write_bytes(damaged)
     chosen = choices.choose()
     assert chosen.analysis_engines() == DEFAULT_ENGINES
     (notice,) = chosen.notices
-    assert str(home / "engines.json") in notice and "not valid JSON" in notice
-    assert (home / "engines.json").read_bytes() == damaged
-    (home / "engines.json").write_text('{"captions": 3}')
+    assert str(catalog_home / "engines.json") in notice and "not valid JSON" in notice
+    assert (catalog_home / "engines.json").read_bytes() == damaged
+    (catalog_home / "engines.json").write_text('{"captions": 3}')
     assert "not a map of capability to engine name" in choices.choose().notices[0]
 
 
-def test_a_device_that_is_not_here_falls_back_to_the_cpu(home):
-    choose_engines(home, device="cuda")
+def test_a_device_that_is_not_here_falls_back_to_the_cpu(catalog_home):
+    choose_engines(catalog_home, device="cuda")
     chosen = choices.choose()
     assert chosen.device == "cpu"
     assert chosen.notices == ("device cuda is not available here (present: cpu); using cpu",)
 
 
-def models(home, *args):
+def models(catalog_home, *args):
     return subprocess.run([sys.executable, "-m", "videoreview", "models", *args], capture_output=True, text=True,
-                          env={**os.environ, "VIDEOREVIEW_HOME": str(home)}, timeout=120)
+                          env={**os.environ, "VIDEOREVIEW_HOME": str(catalog_home)}, timeout=120)
 
 
-def test_models_use_and_device(home):
-    used = models(home, "use", "small")
+def test_models_use_and_device(catalog_home):
+    used = models(catalog_home, "use", "small")
     assert used.returncode == 0 and used.stdout.strip() == "captions, scoring: small", used.stderr
-    assert models(home, "use", "absent", "--for", "captions").stdout.strip() == \
+    assert models(catalog_home, "use", "absent", "--for", "captions").stdout.strip() == \
         "captions: absent (not installed yet: videoreview models pull absent)"
-    assert models(home, "use", "builtin", "--for", "scoring").returncode == 0
-    assert json.loads((home / "engines.json").read_text()) == {"captions": "absent", "scoring": "builtin"}
-    listed = {row["name"]: row for row in json.loads(models(home, "list", "--json").stdout)}
+    assert models(catalog_home, "use", "builtin", "--for", "scoring").returncode == 0
+    assert json.loads((catalog_home / "engines.json").read_text()) == {"captions": "absent", "scoring": "builtin"}
+    listed = {row["name"]: row for row in json.loads(models(catalog_home, "list", "--json").stdout)}
     assert listed["absent"]["chosen_for"] == ["captions"] and listed["small"]["chosen_for"] == []
     for args, problem in ((["use", "builtin"], "name the capability with --for"),
                           (["use", "small", "--for", "faces"], "small cannot serve faces"),
                           (["use", "nothing", "--for", "captions"], "'nothing' is neither a builtin captions")):
-        refused = models(home, *args)
+        refused = models(catalog_home, *args)
         assert refused.returncode == 1 and problem in refused.stderr, refused.stderr
-    assert json.loads((home / "engines.json").read_text()) == {"captions": "absent", "scoring": "builtin"}
-    device = models(home, "device", "cpu")
+    assert json.loads((catalog_home / "engines.json").read_text()) == {"captions": "absent", "scoring": "builtin"}
+    device = models(catalog_home, "device", "cpu")
     assert device.returncode == 0 and device.stdout.startswith("chosen: cpu\ncpu "), device.stderr
-    assert json.loads((home / "engines.json").read_text())["device"] == "cpu"
-    assert models(home, "device", "tpu").returncode == 2  # argparse: not a choice
+    assert json.loads((catalog_home / "engines.json").read_text())["device"] == "cpu"
+    assert models(catalog_home, "device", "tpu").returncode == 2  # argparse: not a choice

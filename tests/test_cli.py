@@ -1,20 +1,13 @@
-"""The command line, run as a user runs it: a subprocess of the installed entry point."""
+"""The command line: in this process through cli.main (the same parser and code), and as a
+user runs it, a new process of the entry point, for the exit status and the entry point itself."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
+from helpers import run, run_process
 from videos import make_bad_inputs, make_cuts_video
 from videoreview.records import SCHEMA_VERSION
-
-
-def run(*args, cwd=None, home=None):
-    env = dict(os.environ, VIDEOREVIEW_HOME=str(home)) if home else None
-    return subprocess.run([sys.executable, "-m", "videoreview", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +44,7 @@ def test_analyze_default_output_and_stdout(cuts, tmp_path):
 def test_bad_inputs_one_line_each_and_non_zero(tmp_path, cuts):
     bad = make_bad_inputs(tmp_path / "bad")
     out = tmp_path / "outs"
-    proc = run("analyze", "-q", *bad.values(), cuts.path, "-o", out, home=tmp_path / "home")
+    proc = run_process("analyze", "-q", *bad.values(), cuts.path, "-o", out, home=tmp_path / "home")
     assert proc.returncode == 1
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert "Traceback" not in proc.stderr
@@ -103,5 +96,6 @@ def test_unknown_engine(cuts):
 
 
 def test_version_and_help():
+    assert run_process("--version").stdout.startswith("videoreview ")  # the entry point, as installed
     assert run("--version").stdout.startswith("videoreview ")
     assert "analyze" in run("--help").stdout and "gui" in run("--help").stdout

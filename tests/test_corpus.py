@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 import corpus as C
-import videos as V
-from test_cli import run
+from helpers import content, run
 from videoreview.media import VIDEO_EXTENSIONS, open_video
 from videoreview.records import Analysis
 
@@ -98,10 +97,6 @@ def ffmpeg_frames(path, size) -> np.ndarray:
                           "-map", "0:v:0", "-fps_mode", "passthrough", "-s", f"{w}x{h}", "-pix_fmt", "rgb24",
                           "-f", "rawvideo", "-"], capture_output=True, check=True).stdout
     return np.frombuffer(raw, np.uint8).reshape(-1, h, w, 3)
-
-
-def content(frame: np.ndarray, rotation: int) -> int:
-    return V.read_index(np.rot90(frame, k=rotation // 90) if rotation else frame)
 
 
 def test_frames_are_the_ones_ffmpeg_decodes(corpus):

@@ -10,8 +10,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
-from test_corpus import content  # noqa: E402
-from test_gui_player import rgb, view  # noqa: E402,F401  (view: the fixture)
+from helpers import content, rgb  # noqa: E402
 from videoreview.gui.video_view import VideoView  # noqa: E402
 from videoreview.media import VIDEO_EXTENSIONS, open_video  # noqa: E402
 from videoreview.records import Analysis  # noqa: E402

@@ -22,14 +22,6 @@ from videoreview.paths import LOCATION_FILE, cache_dir, library_dir, log_dir  # 
 ANALYSIS_MS = 180_000  # the 12 s sample on a busy 2-core machine (about 15 s when idle)
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    path = tmp_path_factory.mktemp("firstrun-home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("VIDEOREVIEW_HOME", str(path))
-        yield path
-
-
 @pytest.fixture()
 def window(qtbot, home):
     w = MainWindow()

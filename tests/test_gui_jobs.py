@@ -14,13 +14,7 @@ ENGINES = {"boundaries": "builtin", "faces": "dlib-hog", "captions": "builtin"}
 
 
 @pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("VIDEOREVIEW_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-@pytest.fixture()
-def queue(qtbot, home):
+def queue(qtbot, fresh_home):
     q = AnalysisQueue(ENGINES)
     yield q
     q.shutdown()
@@ -51,7 +45,7 @@ def test_stages_arrive_one_by_one_then_the_saved_result(qtbot, queue, cuts_video
     assert partials == [final]
 
 
-def test_cancel_mid_analysis_saves_nothing(qtbot, queue, cuts_video, home):
+def test_cancel_mid_analysis_saves_nothing(qtbot, queue, cuts_video, fresh_home):
     def cancel_in_faces(progress):
         if progress.stage == "faces":
             queue.cancel(progress.path)
@@ -60,7 +54,7 @@ def test_cancel_mid_analysis_saves_nothing(qtbot, queue, cuts_video, home):
     with qtbot.waitSignal(queue.cancelled, timeout=120_000):
         queue.enqueue(str(cuts_video.path))
     assert queue.is_idle()
-    assert not (home / "analyses").exists() or not any((home / "analyses").iterdir())
+    assert not (fresh_home / "analyses").exists() or not any((fresh_home / "analyses").iterdir())
 
 
 def test_queued_jobs_run_in_turn_and_a_bad_file_fails_alone(qtbot, queue, cuts_video, bad_inputs):
@@ -109,7 +103,7 @@ def test_document_edits_undo_redo_and_persist(qtbot, queue, cuts_video):
     assert again.captions[0].text == "Hello." and 25 in [b.frame for b in again.boundaries]
 
 
-def test_quitting_mid_analysis_stops_the_analysis_process(qtbot, home, tmp_path):
+def test_quitting_mid_analysis_stops_the_analysis_process(qtbot, fresh_home, tmp_path):
     from videos import make_cuts_video
 
     fresh = make_cuts_video(tmp_path, cut_frames=(40, 90), frames=150, name="fresh.mp4")  # not cached
@@ -119,7 +113,7 @@ def test_quitting_mid_analysis_stops_the_analysis_process(qtbot, home, tmp_path)
     thread, child = queue.tasks.worker.thread(), queue.tasks.worker.child
     queue.shutdown()
     assert thread.isFinished() and not child.is_alive()
-    assert not (home / "analyses").exists() or not any((home / "analyses").iterdir())
+    assert not (fresh_home / "analyses").exists() or not any((fresh_home / "analyses").iterdir())
 
 
 def test_a_video_opened_goes_before_the_library_queue(qtbot, queue, cuts_video, tmp_path):
@@ -134,12 +128,12 @@ def test_a_video_opened_goes_before_the_library_queue(qtbot, queue, cuts_video, 
     qtbot.waitUntil(queue.is_idle, timeout=60_000)
 
 
-def test_the_chosen_engines_are_used_and_a_missing_model_is_noticed(qtbot, home, tmp_path, monkeypatch):
+def test_the_chosen_engines_are_used_and_a_missing_model_is_noticed(qtbot, fresh_home, tmp_path, monkeypatch):
     from tiny_vlm import colour_clip
 
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty hub"))
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "engines.json").write_text('{"captions": "llava-onevision-0.5b", "faces": "dlib-cnn"}')
+    fresh_home.mkdir(parents=True, exist_ok=True)
+    (fresh_home / "engines.json").write_text('{"captions": "llava-onevision-0.5b", "faces": "dlib-cnn"}')
     queue = AnalysisQueue()  # no engines given: the engine choices, when each job starts
     notices = []
     queue.notice.connect(notices.append)

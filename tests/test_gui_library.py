@@ -19,7 +19,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from test_library_cli import make_library_folder  # noqa: E402
+from helpers import make_library_folder  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 
 INDEX_MS = 300_000  # two clips analysed and indexed (the embedding loads once) on a busy 2-core machine

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPointF, QTimer  # noqa: E402
 from PySide6.QtGui import QColor, QImage  # noqa: E402
 
 import videos as V  # noqa: E402
+from helpers import rgb  # noqa: E402
 from videoreview.gui.colors import identity_color  # noqa: E402
 from videoreview.gui.transport import TransportBar, format_time  # noqa: E402
 from videoreview.gui.video_view import VideoView  # noqa: E402
@@ -29,13 +30,6 @@ def info_for(video: V.SyntheticVideo) -> VideoInfo:
                      rotation=video.rotation)
 
 
-def rgb(image: QImage) -> np.ndarray:
-    image = image.convertToFormat(QImage.Format.Format_RGB888)
-    rows = np.frombuffer(image.constBits(), np.uint8, count=image.bytesPerLine() * image.height())
-    rows = rows.reshape(image.height(), image.bytesPerLine())
-    return rows[:, : image.width() * 3].reshape(image.height(), image.width(), 3).copy()
-
-
 def index_on_screen(view: VideoView) -> int:
     """The index coded in the frame on screen (-1: none)."""
     image = view.shown_image()
@@ -44,16 +38,6 @@ def index_on_screen(view: VideoView) -> int:
 
 def settled_on(view: VideoView, n: int) -> bool:
     return view.player.current_frame() == n and index_on_screen(view) == n
-
-
-@pytest.fixture
-def view(qtbot):
-    v = VideoView()
-    qtbot.addWidget(v)
-    v.resize(640, 360)
-    v.show()
-    yield v
-    v.player.close()
 
 
 def open_video(qtbot, view: VideoView, video: V.SyntheticVideo) -> None:

@@ -8,7 +8,7 @@ import cv2
 import pytest
 
 from faces import SCENE, SECOND_CLIP, make_face_video
-from test_cli import run
+from helpers import run
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import sqlite3
-import zlib
 
-import numpy as np
 import pytest
 
 from videoreview.errors import LibraryError, VideoReviewError
@@ -21,62 +18,7 @@ from videoreview.library.search import Searcher, fts_query
 from videoreview.library.units import file_words, units_of
 from videoreview.library import vectors as vectors_module
 from videoreview.library.vectors import VectorIndex
-from videoreview.records import (
-    Analysis,
-    Appearance,
-    Boundary,
-    BoundaryCaption,
-    FrameCaption,
-    Identity,
-    Summary,
-    VideoInfo,
-)
-from videoreview.summary.visil import english_stop_words
-
-
-def kitchen(path: str) -> Analysis:
-    """12 s: a cut at 6 s; a man (P1) chops onions, then a woman (P2, "Ada") pours tea."""
-    return Analysis(
-        video=VideoInfo(path, duration=12.0, fps=25.0, frame_count=300, width=640, height=360),
-        content_hash="a" * 64,
-        captions=(FrameCaption(0.0, 0, "A man chops onions on a wooden board", labels=(("cleaver", 0.8),)),
-                  FrameCaption(3.0, 75, "The man slides the onions into a pan"),
-                  FrameCaption(7.0, 175, "A woman pours tea into a cup")),
-        boundaries=(Boundary(6.0, 150, "cut", 0.9),
-                    Boundary(9.0, 225, "event", 0.7, BoundaryCaption("woman", "pouring tea", "drinking tea"))),
-        identities=(Identity("P1", appearances=(Appearance(0.0, 6.0),)),
-                    Identity("P2", name="Ada", appearances=(Appearance(6.0, 12.0),))),
-        summaries=(Summary("keyframes+text", "Cooking, then [KEYFRAME1] tea time.", (10,)),),
-    )
-
-
-def garden(path: str) -> Analysis:
-    return Analysis(
-        video=VideoInfo(path, duration=8.0, fps=25.0, frame_count=200, width=640, height=360),
-        content_hash="b" * 64,
-        captions=(FrameCaption(0.0, 0, "A dog runs across the lawn"), FrameCaption(4.0, 100, "The dog digs a hole")),
-        identities=(Identity("P1", name="Ada", appearances=(Appearance(1.0, 3.0),)),),
-    )
-
-
-_WORDS = re.compile(r"[^\W_]+")
-
-
-class Words:
-    """A deterministic stand-in for the sentence embedding: bag-of-content-words vectors, so the
-    vector half of the search can be checked without the model (the model is tested in
-    the CLI tests)."""
-
-    dim = 1024  # few collisions between the words of these texts
-
-    def embed(self, texts):
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for row, text in enumerate(texts):
-            for word in _WORDS.findall(text.lower()):
-                if word not in english_stop_words():
-                    out[row, zlib.crc32(word.rstrip("s").encode()) % self.dim] += 1  # "chops" ~ "chop"
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.maximum(norms, 1e-9)
+from helpers import Words, garden, kitchen
 
 
 @pytest.fixture()

@@ -18,23 +18,10 @@ import time
 import pytest
 
 from faces import SCENE, make_face_video
-from test_cli import run
+from helpers import make_library_folder, run
 from videos import make_bad_inputs, make_cuts_video
 from videoreview.library.units import units_of
 from videoreview.records import Analysis
-
-
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    return tmp_path_factory.mktemp("library home")
-
-
-def make_library_folder(root):
-    """The library's test videos: the cuts clip at the top, the face scene in sub/."""
-    (root / "sub").mkdir()
-    make_cuts_video(root, name="cuts clip.mp4")
-    make_face_video(root / "sub" / "people é.mp4", SCENE)
-    return root
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from test_library_catalog import Words, garden, kitchen
+from helpers import Words, garden, kitchen
 from videoreview.errors import LibraryError, VideoReviewError
 from videoreview.library.service import LibraryService, _call
 from videoreview.pipeline import store

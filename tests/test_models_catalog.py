@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from test_cli import run
+from helpers import run
 from videoreview.errors import ModelError
 from videoreview.models.catalog import installed_path, load_catalog, load_entry, snapshot_dir
 

@@ -38,14 +38,14 @@ def weights(megabytes: float = 0.5) -> bytes:
 
 
 @pytest.fixture()
-def home(tmp_path):
+def sandbox(tmp_path):
     (tmp_path / "home" / "models").mkdir(parents=True)
     (tmp_path / "home" / "models" / "tiny.toml").write_text(ENTRY)
     return tmp_path
 
 
-def models(home, hub_url: str, *args, wait: bool = True, **env):
-    environment = {**os.environ, "VIDEOREVIEW_HOME": str(home / "home"), "HF_HUB_CACHE": str(home / "hub"),
+def models(sandbox, hub_url: str, *args, wait: bool = True, **env):
+    environment = {**os.environ, "VIDEOREVIEW_HOME": str(sandbox / "home"), "HF_HUB_CACHE": str(sandbox / "hub"),
                    "HF_ENDPOINT": hub_url, "HF_HUB_DISABLE_TELEMETRY": "1", **env}
     command = [sys.executable, "-m", "videoreview", "models", *map(str, args)]
     if not wait:
@@ -62,35 +62,35 @@ def hub():
     server.close()
 
 
-def test_pull_verify_path_and_remove(home, hub):
-    pulled = models(home, hub.url, "pull", "tiny-model")
+def test_pull_verify_path_and_remove(sandbox, hub):
+    pulled = models(sandbox, hub.url, "pull", "tiny-model")
     assert pulled.returncode == 0, pulled.stderr
-    folder = home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+    folder = sandbox / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
     assert pulled.stdout.strip() == str(folder) and "licence apache-2.0" in pulled.stderr
     assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
     assert (folder / "model.safetensors").read_bytes() == hub.files["model.safetensors"]
     assert not any("pytorch_model.bin" in r for r in hub.requests)  # pickles are never fetched
-    listed = {row["name"]: row for row in json.loads(models(home, hub.url, "list", "--json").stdout)}
+    listed = {row["name"]: row for row in json.loads(models(sandbox, hub.url, "list", "--json").stdout)}
     assert listed["tiny-model"]["installed"] and listed["tiny-model"]["license"] == "apache-2.0"
-    assert models(home, hub.url, "verify", "tiny-model").returncode == 0
-    assert models(home, hub.url, "path", "tiny-model").stdout.strip() == str(folder)
-    removed = models(home, hub.url, "remove", "tiny-model")
+    assert models(sandbox, hub.url, "verify", "tiny-model").returncode == 0
+    assert models(sandbox, hub.url, "path", "tiny-model").stdout.strip() == str(folder)
+    removed = models(sandbox, hub.url, "remove", "tiny-model")
     assert removed.returncode == 0 and "removed tiny-model" in removed.stdout, removed.stderr
     assert not folder.exists()
-    listed = {row["name"]: row for row in json.loads(models(home, hub.url, "list", "--json").stdout)}
+    listed = {row["name"]: row for row in json.loads(models(sandbox, hub.url, "list", "--json").stdout)}
     assert not listed["tiny-model"]["installed"]
 
 
-def test_an_interrupted_transfer_resumes_with_a_byte_range(home):
+def test_an_interrupted_transfer_resumes_with_a_byte_range(sandbox):
     big = weights(24)  # huggingface_hub writes 10 MiB at a time: 60 % of it is one chunk kept
     server = Hub(REPO, REVISION, {"config.json": CONFIG, "model.safetensors": big}, cut="model.safetensors")
     try:
-        proc = models(home, server.url, "pull", "tiny-model")
+        proc = models(sandbox, server.url, "pull", "tiny-model")
         assert proc.returncode == 0, proc.stderr
         assert len(server.ranges) == 1 and server.ranges[0].startswith("bytes=")
         start = int(server.ranges[0].split("=")[1].split("-")[0])
         assert 0 < start < len(big)  # it went on from what it had
-        folder = home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+        folder = sandbox / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
         assert hashlib.sha256((folder / "model.safetensors").read_bytes()).digest() == hashlib.sha256(big).digest()
     finally:
         server.close()
@@ -101,41 +101,41 @@ def test_an_interrupted_transfer_resumes_with_a_byte_range(home):
     ({"config.json": json.dumps({"model_type": "x", "auto_map": {"AutoModel": "modeling_x.XModel"}}).encode(),
       "model.safetensors": weights(0.1)}, "needs its own code"),
 ])
-def test_unsafe_models_are_refused(home, files, problem):
+def test_unsafe_models_are_refused(sandbox, files, problem):
     server = Hub(REPO, REVISION, files)
     try:
-        proc = models(home, server.url, "pull", "tiny-model")
+        proc = models(sandbox, server.url, "pull", "tiny-model")
         assert proc.returncode == 1 and problem in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
         assert not any("pytorch_model.bin" in r or "modeling_x" in r for r in server.requests)
     finally:
         server.close()
 
 
-def test_a_revision_the_hub_does_not_have_no_network_and_offline(home):
+def test_a_revision_the_hub_does_not_have_no_network_and_offline(sandbox):
     other = Hub(REPO, "f" * 40, {"config.json": CONFIG, "model.safetensors": weights(0.1)})
     try:
-        proc = models(home, other.url, "pull", "tiny-model")
+        proc = models(sandbox, other.url, "pull", "tiny-model")
         assert proc.returncode == 1 and f"no revision {REVISION}" in proc.stderr, proc.stderr
     finally:
         other.close()
     closed = "http://127.0.0.1:9"  # nothing listens there
-    proc = models(home, closed, "pull", "tiny-model")
+    proc = models(sandbox, closed, "pull", "tiny-model")
     assert proc.returncode == 1 and "cannot reach the hub" in proc.stderr and "models add" in proc.stderr, proc.stderr
-    proc = models(home, closed, "pull", "tiny-model", HF_HUB_OFFLINE="1")
+    proc = models(sandbox, closed, "pull", "tiny-model", HF_HUB_OFFLINE="1")
     assert proc.returncode == 1 and ("offline" in proc.stderr or "cannot reach" in proc.stderr), proc.stderr
     assert "Traceback" not in proc.stderr
 
 
-def test_verify_finds_a_damaged_weights_file(home, hub):
-    assert models(home, hub.url, "pull", "tiny-model").returncode == 0
-    folder = home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+def test_verify_finds_a_damaged_weights_file(sandbox, hub):
+    assert models(sandbox, hub.url, "pull", "tiny-model").returncode == 0
+    folder = sandbox / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
     blob = (folder / "model.safetensors").resolve()
     blob.write_bytes(blob.read_bytes()[:100])  # truncated
-    proc = models(home, hub.url, "verify", "tiny-model")
+    proc = models(sandbox, hub.url, "verify", "tiny-model")
     assert proc.returncode == 1 and "not a readable safetensors file" in proc.stderr, proc.stderr
 
 
-def test_add_installs_a_copied_folder_of_a_pinned_revision(home, hub, tmp_path):
+def test_add_installs_a_copied_folder_of_a_pinned_revision(sandbox, hub, tmp_path):
     # A folder as 'hf download --local-dir' leaves it, carried over by hand.
     copied = tmp_path / "usb stick" / "tiny model"
     (copied / ".cache" / "huggingface" / "download").mkdir(parents=True)
@@ -144,28 +144,28 @@ def test_add_installs_a_copied_folder_of_a_pinned_revision(home, hub, tmp_path):
     metadata = copied / ".cache" / "huggingface" / "download" / "config.json.metadata"
     metadata.write_text(f"{REVISION}\n\"etag\"\n0\n")
     offline = "http://127.0.0.1:9"  # no network needed
-    added = models(home, offline, "add", copied)
+    added = models(sandbox, offline, "add", copied)
     assert added.returncode == 0 and "added tiny-model" in added.stdout, added.stderr
-    folder = home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+    folder = sandbox / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
     assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
-    assert models(home, offline, "verify", "tiny-model").returncode == 0
+    assert models(sandbox, offline, "verify", "tiny-model").returncode == 0
     # Another revision, one that cannot be told, and an unsafe folder are refused.
     metadata.write_text("f" * 40 + "\n")
-    other = models(home, offline, "add", copied)
+    other = models(sandbox, offline, "add", copied)
     assert other.returncode == 1 and "which no catalog entry pins" in other.stderr
     metadata.unlink()
-    unknown = models(home, offline, "add", copied)
+    unknown = models(sandbox, offline, "add", copied)
     assert unknown.returncode == 1 and "cannot tell which revision" in unknown.stderr
     pickles = tmp_path / REVISION  # named as in a cache, but pickle weights only
     pickles.mkdir()
     (pickles / "config.json").write_bytes(CONFIG)
     (pickles / "pytorch_model.bin").write_bytes(b"pickle")
-    refused = models(home, offline, "add", pickles)
+    refused = models(sandbox, offline, "add", pickles)
     assert refused.returncode == 1 and "only pytorch_model.bin" in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr + unknown.stderr + other.stderr
 
 
-def test_a_pulled_model_is_what_the_engines_load_by_its_catalog_name(home, tmp_path, monkeypatch):
+def test_a_pulled_model_is_what_the_engines_load_by_its_catalog_name(sandbox, tmp_path, monkeypatch):
     from huggingface_hub import constants
 
     from tiny_vlm import build, colour_clip
@@ -173,35 +173,35 @@ def test_a_pulled_model_is_what_the_engines_load_by_its_catalog_name(home, tmp_p
 
     folder = build("llava_onevision", tmp_path / "built")
     files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    (home / "home" / "models" / "tiny.toml").write_text(
+    (sandbox / "home" / "models" / "tiny.toml").write_text(
         ENTRY.replace('family = "bert"', 'family = "llava-onevision"').replace('"text-embedding"', '"captions"'))
     server = Hub(REPO, REVISION, files)
     try:
-        assert models(home, server.url, "pull", "tiny-model").returncode == 0
+        assert models(sandbox, server.url, "pull", "tiny-model").returncode == 0
     finally:
         server.close()
     # Chosen once, the next analysis uses it (no --engines).
-    chosen = models(home, "http://127.0.0.1:9", "use", "tiny-model")
+    chosen = models(sandbox, "http://127.0.0.1:9", "use", "tiny-model")
     assert chosen.returncode == 0 and chosen.stdout.strip() == "captions: tiny-model", chosen.stderr
     clip, out = colour_clip(tmp_path / "c.mp4", seconds=1), tmp_path / "c.json"
     analysed = subprocess.run([sys.executable, "-m", "videoreview", "analyze", str(clip), "-o", str(out), "-q"],
-                              env={**os.environ, "VIDEOREVIEW_HOME": str(home / "home"),
-                                   "HF_HUB_CACHE": str(home / "hub"), "HF_HUB_OFFLINE": "1"},
+                              env={**os.environ, "VIDEOREVIEW_HOME": str(sandbox / "home"),
+                                   "HF_HUB_CACHE": str(sandbox / "hub"), "HF_HUB_OFFLINE": "1"},
                               capture_output=True, text=True, timeout=300)
     assert analysed.returncode == 0 and "notice" not in analysed.stderr, analysed.stderr
     assert json.loads(out.read_text())["engines"]["captions"].startswith(f"llava_onevision:{REVISION}@")
-    monkeypatch.setenv("VIDEOREVIEW_HOME", str(home / "home"))
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(home / "hub"))
+    monkeypatch.setenv("VIDEOREVIEW_HOME", str(sandbox / "home"))
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(sandbox / "hub"))
     engine = VLMEngine("tiny-model")  # as in --engines captions=vlm:tiny-model
-    assert engine.path == home / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+    assert engine.path == sandbox / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
     assert engine.model.family == "llava_onevision"  # loaded
-    (home / "home" / "models" / "other.toml").write_text(
+    (sandbox / "home" / "models" / "other.toml").write_text(
         ENTRY.replace("tiny-model", "not-pulled").replace(REVISION, "e" * 40))
     with pytest.raises(ModelError, match="not-pulled: is not installed \\(videoreview models pull not-pulled\\)"):
         VLMEngine("not-pulled")
 
 
-def test_a_full_disk_gives_one_line(home, tmp_path):
+def test_a_full_disk_gives_one_line(sandbox, tmp_path):
     small = tmp_path / "small disk"
     small.mkdir()
     mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(small)], capture_output=True)
@@ -209,7 +209,7 @@ def test_a_full_disk_gives_one_line(home, tmp_path):
         pytest.skip(f"cannot mount a small filesystem here ({mounted.stderr.decode().strip()})")
     server = Hub(REPO, REVISION, {"config.json": CONFIG, "model.safetensors": weights(8)})
     try:
-        proc = models(home, server.url, "pull", "tiny-model", HF_HUB_CACHE=str(small / "hub"))
+        proc = models(sandbox, server.url, "pull", "tiny-model", HF_HUB_CACHE=str(small / "hub"))
         assert proc.returncode == 1 and "tiny-model" in proc.stderr and "No space left" in proc.stderr, proc.stderr
         last = proc.stderr.strip().splitlines()[-1]
         assert "Traceback" not in proc.stderr and last.startswith("videoreview: error: tiny-model: download of")

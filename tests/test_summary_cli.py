@@ -5,18 +5,13 @@ import json
 import pysubs2
 import pytest
 
-from test_cli import run
+from helpers import run
 from videos import make_bad_inputs, make_cuts_video
 
 
 @pytest.fixture(scope="module")
 def clip(tmp_path_factory):
     return make_cuts_video(tmp_path_factory.mktemp("summary cli"), name="clip é.mp4")
-
-
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    return tmp_path_factory.mktemp("home")  # one home: the analysis is cached after the first command
 
 
 def test_visil_json_compares_the_formats_asked_for(clip, home, tmp_path):

@@ -13,7 +13,7 @@ import sys
 
 from ..errors import Cancelled
 from . import analyze, evaluate, library, models, summarize
-from .common import EXIT_ERROR, EXIT_USAGE, print_error
+from .common import EXIT_ERROR, EXIT_USAGE, chosen, print_error
 
 __all__ = ["main", "build_parser", "print_error", "EXIT_ERROR", "EXIT_USAGE"]
 
@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     import multiprocessing
 
     multiprocessing.freeze_support()  # a frozen (PyInstaller) app starts its analysis processes through here
+    chosen.cache_clear()  # the engine choices are read once per command
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] not in parser.commands and not argv[0].startswith("-") and os.path.exists(argv[0]):

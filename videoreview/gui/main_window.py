@@ -161,9 +161,10 @@ class MainWindow(QMainWindow):
     def open_paths(self, paths: list[str]) -> list[str]:
         """Queue the videos among ``paths`` for analysis and show the first; returns the
         messages about anything that is not a video (shown to the user too)."""
-        videos, problems = find_videos(paths, named_files="videos")
+        videos, refused = find_videos(paths, named_files="videos")
+        problems = [f"{path}: {why}" for path, why in refused]
         if problems:
-            self.notice("\n".join(f"{path}: {why}" for path, why in problems))
+            self.notice("\n".join(problems))
         first = None
         for path in videos:
             document = self.documents.get(path)
