@@ -4,15 +4,18 @@ saved as it is made. The panels ask for edits through their editRequested signal
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QInputDialog, QMenu
 
 from ..pipeline import edits
 from .panels import identity_label
 
 
-class ReviewEdits:
+class ReviewEdits(QObject):
+    """A child of the window: the undo stacks' signals stop reaching it with the window."""
+
     def __init__(self, window) -> None:
+        super().__init__(window)
         self.window = window
 
     def apply_edit(self, text: str, change) -> bool:
