@@ -26,11 +26,20 @@ def pytest_collection_modifyitems(items):
 UNICODE_NAME = "my vidéo – 日本 clip (1).mp4"
 
 
+@pytest.fixture(scope="session")
+def stage_cache(tmp_path_factory):
+    """One stage cache for the modules' homes: a video the session has analysed (the face
+    scene, the cuts clip) is not analysed again in the next module. Results are keyed by
+    content hash and engine version, as on a user's machine; saved analyses stay per home."""
+    return tmp_path_factory.mktemp("stage cache")
+
+
 @pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    """The VIDEOREVIEW_HOME of a test module, set in the environment for its tests (the
-    stage cache makes a second analysis of a video quick)."""
+def home(tmp_path_factory, stage_cache):
+    """The VIDEOREVIEW_HOME of a test module, set in the environment for its tests; its
+    stage cache is the session's."""
     path = tmp_path_factory.mktemp("home")
+    (path / "cache").symlink_to(stage_cache, target_is_directory=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("VIDEOREVIEW_HOME", str(path))
         yield path
@@ -74,6 +83,14 @@ def avi_bframes(video_dir) -> V.SyntheticVideo:
 @pytest.fixture(scope="session")
 def cuts_video(video_dir) -> V.SyntheticVideo:
     return V.make_cuts_video(video_dir)
+
+
+@pytest.fixture(scope="session")
+def scene(video_dir):
+    """8 s, 25 fps: Grace Hopper and Eileen Collins in four shots (cuts at 2, 4 and 6 s)."""
+    from faces import SCENE, make_face_video
+
+    return make_face_video(video_dir / "scene.mp4", SCENE)
 
 
 @pytest.fixture(scope="session")

@@ -22,8 +22,18 @@ from videoreview.paths import LOCATION_FILE, cache_dir, library_dir, log_dir  # 
 ANALYSIS_MS = 180_000  # the 12 s sample on a busy 2-core machine (about 15 s when idle)
 
 
+@pytest.fixture(scope="module")
+def first_run_home(tmp_path_factory):
+    """An empty VIDEOREVIEW_HOME, as on a first run: no stage cache shared with the
+    session (its Settings test clears the cache), for the module."""
+    path = tmp_path_factory.mktemp("first run")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("VIDEOREVIEW_HOME", str(path))
+        yield path
+
+
 @pytest.fixture()
-def window(qtbot, home):
+def window(qtbot, first_run_home):
     w = MainWindow()
     qtbot.addWidget(w)
     w.resize(1400, 900)
@@ -32,11 +42,11 @@ def window(qtbot, home):
     w.close()
 
 
-def test_sample_clip_then_tour_of_the_timeline(qtbot, window, home):
+def test_sample_clip_then_tour_of_the_timeline(qtbot, window, first_run_home):
     assert window.middle.currentWidget() is window.welcome and window.current is None
     with qtbot.waitSignal(window.queue.finished, timeout=ANALYSIS_MS):
         window.welcome.sample_button.click()
-    sample = home / "sample" / "videoreview-sample-v1.mp4"
+    sample = first_run_home / "sample" / "videoreview-sample-v1.mp4"
     assert window.current.path == str(sample) and window.middle.currentWidget() is window.splitter
     analysis = window.current.analysis
     assert analysis.video.frame_count == 300 and (analysis.video.width, analysis.video.height) == (640, 360)
@@ -69,28 +79,28 @@ def test_sample_clip_then_tour_of_the_timeline(qtbot, window, home):
     qtbot.waitUntil(lambda: not window.library.busy(), timeout=60_000)  # the sample is in the library
 
 
-def test_settings_move_the_library_and_clear_the_cache(qtbot, window, home, tmp_path):
+def test_settings_move_the_library_and_clear_the_cache(qtbot, window, first_run_home, tmp_path):
     # The sample analysed by the test above is in the library of the data folder.
-    qtbot.waitUntil(lambda: (home / DB_NAME).exists(), timeout=30_000)
+    qtbot.waitUntil(lambda: (first_run_home / DB_NAME).exists(), timeout=30_000)
     window.show_settings()
     dialog = window.settings_dialog
-    assert dialog.library.text() == str(home)
+    assert dialog.library.text() == str(first_run_home)
 
     blocked = tmp_path / "a file"
     blocked.write_text("not a folder")
     dialog.change_library(str(blocked / "library"))
     assert dialog.status.text().startswith(str(blocked / "library") + ": cannot be written")
-    assert library_dir() == home and not (home / LOCATION_FILE).exists()
+    assert library_dir() == first_run_home and not (first_run_home / LOCATION_FILE).exists()
 
     qtbot.waitUntil(lambda: window.queue.is_idle() and not window.library.busy(), timeout=60_000)
     new = tmp_path / "elsewhere" / "library"
     dialog.change_library(str(new))
     assert dialog.status.text().startswith(f"The library is now in {new}; the catalog and 1 saved analysis copied")
     assert dialog.library.text() == str(new) and library_dir() == new
-    with Catalog(new / DB_NAME) as moved, Catalog(home / DB_NAME) as old:
+    with Catalog(new / DB_NAME) as moved, Catalog(first_run_home / DB_NAME) as old:
         assert [v.path for v in moved.videos()] == [v.path for v in old.videos()] != []
     assert len(list((new / "analyses").glob("*.analysis.json"))) == 1
-    assert (home / DB_NAME).exists()  # the old library is left as it was
+    assert (first_run_home / DB_NAME).exists()  # the old library is left as it was
     # The library process now answers from the new folder.
     with qtbot.waitSignal(window.library_panel.video_list.model().rowsInserted, timeout=30_000):
         window.library_panel.refresh()
@@ -102,11 +112,11 @@ def test_settings_move_the_library_and_clear_the_cache(qtbot, window, home, tmp_
     assert dialog.status.text().startswith("Cleared ") and dialog.cache.text().startswith("0.0 MB")
     assert cache_dir().is_dir() and not any(cache_dir().iterdir())
 
-    dialog.change_library(str(home))  # back to the data folder: the location file goes
-    assert library_dir() == home and not (home / LOCATION_FILE).exists()
+    dialog.change_library(str(first_run_home))  # back to the data folder: the location file goes
+    assert library_dir() == first_run_home and not (first_run_home / LOCATION_FILE).exists()
 
 
-def test_settings_theme_and_overlay_style_are_kept(qtbot, window, home):
+def test_settings_theme_and_overlay_style_are_kept(qtbot, window, first_run_home):
     window.show_settings()
     dialog = window.settings_dialog
     dialog.theme.setCurrentIndex(2)
@@ -132,18 +142,18 @@ def test_settings_theme_and_overlay_style_are_kept(qtbot, window, home):
     window.set_theme("system")
 
 
-def test_damaged_location_file_is_named_and_the_data_folder_used(qtbot, window, home):
-    (home / LOCATION_FILE).write_text("{not json")
+def test_damaged_location_file_is_named_and_the_data_folder_used(qtbot, window, first_run_home):
+    (first_run_home / LOCATION_FILE).write_text("{not json")
     try:
-        assert library_dir() == home
+        assert library_dir() == first_run_home
         window.show_settings()
-        assert window.settings_dialog.status.text().startswith(f"{home / LOCATION_FILE}: not a library location")
-        assert (home / LOCATION_FILE).read_text() == "{not json"  # left for the user to see
+        assert window.settings_dialog.status.text().startswith(f"{first_run_home / LOCATION_FILE}: not a library location")
+        assert (first_run_home / LOCATION_FILE).read_text() == "{not json"  # left for the user to see
     finally:
-        (home / LOCATION_FILE).unlink()
+        (first_run_home / LOCATION_FILE).unlink()
 
 
-def test_unexpected_exceptions_show_a_report_and_the_window_goes_on(qtbot, window, home):
+def test_unexpected_exceptions_show_a_report_and_the_window_goes_on(qtbot, window, first_run_home):
     reporter = FailureReporter(window)
     reporter.install()
     try:

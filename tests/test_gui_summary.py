@@ -14,7 +14,6 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from faces import SCENE, make_face_video  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.pipeline import store  # noqa: E402
 
@@ -32,9 +31,8 @@ def wait_until(app, condition, timeout: float) -> None:
 
 
 @pytest.fixture(scope="module")
-def window(qapp, home, tmp_path_factory):
+def window(qapp, home, scene):
     """One window with the face scene analysed (8 s, four shots, two people), for the module."""
-    scene = make_face_video(tmp_path_factory.mktemp("scene") / "scene.mp4", SCENE)
     w = MainWindow()
     w.resize(1500, 1000)
     w.show()

@@ -15,19 +15,12 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QImage  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from faces import SCENE, make_face_video  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.pipeline import edits, store  # noqa: E402
 from videos import make_cuts_video  # noqa: E402
 
 ANALYSIS_MS = 180_000  # a full analysis of an 8 s clip on a busy 2-core machine
 FRAME_MS = 5_000
-
-
-@pytest.fixture(scope="module")
-def scene(tmp_path_factory):
-    """8 s, 25 fps: Grace Hopper and Eileen Collins in four shots (cuts at 2, 4 and 6 s)."""
-    return make_face_video(tmp_path_factory.mktemp("scene") / "scene.mp4", SCENE)
 
 
 @pytest.fixture()

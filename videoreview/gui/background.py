@@ -13,6 +13,9 @@ signals: the GUI thread never waits on a worker (except, briefly, at quit).
   (thumbnails.py, stills.py), closed without waiting (close_worker_thread).
 - ThreadTask: one function on a thread of its own, for in-process work short enough not
   to need a process (writing a PDF report).
+
+The library is the one long-lived service process: library_client.py keeps its pipe on a
+QThread of its own and matches replies to requests.
 """
 
 from __future__ import annotations
