@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -277,14 +278,17 @@ def test_command_line_screenshot(home, scene, bad_inputs, tmp_path):
     assert late.returncode == 1 and "--at 99 is outside the video" in late.stderr
 
 
-def test_no_command_opens_the_window(home):
+def test_no_command_opens_the_window(fresh_home):
     """`videoreview` alone is what a double-click runs: the window, not the help text."""
-    env = dict(os.environ, VIDEOREVIEW_HOME=str(home), QT_QPA_PLATFORM="offscreen")
+    env = dict(os.environ, VIDEOREVIEW_HOME=str(fresh_home), QT_QPA_PLATFORM="offscreen")
     app = subprocess.Popen([sys.executable, "-m", "videoreview"], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     try:
-        with pytest.raises(subprocess.TimeoutExpired):
-            app.wait(timeout=8)  # still running: the event loop of an open window
+        # The open window's event loop asks the library process for its catalog, which makes it.
+        deadline = time.monotonic() + 60
+        while not (fresh_home / "library.sqlite3").exists() and app.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (fresh_home / "library.sqlite3").exists() and app.poll() is None  # still running
     finally:
         app.terminate()
         out, _ = app.communicate(timeout=30)

@@ -32,7 +32,7 @@ class UnknownEngine(KeyError):
 
 
 def _boundaries(device: str):
-    from .boundaries.builtin import BuiltinBoundaryEngine  # torch loads only when an engine is made
+    from .boundaries.builtin import BuiltinBoundaryEngine
 
     return BuiltinBoundaryEngine()  # on the CPU: TransNetV2 at half rate is sized for it
 

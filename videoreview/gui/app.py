@@ -63,6 +63,7 @@ class Screenshot(QObject):
     window as a PNG, quit. Every step is driven by signals: nothing blocks."""
 
     THUMBNAIL_WAIT_MS = 4000
+    POLL_MS = 100
 
     def __init__(self, window: MainWindow, out: str, at: float | None) -> None:
         super().__init__(window)
@@ -101,8 +102,19 @@ class Screenshot(QObject):
             return
         self.window.player.frameShown.disconnect(self._frame_shown)
         self.target_frame = frame
-        # Thumbnails decode in the background: give them a moment, then save regardless.
-        QTimer.singleShot(self.THUMBNAIL_WAIT_MS, self.save)
+        self._waited_ms = 0
+        self._save_when_thumbnails_shown()
+
+    def _save_when_thumbnails_shown(self) -> None:
+        """Thumbnails decode in the background: save once the timeline shows every one it
+        wants, or after THUMBNAIL_WAIT_MS regardless."""
+        timeline = self.window.timeline
+        if self._waited_ms >= self.THUMBNAIL_WAIT_MS or all(
+                timeline.thumbs.get(frame) is not None for frame in timeline.thumbnail_frames()):
+            self.save()
+            return
+        self._waited_ms += self.POLL_MS
+        QTimer.singleShot(self.POLL_MS, self._save_when_thumbnails_shown)
 
     def save(self) -> None:
         QApplication.processEvents()

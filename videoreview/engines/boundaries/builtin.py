@@ -23,9 +23,6 @@ from ...media import scaled_size
 from ...media.prefetch import prefetched
 from ...records import Boundary
 from ..base import ProgressFn, no_progress
-from .events import EventDetector, MotionEnergy, bin_to_samples, transition_spans
-from .features import FeatureExtractor
-from .transnet import TransNetStream, load_transnet, resize_frames, transitions_from_probs
 
 
 def transnet_stride(fps: float) -> int:
@@ -70,11 +67,19 @@ class BuiltinBoundaryEngine:
 
     def _models(self):
         if self._transnet is None:
+            from .features import FeatureExtractor
+            from .transnet import load_transnet
+
             self._transnet = load_transnet(self.device)
             self._features = FeatureExtractor(self.device)
         return self._transnet, self._features
 
     def detect(self, source, progress: ProgressFn = no_progress, cancel=None) -> list[Boundary]:
+        # torch and scipy load here, when a video is analysed: not when its boundaries come
+        # from the cache, nor when a process only needs the engine's name and version.
+        from .events import EventDetector, MotionEnergy, bin_to_samples, transition_spans
+        from .transnet import TransNetStream, resize_frames
+
         transnet, extract = self._models()
         info = source.info
         total = max(1, info.frame_count)
@@ -132,6 +137,8 @@ class BuiltinBoundaryEngine:
 
     def _transitions(self, probs: np.ndarray, times: np.ndarray, diffs: np.ndarray, stride: int, threshold: float):
         """TransNetV2 transitions with frame indices of the full-rate video."""
+        from .transnet import transitions_from_probs
+
         seen = np.arange(0, len(times), stride)[: len(probs)]  # frame index of each TransNet row
         out = []
         for tr in transitions_from_probs(probs, times[seen], threshold=threshold):

@@ -16,6 +16,7 @@ caption record ("builtin@1"), so nobody mistakes these for a VLM's.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -31,17 +32,29 @@ MOTION_PX = 0.5
 
 
 class BuiltinCaptionEngine:
-    """Holds the classifier the captions stage measures with; the words are composed below."""
+    """Holds the classifier the captions stage measures with; the words are composed below.
+    The classifier (and torch) loads on first use: never when the captions come from the cache."""
 
     name = "builtin"
     version = "1"
     device = "cpu"
 
     def __init__(self) -> None:
-        from ..boundaries.features import FeatureExtractor, imagenet_labels
+        self._extract = None
 
-        self.extract = FeatureExtractor(size=(224, 126))
-        self.labels = imagenet_labels()
+    @property
+    def extract(self):
+        if self._extract is None:
+            from ..boundaries.features import FeatureExtractor
+
+            self._extract = FeatureExtractor(size=(224, 126))
+        return self._extract
+
+    @functools.cached_property
+    def labels(self) -> list[str]:
+        from ..boundaries.features import imagenet_labels
+
+        return imagenet_labels()
 
 
 @dataclass(frozen=True)

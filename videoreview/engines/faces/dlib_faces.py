@@ -57,12 +57,20 @@ class DlibFaceEngine:
         self.detector = detector
         self.upsample = upsample
         self._dlib = dlib
-        self._hog = dlib.get_frontal_face_detector() if detector == "hog" else None
-        self._cnn = dlib.cnn_face_detection_model_v1(str(model_path("cnn"))) if detector == "cnn" else None
+        self._hog = self._cnn = self._landmarks = self._descriptor = None
+
+    def _load(self) -> None:
+        """The models, on first use: never when the faces come from the cache."""
+        if self._landmarks is not None:
+            return
+        dlib = self._dlib
+        self._hog = dlib.get_frontal_face_detector() if self.detector == "hog" else None
+        self._cnn = dlib.cnn_face_detection_model_v1(str(model_path("cnn"))) if self.detector == "cnn" else None
         self._landmarks = dlib.shape_predictor(str(model_path("landmarks")))
         self._descriptor = dlib.face_recognition_model_v1(str(model_path("descriptor")))
 
     def detect(self, frame: np.ndarray) -> list[Face]:
+        self._load()
         frame = np.ascontiguousarray(frame)
         if self._hog is not None:
             rects, scores, _ = self._hog.run(frame, self.upsample, 0.0)
@@ -82,6 +90,7 @@ class DlibFaceEngine:
         return faces
 
     def _shapes(self, frame: np.ndarray, faces: Sequence[Face]):
+        self._load()
         dlib = self._dlib
         shapes = dlib.full_object_detections()
         for face in faces:
