@@ -120,3 +120,22 @@ def test_models_use_and_device(catalog_home):
     assert device.returncode == 0 and device.stdout.startswith("chosen: cpu\ncpu "), device.stderr
     assert json.loads((catalog_home / "engines.json").read_text())["device"] == "cpu"
     assert models(catalog_home, "device", "tpu").returncode == 2  # argparse: not a choice
+
+
+def test_a_model_folder_can_be_chosen_where_models_serve(catalog_home, tmp_path):
+    """The Summaries panel's writer and scorer are chosen by folder too: one choices file for
+    the window and the command line."""
+    folder = tmp_path / "my model"
+    folder.mkdir()
+    choices.save_choice("scoring", str(folder))
+    choices.save_choice("summaries", str(folder))
+    chosen = choices.choose()
+    assert chosen.names["scoring"] == chosen.names["summaries"] == str(folder) and chosen.notices == ()
+    with pytest.raises(ValueError, match="neither a builtin faces engine"):
+        choices.save_choice("faces", str(folder))  # no model serves faces
+    with pytest.raises(ValueError, match="the model folder is not there"):
+        choices.save_choice("scoring", str(tmp_path / "gone"))
+    folder.rmdir()
+    chosen = choices.choose()  # a chosen folder that has gone: the builtin, and one line
+    assert chosen.names["scoring"] == chosen.names["summaries"] == "builtin"
+    assert len(chosen.notices) == 1 and "the model folder is not there" in chosen.notices[0]

@@ -73,7 +73,7 @@ def analyze_each(args: argparse.Namespace, outputs: bool):
 
 
 def analyze_all(args: argparse.Namespace, outputs: bool):
-    """Everything _analyze_each yields, or None (the error printed) when --engines is wrong
+    """Everything analyze_each yields, or None (the error printed) when --engines is wrong
     or names a model folder that will not load."""
     from ..errors import ModelError
 

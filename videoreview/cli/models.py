@@ -35,7 +35,7 @@ def add_parsers(sub) -> None:
     add.add_argument("folder", metavar="DIR")
     add.set_defaults(run=cmd_add)
     use = actions.add_parser("use", help="choose the engine for capabilities (a catalog model for every "
-                                         "capability it serves, or 'builtin' with --for)")
+                                         "capability it serves, or 'builtin' or a model folder with --for)")
     use.add_argument("name", metavar="NAME")
     use.add_argument("--for", dest="capabilities", action="append", metavar="CAPABILITY",
                      choices=[c.key for c in CAPABILITIES])

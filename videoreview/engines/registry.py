@@ -21,7 +21,7 @@ load it on first use and free it with ``release()``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 Factory = Callable[[str], Any]  # device -> engine
@@ -78,12 +78,12 @@ def _image_text(spec: str, device: str):
 
 @dataclass(frozen=True)
 class Capability:
-    builtins: dict[str, Factory]  # name -> factory; a factory of None means "no engine"
+    builtins: dict[str, Factory]  # name -> factory (of None: a builtin that is no engine); the first is the default
     model: Callable[[str, str], Any] | None = None  # (model name or folder, device) -> engine
-    names: tuple[str, ...] = field(init=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "names", tuple(self.builtins))
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.builtins)
 
 
 CAPABILITIES: dict[str, Capability] = {
@@ -96,12 +96,6 @@ CAPABILITIES: dict[str, Capability] = {
 }
 
 _INSTANCES: dict[tuple[str, str, str], Any] = {}
-
-
-def available(capability: str) -> list[str]:
-    """The names ``create`` takes for a capability (MODEL: a catalog name or a folder)."""
-    kind = CAPABILITIES[capability]
-    return list(kind.names) + (["MODEL"] if kind.model else [])
 
 
 def is_builtin(capability: str, name: str) -> bool:

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from .protocol import Face, FaceEngine
 
-CAPABILITY = "faces"
-
-__all__ = ["CAPABILITY", "Face", "FaceEngine", "cluster_distance"]
+__all__ = ["Face", "FaceEngine", "cluster_distance"]
 
 
 def cluster_distance(engine: str) -> float:
