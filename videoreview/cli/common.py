@@ -17,8 +17,8 @@ def print_error(message: str) -> None:
 
 @functools.cache
 def chosen():
-    """The engines chosen (choices.py) (see choices.py), each notice about a
-    chosen model that cannot be used printed once."""
+    """The engines and the device chosen (choices.py), each notice about a chosen model
+    that cannot be used printed once per command."""
     from ..choices import choose
 
     return choose(lambda text: print(f"videoreview: notice: {text}", file=sys.stderr))

@@ -12,26 +12,26 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QMainWind
 
 from ..media import VIDEO_FILE_FILTER, find_videos
 from ..records import Analysis
+from . import recent
 from .actions import build_menus
+from .background import wait_for_closed_threads
 from .document import VideoDocument
 from .job_status import JobStatus
 from .jobs import AnalysisQueue, JobProgress
 from .library_client import LibraryClient
 from .library_panel import LibraryPanel
-from . import recent
 from .notice_bar import NoticeBar
 from .panels import DetailsPanel, IdentitiesPanel, VideosPanel
 from .review import ReviewEdits
 from .summaries import SummaryPanel
 from .theme import apply_theme, saved_overlay_style
-from .window_settings import window_settings
-from .background import wait_for_closed_threads
 from .thumbnails import ThumbnailLoader
 from .timeline import Timeline, neighbour_time
 from .tour import TourLauncher
 from .transport import TransportBar
 from .video_view import VideoView
 from .welcome import WelcomeView, app_icon
+from .window_settings import window_settings
 
 REINDEX_DELAY_MS = 1500  # edits come in bursts: the library takes the last state
 
