@@ -15,11 +15,18 @@ import pytest  # noqa: E402
 
 import videos as V  # noqa: E402  (tests/ is on sys.path under pytest)
 
+# Fixtures that take tens of seconds to make: a test that needs one is ``slow``.
+SLOW_FIXTURES = {"taught", "corpus_outcomes"}
+
+
 def pytest_collection_modifyitems(items):
-    """Every test of a test_gui_*.py module is a ``gui`` test."""
+    """Every test of a test_gui_*.py module is a ``gui`` test; one that needs a slow fixture
+    is a ``slow`` one."""
     for item in items:
         if item.path.name.startswith("test_gui_"):
             item.add_marker(pytest.mark.gui)
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 # A name with spaces and non-ASCII characters, which must work everywhere.

@@ -111,6 +111,7 @@ def test_unsafe_models_are_refused(sandbox, files, problem):
         server.close()
 
 
+@pytest.mark.slow  # huggingface_hub retries a closed port five times (about 23 s)
 def test_a_revision_the_hub_does_not_have_no_network_and_offline(sandbox):
     other = Hub(REPO, "f" * 40, {"config.json": CONFIG, "model.safetensors": weights(0.1)})
     try:
