@@ -79,6 +79,12 @@ class Track:
                    metrics.elidedText(self.label, Qt.TextElideMode.ElideRight, box.width()))
 
 
+def _marker_hit(kind: str, times, items, t: float, reach: float) -> Hit | None:
+    """The item (a boundary, a keyframe: sorted by ``times``) nearest to ``t`` within ``reach`` seconds."""
+    i = nearest(times, t, reach)
+    return None if i is None else Hit(kind, items[i].frame, items[i].time, i)
+
+
 def _hours(model: TimelineModel) -> bool:
     return model.duration >= 3600
 
@@ -147,12 +153,7 @@ class BoundaryTrack(Track):
         return 8
 
     def hit(self, view, t) -> Hit | None:
-        model = view.model
-        i = nearest(model.b_times, t, MARKER_HIT_PX / view.pps)
-        if i is None:
-            return None
-        b = model.boundaries[i]
-        return Hit("boundary", b.frame, b.time, i)
+        return _marker_hit("boundary", view.model.b_times, view.model.boundaries, t, MARKER_HIT_PX / view.pps)
 
     def tooltip(self, view, hit) -> str:
         model = view.model
@@ -343,13 +344,8 @@ class KeyframeTrack(Track):
         return view.key_thumb_w() / 2 + 4
 
     def hit(self, view, t) -> Hit | None:
-        model = view.model
         reach = max(MARKER_HIT_PX, view.key_thumb_w() / 2) / view.pps
-        i = nearest(model.k_times, t, reach)
-        if i is None:
-            return None
-        k = model.keyframes[i]
-        return Hit("keyframe", k.frame, k.time, i)
+        return _marker_hit("keyframe", view.model.k_times, view.model.keyframes, t, reach)
 
     def tooltip(self, view, hit) -> str:
         model = view.model
