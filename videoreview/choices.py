@@ -117,12 +117,18 @@ def models_for(key: str, catalog) -> list[str]:
 def chosen_device() -> str:
     """The device chosen for models, or the best present when that one is not here (the
     analysis says so: see ``choose``)."""
+    return _device(load_choices()[0])
+
+
+def _device(choices: dict[str, str], notice: Callable[[str], None] = lambda text: None) -> str:
     from .engines.device import resolve
 
     try:
-        return resolve(load_choices()[0].get("device", "auto"))
-    except ValueError:
-        return resolve("auto")
+        return resolve(choices.get("device", "auto"))
+    except ValueError as exc:
+        device = resolve("auto")
+        notice(f"device {exc}; using {device}")
+        return device
 
 
 @dataclass(frozen=True)
@@ -146,7 +152,7 @@ def choose(report: Callable[[str], None] | None = None) -> Chosen:
     """The engines to use now: the saved choices, each checked (installed, fits in the
     device's free memory), with the builtin engine in place of any that cannot be used.
     ``report`` gets each notice as it is found."""
-    from .engines.device import free_memory_gb, present, resolve
+    from .engines.device import free_memory_gb
     from .models.catalog import installed_path, load_catalog
 
     notices: list[str] = []
@@ -159,11 +165,7 @@ def choose(report: Callable[[str], None] | None = None) -> Chosen:
     choices, problem = load_choices()
     if problem:
         notice(problem)
-    try:
-        device = resolve(choices.get("device", "auto"))
-    except ValueError as exc:
-        device = present()[0]
-        notice(f"device {exc}; using {device}")
+    device = _device(choices, notice)
     catalog = load_catalog()
     names: dict[str, str] = {}
     fallbacks: dict[str, list[str]] = {}  # reason -> what falls back for it (said in one line)
