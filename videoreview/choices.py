@@ -42,6 +42,8 @@ CAPABILITIES = (
     Capability("scoring", "ViSIL scorer", "scoring"),
     Capability("image-text", "Frame search (image-text)", "image-text"),
     Capability("faces", "Faces", "faces"),
+    Capability("speech", "Speech", "speech"),
+    Capability("screen-text", "On-screen text", "screen-text"),
     Capability("boundaries", "Event boundaries", "boundaries"),
 )
 BY_KEY = {c.key: c for c in CAPABILITIES}
@@ -142,7 +144,7 @@ class Chosen:
 
     def analysis_engines(self) -> dict[str, str]:
         """The pipeline's engines (see pipeline.build_stages)."""
-        engines = {key: self.names[key] for key in ("boundaries", "faces")}
+        engines = {key: self.names[key] for key in ("boundaries", "faces", "speech", "screen-text")}
         captions = self.names["captions"]
         engines["captions"] = captions if captions in BY_KEY["captions"].builtins else f"vlm:{captions}"
         return engines

@@ -18,7 +18,8 @@ from typing import Any, ClassVar, Literal
 from .errors import RecordError
 
 # 2: faces became a flat list of detections; face_tracks, identity appearances and edits added.
-SCHEMA_VERSION = 2
+# 3: speech (transcript segments with words, what the audio held) and on-screen text spans.
+SCHEMA_VERSION = 3
 
 BoundaryKind = Literal["cut", "gradual", "event"]
 BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
@@ -205,6 +206,66 @@ class Summary(_Record):
 
 
 @dataclass(frozen=True)
+class Word(_Record):
+    start: float
+    end: float
+    text: str
+    probability: float = 0.0
+
+
+SPEAKER_SOURCES: tuple[str, ...] = ("", "alone", "mouth", "reviewer")
+
+
+@dataclass(frozen=True)
+class TranscriptSegment(_Record):
+    """A stretch of speech: its text, each word with its times, and who says it."""
+
+    start: float
+    end: float
+    text: str
+    words: tuple[Word, ...] = ()
+    language: str = ""
+    engine: str = ""
+    # The identity speaking ("P1"), or None when nobody can be told. ``speaker_by`` says
+    # how it was decided: "alone" (the only face on screen), "mouth" (the face whose
+    # mouth moves), "reviewer".
+    speaker: str | None = None
+    speaker_by: str = ""
+    edited: bool = False  # text or speaker set by a reviewer: a re-run keeps it
+
+    _nested: ClassVar[dict[str, type]] = {"words": Word}
+
+    def __post_init__(self) -> None:
+        if self.speaker_by not in SPEAKER_SOURCES:
+            raise RecordError(None, f"speaker_by {self.speaker_by!r} is not one of {', '.join(SPEAKER_SOURCES)}")
+
+
+@dataclass(frozen=True)
+class SpeechInfo(_Record):
+    """What the audio held, said even when nothing was transcribed."""
+
+    audio: str  # "none" (no audio stream), "silent", "no speech", "speech"
+    language: str = ""  # ISO 639-1 code of the detected language
+    language_probability: float = 0.0
+    duration: float = 0.0  # seconds of audio read
+    note: str = ""  # what the user should know: damage, sound shorter or longer than the picture
+    engine: str = ""
+
+
+@dataclass(frozen=True)
+class TextSpan(_Record):
+    """One piece of on-screen text, read the same in neighbouring samples."""
+
+    start: float  # the first sample it was read in
+    end: float  # the first sample after that without it
+    text: str
+    box: tuple[float, float, float, float]  # x, y, w, h in display pixels
+    score: float = 0.0  # the recogniser's confidence
+    frame: int = 0  # the frame it was first read in
+    engine: str = ""
+
+
+@dataclass(frozen=True)
 class Analysis(_Record):
     video: VideoInfo
     content_hash: str = ""  # SHA-256 of the file: finds the video again after a move
@@ -219,6 +280,9 @@ class Analysis(_Record):
     summaries: tuple[Summary, ...] = ()
     # Frames of engine boundaries a reviewer deleted (or moved away): a re-run drops them.
     removed_boundaries: tuple[int, ...] = ()
+    speech: SpeechInfo | None = None  # None: speech was not analysed
+    transcript: tuple[TranscriptSegment, ...] = ()
+    screen_text: tuple[TextSpan, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     _nested: ClassVar[dict[str, type]] = {
@@ -231,6 +295,9 @@ class Analysis(_Record):
         "identity_edits": IdentityEdit,
         "keyframes": Keyframe,
         "summaries": Summary,
+        "speech": SpeechInfo,
+        "transcript": TranscriptSegment,
+        "screen_text": TextSpan,
     }
 
     def to_dict(self) -> dict[str, Any]:

@@ -14,6 +14,9 @@ whoever read the user's choice (choices.choose); engines never read the choices 
     summaries    scoring/protocol.py        builtin: None, the builder's     a VLM
                                             own text from the analysis
     image-text   embeddings/protocol.py     none: None, frame search off     SigLIP (ONNX)
+    speech       speech/protocol.py         whisper-base, whisper-tiny.en;   a Whisper (CTranslate2)
+                                            none: None, speech off
+    screen-text  text/protocol.py           pp-ocrv6; none: None, off        -
 
 An engine is made once per process and device, and shared; engines holding a model
 load it on first use and free it with ``release()``.
@@ -76,6 +79,26 @@ def _image_text(spec: str, device: str):
     return ImageTextEncoder(spec, device)
 
 
+def _whisper(spec: str, device: str):
+    from .speech.whisper import WhisperEngine  # faster-whisper loads with the model
+
+    return WhisperEngine(spec, device)
+
+
+def _builtin_whisper(name: str) -> Factory:
+    return lambda device: _whisper(name, device)
+
+
+def _pp_ocr(device: str):
+    from .text.rapid import RapidTextEngine
+
+    return RapidTextEngine(device)
+
+
+def _off(device: str) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Capability:
     builtins: dict[str, Factory]  # name -> factory (of None: a builtin that is no engine); the first is the default
@@ -91,8 +114,11 @@ CAPABILITIES: dict[str, Capability] = {
     "faces": Capability({"dlib-hog": _dlib("hog"), "dlib-cnn": _dlib("cnn")}),
     "captions": Capability({"builtin": _captions}, _vlm),
     "scoring": Capability({"builtin": _builtin_scoring}, _vlm_scoring),
-    "summaries": Capability({"builtin": lambda device: None}, _vlm),
-    "image-text": Capability({"none": lambda device: None}, _image_text),
+    "summaries": Capability({"builtin": _off}, _vlm),
+    "image-text": Capability({"none": _off}, _image_text),
+    "speech": Capability({"whisper-base": _builtin_whisper("whisper-base"),
+                          "whisper-tiny.en": _builtin_whisper("whisper-tiny.en"), "none": _off}, _whisper),
+    "screen-text": Capability({"pp-ocrv6": _pp_ocr, "none": _off}),
 }
 
 _INSTANCES: dict[tuple[str, str, str], Any] = {}

@@ -55,6 +55,7 @@ class FrameSource:
         self._index = index
         self.timestamps: np.ndarray = (index.pts - index.pts[0]).astype(np.float64) * float(index.time_base)
         self.timestamps.setflags(write=False)
+        self.start_time = float(index.pts[0] * index.time_base)  # frame 0 on the container's clock
         self._pyav: PyAVReader | None = None
         self._decord: _decord.DecordReader | None = None
         self.fallback_reason: str | None = None

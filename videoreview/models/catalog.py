@@ -21,7 +21,8 @@ from ..paths import folder_size, package_dir
 CATALOG_DIR = Path(__file__).resolve().parents[2] / "models"
 # What a model can do for videoreview (the engine capabilities it can serve).
 TASKS = frozenset({"boundaries", "captions", "boundary-captions", "summaries", "scoring", "text-embedding",
-                   "image-text", "faces"})
+                   "image-text", "faces", "speech", "screen-text"})
+FORMATS = ("transformers", "ctranslate2", "onnx", "torch")  # how the weights are stored
 REVISION = re.compile(r"[0-9a-f]{40}")  # a full commit hash
 _NAME = re.compile(r"[a-z0-9][a-z0-9.\-]*")
 
@@ -39,6 +40,11 @@ class ModelEntry:
     size_bytes: int | None = None  # the weights' download size
     parameters: int | None = None
     min_memory_gb: float | None = None
+    format: str = "transformers"  # one of FORMATS
+    # builtin: the weights' files inside site-packages, in order (several parts of one
+    # file are joined), and the sha256 of the joined file (or of each file, a list)
+    parts: tuple[str, ...] = ()
+    sha256: str | tuple[str, ...] = ""
     path: str = ""  # the catalog file
 
     @property
@@ -64,6 +70,10 @@ def load_entry(path: Path) -> ModelEntry:
     if not isinstance(tasks, list) or not tasks or not set(tasks) <= TASKS:
         raise ModelError(path, f"'tasks' must be a list of {', '.join(sorted(TASKS))} (got {tasks!r})")
     builtin = bool(data.get("builtin", False))
+    fmt = data.get("format", "transformers")
+    if fmt not in FORMATS:
+        raise ModelError(path, f"'format' must be one of {', '.join(FORMATS)} (got {fmt!r})")
+    sha = data.get("sha256", "")
     if builtin:
         if not str(data.get("source", "")).startswith("pypi:"):
             raise ModelError(path, "a builtin model needs source = \"pypi:PACKAGE==VERSION\"")
@@ -75,7 +85,9 @@ def load_entry(path: Path) -> ModelEntry:
     return ModelEntry(name=name, family=str(data["family"]), tasks=tuple(tasks), license=str(data["license"]),
                       builtin=builtin, source=data.get("source"), repo=data.get("repo"),
                       revision=data.get("revision"), size_bytes=data.get("size_bytes"),
-                      parameters=data.get("parameters"), min_memory_gb=data.get("min_memory_gb"), path=str(path))
+                      parameters=data.get("parameters"), min_memory_gb=data.get("min_memory_gb"), format=fmt,
+                      parts=tuple(data.get("parts", ())), sha256=tuple(sha) if isinstance(sha, list) else sha,
+                      path=str(path))
 
 
 def user_catalog_dir() -> Path:
@@ -135,6 +147,8 @@ def complete(folder: Path) -> bool:
     leaves the small files in place and the weights missing)."""
     if not (folder / "config.json").is_file():
         return False
+    if (folder / "model.bin").is_file() and (folder / "tokenizer.json").is_file():
+        return True  # CTranslate2 (Whisper): one weights file
     index = folder / "model.safetensors.index.json"
     if index.is_file():
         try:

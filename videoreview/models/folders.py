@@ -56,3 +56,30 @@ def installed_folder(entry: ModelEntry) -> Path:
     if folder is None:
         raise ModelError(entry.name, f"is not installed (videoreview models pull {entry.name})")
     return folder
+
+
+def check_ctranslate2(folder: Path, name: str | None = None) -> str:
+    """A CTranslate2 model folder (Whisper for faster-whisper): config.json, tokenizer.json
+    and a model.bin whose header names its model spec. Returns the spec's name."""
+    label = f"{name}: " if name else ""
+    for needed in ("config.json", "tokenizer.json", "model.bin"):
+        if not (folder / needed).is_file():
+            raise ModelError(folder, f"{label}no {needed}: not a CTranslate2 model folder")
+    return ctranslate2_spec(folder / "model.bin", label)
+
+
+def ctranslate2_spec(path: Path, label: str = "", head: bytes | None = None) -> str:
+    """The model spec a CTranslate2 weights file names in its header ("WhisperSpec")."""
+    import struct
+
+    try:
+        if head is None:
+            with open(path, "rb") as handle:
+                head = handle.read(64)
+        version, length = struct.unpack_from("<IH", head)
+        spec = head[6:6 + length].rstrip(b"\0").decode("ascii")
+    except (OSError, struct.error, UnicodeDecodeError) as exc:
+        raise ModelError(path, f"{label}is not a readable CTranslate2 model ({exc})") from None
+    if not 1 <= version <= 100 or not spec.isidentifier():
+        raise ModelError(path, f"{label}is not a CTranslate2 model (its header is not one)")
+    return spec

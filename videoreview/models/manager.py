@@ -22,6 +22,13 @@ from .folders import installed_folder, safe_config
 
 # What a model in the Hugging Face layout needs; never pickles or code.
 WANTED = ["*.json", "*.safetensors", "*.txt", "*.model", "*.jinja"]
+# A CTranslate2 model (Whisper for faster-whisper): its own weights format, which holds
+# tensors only and runs no code when read.
+CT2_WANTED = ["config.json", "model.bin", "tokenizer.json", "vocabulary.*", "preprocessor_config.json"]
+
+
+def wanted(entry: ModelEntry) -> list[str]:
+    return CT2_WANTED if entry.format == "ctranslate2" else WANTED
 
 
 def pull(entry: ModelEntry) -> Path:
@@ -35,7 +42,7 @@ def pull(entry: ModelEntry) -> Path:
 
     where = f"{entry.repo}@{entry.revision[:12]}"
     try:
-        folder = Path(snapshot_download(entry.repo, revision=entry.revision, allow_patterns=WANTED))
+        folder = Path(snapshot_download(entry.repo, revision=entry.revision, allow_patterns=wanted(entry)))
     except OfflineModeIsEnabled:
         raise ModelError(entry.name, "cannot be downloaded: offline mode is on (HF_HUB_OFFLINE)") from None
     except RevisionNotFoundError:
@@ -61,21 +68,29 @@ def verify(entry: ModelEntry) -> Path:
     return folder
 
 
-def verify_folder(folder: Path, entry: ModelEntry | None = None) -> None:
+def verify_folder(folder: Path, entry: ModelEntry | None = None, pinned: bool = True) -> None:
     """A model folder videoreview will load: a config without remote code, safetensors
     weights whose headers read, and (for a catalog entry) the pinned revision."""
+    if entry is not None and entry.format == "ctranslate2":
+        from .folders import check_ctranslate2
+
+        check_ctranslate2(folder, entry.name)
+    else:
+        _check_safetensors(folder, entry)
+    if pinned and entry is not None and not entry.builtin and folder.resolve().name != entry.revision:
+        raise ModelError(folder, f"{entry.name}: is revision {folder.resolve().name}, the catalog pins {entry.revision}")
+
+
+def _check_safetensors(folder: Path, entry: ModelEntry | None) -> None:
     safe_config(folder, entry.name if entry else None)
-    weights = sorted(folder.glob("*.safetensors"))
     from safetensors import safe_open
 
-    for path in weights:
+    for path in sorted(folder.glob("*.safetensors")):
         try:
             with safe_open(os.fspath(path), "np") as handle:
                 handle.keys()
         except Exception as exc:  # a truncated or damaged file: its header does not read
             raise ModelError(path, f"is not a readable safetensors file ({exc})") from None
-    if entry is not None and not entry.builtin and folder.resolve().name != entry.revision:
-        raise ModelError(folder, f"{entry.name}: is revision {folder.resolve().name}, the catalog pins {entry.revision}")
 
 
 def remove(entry: ModelEntry) -> int:
@@ -120,13 +135,13 @@ def add(folder: Path, catalog: dict[str, ModelEntry]) -> tuple[ModelEntry, Path]
     entry = next((e for e in catalog.values() if e.revision == revision), None)
     if entry is None:
         raise ModelError(folder, f"is revision {revision}, which no catalog entry pins")
-    verify_folder(folder)
+    verify_folder(folder, entry, pinned=False)  # its revision was read from the folder above
     target = snapshot_dir(entry)
     staging = target.with_name(f".{revision}.adding")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for path in folder.iterdir():
-        if path.is_file() and any(path.match(pattern) for pattern in WANTED):
+        if path.is_file() and any(path.match(pattern) for pattern in wanted(entry)):
             shutil.copy2(path, staging / path.name)  # follows the cache's symlinks to their blobs
     shutil.rmtree(target, ignore_errors=True)
     os.replace(staging, target)  # the model appears whole or not at all

@@ -21,6 +21,8 @@ from ..records import SHOT_CHANGE_KINDS, Analysis, Boundary, FaceDetection, Face
 from .cancel import CancelToken
 from .identities import assign_identities
 
+SAMPLE_RATE = 2.0  # face samples a second
+
 # A crowd shot can hold hundreds of faces; identities come from the clearest ones.
 MAX_FACES_PER_FRAME = 32
 # Quality terms reach 1 at these values (display pixels of face height, Laplacian
@@ -95,7 +97,7 @@ class FaceStage:
 
     name = "faces"
 
-    def __init__(self, engine, sample_rate: float = 2.0, detect_long_side: int = 640) -> None:
+    def __init__(self, engine, sample_rate: float = SAMPLE_RATE, detect_long_side: int = 640) -> None:
         self.engine = engine
         self.sample_rate = sample_rate
         self.detect_long_side = detect_long_side

