@@ -324,6 +324,11 @@ class Analysis(_Record):
         """Times of the cuts and gradual transitions, in order: where a new shot starts."""
         return sorted(b.time for b in self.boundaries if b.kind in SHOT_CHANGE_KINDS)
 
+    def person_name(self, identity_id: str) -> str:
+        """What to call an identity: the name a reviewer gave it, else its id ("P1")."""
+        named = next((i.name for i in self.identities if i.id == identity_id and i.name), None)
+        return named or identity_id
+
     def with_boundaries(self, boundaries) -> "Analysis":
         return replace(self, boundaries=tuple(sorted(boundaries, key=lambda b: b.time)))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import VideoReviewError
+from ..errors import RecordError, VideoReviewError
 from ..records import read_json
 from .common import EXIT_ERROR, EXIT_USAGE, chosen, print_error
 
@@ -101,6 +101,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return _eval_captions(args)
     if args.task == "fitb":
         return _eval_fitb(args)
+    if args.task == "speech":
+        return _eval_speech(args)
     from ..metrics.boundaries import TOLERANCES, boundary_f1
 
     kinds = set(args.kind.split(",")) if args.kind else None
@@ -287,11 +289,54 @@ def _eval_fitb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _segments(path: str) -> list[tuple[float, float, str]]:
+    """(start, end, text) from SRT / WebVTT, or JSON: an Analysis, ``transcribe --json``
+    output, or a list of {start, end, text}."""
+    from ..metrics.speech import parse_subtitles
+
+    if path.lower().endswith((".srt", ".vtt")):
+        try:
+            with open(path, encoding="utf-8-sig") as handle:
+                return parse_subtitles(handle.read())
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RecordError(path, f"cannot be read ({exc})") from None
+    data = read_json(path)
+    items = data.get("transcript", data.get("segments")) if isinstance(data, dict) else data
+    try:
+        return [(float(s["start"]), float(s["end"]), str(s["text"])) for s in items]
+    except (TypeError, KeyError, ValueError) as exc:
+        raise RecordError(path, f"not a transcript: expected segments with start, end and text ({exc})") from None
+
+
+def _eval_speech(args: argparse.Namespace) -> int:
+    """Word error rate (metrics/speech.py says how text is normalised) and how far the
+    segments' start and end times are from the reference's."""
+    from ..metrics.speech import mean_boundary_error, word_errors
+
+    try:
+        predicted, truth = _segments(args.predicted), _segments(args.truth)
+    except VideoReviewError as exc:
+        print_error(str(exc))
+        return EXIT_ERROR
+    score = word_errors(" ".join(t for _, _, t in truth), " ".join(t for _, _, t in predicted))
+    timing = mean_boundary_error([(s, e) for s, e, _ in predicted], [(s, e) for s, e, _ in truth])
+    if args.json:
+        print(json.dumps({"wer": score.wer, "reference_words": score.reference_words,
+                          "substitutions": score.substitutions, "deletions": score.deletions,
+                          "insertions": score.insertions, "mean_boundary_error": timing}, indent=2))
+        return 0
+    print(f"WER {score.wer:.3f} ({score.errors} errors in {score.reference_words} words: {score.substitutions} "
+          f"substituted, {score.deletions} deleted, {score.insertions} inserted)")
+    if timing is not None:
+        print(f"segment start/end off by {timing:.2f} s on average")
+    return 0
+
+
 def add_parsers(sub) -> None:
     p = sub.add_parser("eval", help="score predictions against ground truth")
-    p.add_argument("task", choices=["boundaries", "identities", "fitb", "captions", "retrieval"])
+    p.add_argument("task", choices=["boundaries", "identities", "fitb", "captions", "retrieval", "speech"])
     p.add_argument("predicted", metavar="PRED.json", help="(retrieval: QUERIES.json, searched in the library)")
-    p.add_argument("truth", metavar="TRUTH.json", nargs="?")
+    p.add_argument("truth", metavar="TRUTH.json", nargs="?", help="(speech: REF.srt, REF.vtt or REF.json)")
     p.add_argument("--kind", help="only these boundary kinds, e.g. cut,gradual")
     p.add_argument("--tolerances", help="comma-separated seconds (default: 0.1,0.2,0.5,1,1.5,2,2.5,3)")
     p.add_argument("--judge", default="builtin", help="captions: builtin (lexical stand-in) or vlm:FOLDER")

@@ -169,9 +169,9 @@ def cmd_summarize(args: argparse.Namespace) -> int:
 
 
 def _cues(analysis, which: str):
-    from ..summary.export import boundary_cues, caption_cues
+    from ..summary.export import boundary_cues, caption_cues, speech_cues
 
-    return caption_cues(analysis) if which == "captions" else boundary_cues(analysis)
+    return {"captions": caption_cues, "boundaries": boundary_cues, "speech": speech_cues}[which](analysis)
 
 
 def _write_pdf(analysis, path: str, summary, comparison) -> None:
@@ -191,8 +191,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--json", metavar="PATH", help="the Analysis JSON, summaries included")
     p.add_argument("--srt", metavar="PATH", help="SRT subtitles")
     p.add_argument("--vtt", metavar="PATH", help="WebVTT subtitles")
-    p.add_argument("--subtitles", choices=["captions", "boundaries"], default="captions",
-                   help="what the subtitles say: frame captions or boundary captions")
+    p.add_argument("--subtitles", choices=["captions", "boundaries", "speech"], default="captions",
+                   help="what the subtitles say: frame captions, boundary captions or what is said")
     p.add_argument("--csv", metavar="PATH", help="a CSV of the boundaries")
     p.add_argument("--otio", metavar="PATH", help="OpenTimelineIO markers for an editor")
     p.add_argument("--scorer", metavar="builtin|MODEL|none",

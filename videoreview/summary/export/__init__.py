@@ -4,8 +4,8 @@ markers for editors, a PDF report, and the Analysis JSON itself. Every writer go
 
 from .markers import write_otio
 from .pdf import write_pdf
-from .subtitles import boundary_cues, caption_cues, write_srt, write_vtt
+from .subtitles import boundary_cues, caption_cues, speech_cues, srt_text, vtt_text, write_srt, write_vtt
 from .tables import write_boundaries_csv, write_json
 
-__all__ = ["boundary_cues", "caption_cues", "write_srt", "write_vtt", "write_boundaries_csv", "write_json",
+__all__ = ["boundary_cues", "caption_cues", "speech_cues", "srt_text", "vtt_text", "write_srt", "write_vtt", "write_boundaries_csv", "write_json",
            "write_otio", "write_pdf"]
