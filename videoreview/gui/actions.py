@@ -93,6 +93,7 @@ MENUS: list[tuple[str, list]] = [
         _overlay("Caption overlay", "captions", "Alt+1"),
         _overlay("Boundary overlay", "boundaries", "Alt+2"),
         _overlay("Face boxes", "faces", "Alt+3"),
+        _overlay("Speech subtitles", "speech", "Alt+4"),
         SEPARATOR,
         Row("Zoom timeline in", lambda w: w.timeline.zoom_in(), "Ctrl+="),
         Row("Zoom timeline out", lambda w: w.timeline.zoom_out(), "Ctrl+-"),

@@ -15,6 +15,7 @@ BOUNDARY_COLORS: dict[str, QColor] = {
 EDITED_COLOR = QColor("#b46cf0")  # violet outline/badge on anything a reviewer changed
 KEYFRAME_COLOR = QColor("#5cc98a")
 CAPTION_COLOR = QColor("#7b8794")
+TEXT_COLOR = QColor("#d9a441")  # on-screen text read from the picture
 
 # Well separated hues for the first identities; later ones hash to a hue.
 _IDENTITY_HUES = (210, 30, 120, 330, 55, 270, 175, 0, 90, 300)

@@ -74,7 +74,7 @@ class DetailsPanel(QWidget):
         self.analysis: Analysis | None = None
         self.kind: str | None = None
         self.key = None
-        self.title = QLabel("Select a caption, boundary or identity on the timeline.")
+        self.title = QLabel("Select a caption, boundary, identity or speech on the timeline.")
         self.title.setWordWrap(True)
         self.badge = QLabel("edited")
         self.badge.setStyleSheet(f"color: white; background: {EDITED_COLOR.name()}; border-radius: 3px; padding: 1px 5px;")
@@ -87,6 +87,7 @@ class DetailsPanel(QWidget):
         self.pages.addWidget(self._caption_page())
         self.pages.addWidget(self._boundary_page())
         self.pages.addWidget(self._identity_page())
+        self.pages.addWidget(self._speech_page())
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
         head.addWidget(self.badge)
@@ -177,6 +178,26 @@ class DetailsPanel(QWidget):
         layout.addLayout(track_buttons)
         return page
 
+    def _speech_page(self) -> QWidget:
+        page = QWidget()
+        self.speech_text = QPlainTextEdit()
+        self.speech_text.setMaximumHeight(120)
+        save = QPushButton("Save text")
+        save.clicked.connect(lambda: self._edit("Edit what is said", edits.edit_segment, self.key,
+                                                self.speech_text.toPlainText()))
+        self.speaker = QComboBox()
+        self.speaker.setToolTip("Who says this")
+        self.speaker.activated.connect(lambda: self._edit("Set speaker", edits.set_speaker, self.key,
+                                                          self.speaker.currentData()))
+        form = QFormLayout()
+        form.addRow("Speaker", self.speaker)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.speech_text)
+        layout.addWidget(save)
+        layout.addLayout(form)
+        return page
+
     # -- edits ----------------------------------------------------------------------------
     def _edit(self, text: str, edit, *args) -> None:
         self.editRequested.emit(text, lambda analysis: edit(analysis, *args))
@@ -211,7 +232,7 @@ class DetailsPanel(QWidget):
         record = self.record(kind, key)
         if record is None:
             self.kind = self.key = None
-            self.title.setText("Select a caption, boundary or identity on the timeline.")
+            self.title.setText("Select a caption, boundary, identity or speech on the timeline.")
             self.info.clear()
             self.badge.hide()
             self.pages.setCurrentIndex(0)
@@ -222,9 +243,13 @@ class DetailsPanel(QWidget):
     def record(self, kind: str | None, key):
         if self.analysis is None or kind is None:
             return None
+        if kind == "text":  # on-screen text: by its place in the list
+            spans = self.analysis.screen_text
+            return spans[key] if isinstance(key, int) and 0 <= key < len(spans) else None
         items = {"caption": self.analysis.captions, "boundary": self.analysis.boundaries,
-                 "keyframe": self.analysis.keyframes, "identity": self.analysis.identities}.get(kind, ())
-        attribute = "id" if kind == "identity" else "frame"
+                 "keyframe": self.analysis.keyframes, "identity": self.analysis.identities,
+                 "speech": self.analysis.transcript}.get(kind, ())
+        attribute = {"identity": "id", "speech": "start"}.get(kind, "frame")
         return next((item for item in items if getattr(item, attribute) == key), None)
 
     def time_text(self, seconds: float) -> str:
@@ -251,6 +276,24 @@ class DetailsPanel(QWidget):
     def _show_keyframe(self, keyframe) -> None:
         self.title.setText(f"<b>Keyframe</b> at {self.time_text(keyframe.time)} (frame {keyframe.frame})")
         self.info.setText(keyframe.reason or "")
+        self.pages.setCurrentIndex(0)
+
+    def _show_speech(self, segment) -> None:
+        self.title.setText(f"<b>Speech</b> {self.time_text(segment.start)} – {self.time_text(segment.end)}")
+        by = {"alone": ", speaker: the only face on screen", "reviewer": ", speaker set by the reviewer"}
+        self.info.setText(f"by {segment.engine or 'unknown engine'}, language {segment.language or '?'}"
+                          f"{by.get(segment.speaker_by, '')}")
+        self.speech_text.setPlainText(segment.text)
+        self.speaker.clear()
+        self.speaker.addItem("nobody / unknown", None)
+        for identity in self.analysis.identities:
+            self.speaker.addItem(identity_label(identity), identity.id)
+        self.speaker.setCurrentIndex(max(0, self.speaker.findData(segment.speaker)))
+        self.pages.setCurrentIndex(4)
+
+    def _show_text(self, span) -> None:
+        self.title.setText(f"<b>On-screen text</b> {self.time_text(span.start)} – {self.time_text(span.end)}")
+        self.info.setText(f"“{span.text}”\nread by {span.engine or 'unknown engine'}, confidence {span.score:.2f}")
         self.pages.setCurrentIndex(0)
 
     def _show_identity(self, identity) -> None:

@@ -93,6 +93,13 @@ class ReviewEdits(QObject):
                                                      record.text)
             if ok:
                 self.apply_edit("Edit caption", lambda a: edits.edit_caption(a, key, text))
+        elif kind == "speech":
+            record = self.window.details.record(kind, key)
+            text, ok = QInputDialog.getMultiLineText(self.window, "Edit what is said",
+                                                     f"Said at {self.window.details.time_text(record.start)}",
+                                                     record.text)
+            if ok:
+                self.apply_edit("Edit what is said", lambda a: edits.edit_segment(a, key, text))
         elif kind == "identity":
             self.ask_name(key)
 

@@ -1,5 +1,5 @@
-"""The video picture with the analysis drawn over it: captions as subtitles, a flash and
-a label at each boundary, and boxes around the faces.
+"""The video picture with the analysis drawn over it: what is said as subtitles, captions,
+a flash and a label at each boundary, and boxes around the faces.
 
 The scene is in the video's display pixels (rotation applied), the coordinates every
 record uses, and the view scales it to fit; so overlay sizes are fractions of the video
@@ -19,10 +19,11 @@ from PySide6.QtMultimediaWidgets import QGraphicsVideoItem
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
 
 from ..records import Analysis, Boundary, FaceDetection, FrameCaption, VideoInfo
+from ..summary.export.subtitles import Cue, speech_cues
 from .colors import BOUNDARY_COLORS, EDITED_COLOR, identity_color
 from .player import Player
 
-OVERLAYS = ("captions", "boundaries", "faces")
+OVERLAYS = ("captions", "boundaries", "faces", "speech")
 FLASH_SECONDS = 0.4  # how long a boundary flashes after its frame
 FACE_HOLD_SECONDS = 0.6  # faces are sampled every ~0.5 s: a detection stands until then
 UNASSIGNED_COLOR = QColor("#9aa0a6")
@@ -79,6 +80,7 @@ def _edited_badge(painter: QPainter, anchor: QPointF, height: float) -> None:
 class _Caption:
     text: str
     edited: bool
+    top: bool = False  # drawn at the top: the bottom holds what is said
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,8 @@ class _AnalysisIndex:
         self.face_times = sorted(by_time)
         self.face_groups = [by_time[t] for t in self.face_times]
         self.names = {identity.id: identity.name for identity in analysis.identities}
+        self.cues = speech_cues(analysis)  # what is said, as the exported subtitles have it
+        self.cue_starts = [c.start for c in self.cues]
 
     # ``slack`` is half a frame: a record at the shown frame counts even if its time and
     # the frame's timestamp differ by rounding.
@@ -139,6 +143,10 @@ class _AnalysisIndex:
         if i < 0 or t - self.face_times[i] > FACE_HOLD_SECONDS + slack:
             return []
         return [] if self._cut_between(self.face_times[i], t, slack) else self.face_groups[i]
+
+    def cue_at(self, t: float, slack: float) -> Cue | None:
+        i = bisect_right(self.cue_starts, t + slack) - 1
+        return self.cues[i] if i >= 0 and t < self.cues[i].end + slack else None
 
     def face_label(self, face: FaceDetection) -> str:
         if face.identity is None:
@@ -194,7 +202,7 @@ class _CaptionOverlay(_Overlay):
         text_rect = painter.boundingRect(QRectF(0, 0, w * 0.9 - 2 * pad, h), flags, caption.text)
         box = text_rect.adjusted(-pad, -pad * 0.45, pad, pad * 0.45)
         box.moveCenter(QPointF(w / 2, 0))
-        if style.caption_position == "top":
+        if style.caption_position == "top" or caption.top:
             box.moveTop(h * 0.13)  # clear of the boundary label
         else:
             box.moveBottom(h * 0.955)
@@ -206,6 +214,30 @@ class _CaptionOverlay(_Overlay):
         painter.drawText(box.adjusted(pad, pad * 0.45, -pad, -pad * 0.45), flags, caption.text)
         if caption.edited:
             _edited_badge(painter, QPointF(box.right(), box.top() - pad * 0.3), font.pixelSize() * 1.0)
+
+
+class _SpeechOverlay(_Overlay):
+    """What is being said, as subtitles: yellow on a dark box at the bottom."""
+
+    def paint(self, painter, option, widget=None) -> None:
+        text: str | None = self.content
+        if not text:
+            return
+        w, h = self.rect.width(), self.rect.height()
+        font = _font(max(10.0, h * 0.05 * self.style.caption_size), QFont.Weight.DemiBold)
+        pad = font.pixelSize() * 0.4
+        flags = Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap
+        painter.setFont(font)
+        text_rect = painter.boundingRect(QRectF(0, 0, w * 0.86 - 2 * pad, h), flags, text)
+        box = text_rect.adjusted(-pad, -pad * 0.4, pad, pad * 0.4)
+        box.moveCenter(QPointF(w / 2, 0))
+        box.moveBottom(h * 0.955)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(0, 0, 0, round(255 * self.style.caption_background)))
+        painter.drawRoundedRect(box, pad * 0.6, pad * 0.6)
+        painter.setPen(QColor("#ffe14d"))
+        painter.drawText(box.adjusted(pad, pad * 0.4, -pad, -pad * 0.4), flags, text)
 
 
 class _BoundaryOverlay(_Overlay):
@@ -299,6 +331,7 @@ class VideoView(QGraphicsView):
             "faces": _FaceOverlay(1),
             "boundaries": _BoundaryOverlay(2),
             "captions": _CaptionOverlay(3),
+            "speech": _SpeechOverlay(4),
         }
         for item in self._overlays.values():
             self.scene().addItem(item)
@@ -345,6 +378,7 @@ class VideoView(QGraphicsView):
         self._check_name(name)
         self._wanted[name] = on
         self._overlays[name].setVisible(on and self.player.video_info() is not None)
+        self._refresh()  # the caption moves down when the speech subtitles go
 
     def overlay_visible(self, name: str) -> bool:
         self._check_name(name)
@@ -352,7 +386,7 @@ class VideoView(QGraphicsView):
 
     def overlay_state(self) -> dict:
         """What the overlays draw now: ``caption`` text, ``caption_edited``, ``boundary``
-        label (None when not drawn) and ``faces`` as [(label, (x, y, w, h)), ...]."""
+        label, ``speech`` (None when not drawn) and ``faces`` as [(label, (x, y, w, h)), ...]."""
 
         def drawn(name: str):
             item = self._overlays[name]
@@ -366,6 +400,7 @@ class VideoView(QGraphicsView):
             "caption_edited": bool(caption and caption.edited),
             "boundary": flash.label if flash else None,
             "faces": [(face.label, face.box) for face in faces],
+            "speech": drawn("speech"),
         }
 
     def face_at(self, pos: QPoint) -> FaceDetection | None:
@@ -439,8 +474,11 @@ class VideoView(QGraphicsView):
             return
         t = self.player.current_time()
         slack = 0.5 / info.fps
+        cue = index.cue_at(t, slack) if self._wanted["speech"] else None
+        self._overlays["speech"].set_content(cue.text if cue else None)
         caption = index.caption_at(t, slack)
-        self._overlays["captions"].set_content(_Caption(caption.text, caption.edited) if caption else None)
+        self._overlays["captions"].set_content(_Caption(caption.text, caption.edited, top=cue is not None)
+                                               if caption else None)
         boundary = index.boundary_at(t, slack)
         flash = None
         if boundary is not None:

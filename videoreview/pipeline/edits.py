@@ -49,6 +49,35 @@ def edit_caption(analysis: Analysis, frame: int, text: str) -> Analysis:
     raise RecordError(None, f"no caption at frame {frame}")
 
 
+def _segment_index(analysis: Analysis, start: float) -> int:
+    for i, segment in enumerate(analysis.transcript):
+        if abs(segment.start - start) < 1e-6:
+            return i
+    raise RecordError(None, f"no speech segment starting at {start:.3f} s")
+
+
+def edit_segment(analysis: Analysis, start: float, text: str) -> Analysis:
+    """The speech segment starting at ``start`` gets the reviewer's text (its words' times
+    are shared out over the new words where they are needed, e.g. subtitles)."""
+    text = " ".join(text.split())
+    if not text:
+        raise RecordError(None, "what is said cannot be empty (switch speech off to hide it)")
+    segments = list(analysis.transcript)
+    i = _segment_index(analysis, start)
+    segments[i] = replace(segments[i], text=text, edited=True)
+    return replace(analysis, transcript=tuple(segments))
+
+
+def set_speaker(analysis: Analysis, start: float, speaker: str | None) -> Analysis:
+    """Who says the segment starting at ``start``: an identity's id, or None for nobody."""
+    if speaker is not None and speaker not in {identity.id for identity in analysis.identities}:
+        raise RecordError(None, f"no identity {speaker}")
+    segments = list(analysis.transcript)
+    i = _segment_index(analysis, start)
+    segments[i] = replace(segments[i], speaker=speaker, speaker_by="reviewer", edited=True)
+    return replace(analysis, transcript=tuple(segments))
+
+
 def add_boundary(analysis: Analysis, seconds: float, kind: str = "event",
                  caption: BoundaryCaption | None = None) -> Analysis:
     if kind not in BOUNDARY_KINDS:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...records import BOUNDARY_KINDS, Analysis, Boundary, Identity, Keyframe
+from ...records import BOUNDARY_KINDS, Analysis, Boundary, Identity, Keyframe, TextSpan, TranscriptSegment
 from ...summary.export.subtitles import caption_spans
 from ...timecode import frame_at, nearest_frame
 
@@ -47,7 +47,7 @@ class TimelineModel:
         self.frame_count = max(1, video.frame_count)
         self.aspect = video.width / video.height if video.width > 0 and video.height > 0 else 16 / 9
         latest = max([0.0, *(b.time for b in analysis.boundaries), *(c.time for c in analysis.captions),
-                      *(k.time for k in analysis.keyframes)])
+                      *(k.time for k in analysis.keyframes), *(s.end for s in analysis.transcript)])
         self.duration = max(video.duration, latest + 1 / self.fps)
 
         self.boundaries: list[Boundary] = sorted(analysis.boundaries, key=lambda b: (b.time, b.frame))
@@ -63,6 +63,13 @@ class TimelineModel:
         self.c_index = {c.frame: i for i, c in enumerate(self.captions)}
 
         self.lanes = [Lane.of(identity) for identity in analysis.identities]
+
+        self.segments: list[TranscriptSegment] = sorted(analysis.transcript, key=lambda s: s.start)
+        self.s_starts, self.s_reach = spans(self.segments)
+        self.s_index = {s.start: i for i, s in enumerate(self.segments)}
+        self.texts: list[TextSpan] = sorted(analysis.screen_text, key=lambda s: (s.start, s.box[1]))
+        self.t_starts, self.t_reach = spans(self.texts)
+        self.t_index = {i: i for i in range(len(self.texts))}  # a span is selected by its place in the list
 
         self.keyframes: list[Keyframe] = sorted(analysis.keyframes, key=lambda k: (k.time, k.frame))
         self.k_times = np.array([k.time for k in self.keyframes], np.float64)
@@ -102,6 +109,19 @@ def ruler_steps(pps: float, fps: float) -> tuple[float, float]:
                 minor = frame
             return float(step), minor
     return float(_SECOND_STEPS[-1]), _SECOND_STEPS[-1] / 4
+
+
+def spans(items) -> tuple[np.ndarray, np.ndarray]:
+    """Starts of items sorted by start, and the latest end so far at each: items in
+    [t0, t1) are those from searchsorted(reach, t0) to searchsorted(starts, t1), even
+    when they overlap (lines of text on screen together)."""
+    starts = np.array([item.start for item in items], np.float64)
+    reach = np.maximum.accumulate(np.array([item.end for item in items], np.float64)) if items else starts
+    return starts, reach
+
+
+def in_range(starts: np.ndarray, reach: np.ndarray, t0: float, t1: float) -> range:
+    return range(int(np.searchsorted(reach, t0, side="right")), int(np.searchsorted(starts, t1)))
 
 
 def runs(starts: np.ndarray, widths) -> list[tuple[int, int]]:

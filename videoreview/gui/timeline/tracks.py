@@ -1,6 +1,6 @@
 """The timeline's tracks, top to bottom. Each track paints its row, says what is under a
 click and what its tooltip reads, and paints its name in the header column. A new track
-(speech, on-screen text, notes) is one class here and one line in TRACKS.
+(notes, ...) is one class here and one line in TRACKS.
 
 A track paints only the time range it is given (the damaged part of the view plus its
 ``margin_px``), slicing the model's sorted arrays with searchsorted; where more items
@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QFontMetrics, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
 
 from ...records import BOUNDARY_KINDS
 from ...timecode import timecode
-from ..colors import BOUNDARY_COLORS, CAPTION_COLOR, EDITED_COLOR, KEYFRAME_COLOR, identity_color
-from .model import TimelineModel, nearest, ruler_steps, runs
+from ..colors import BOUNDARY_COLORS, CAPTION_COLOR, EDITED_COLOR, KEYFRAME_COLOR, TEXT_COLOR, identity_color
+from .model import TimelineModel, in_range, nearest, ruler_steps, runs
+from .style import mix
 
 RULER_H = 24
 THUMBNAIL_H = 54  # height of the strip's thumbnails: what to ask the ThumbnailLoader for
@@ -35,7 +36,7 @@ CAPTION_SEPARATOR_PX = 3  # block starts closer than this to the previous one ge
 
 @dataclass
 class Hit:
-    kind: str  # as Timeline.selected gives it: "caption", "boundary", "identity", "keyframe"
+    kind: str  # as Timeline.selected gives it: "caption", "boundary", "identity", "keyframe", "speech", "text"
     key: object
     time: float  # where clicking it seeks to
     index: int  # into the model's sorted items (lanes for identities)
@@ -270,6 +271,95 @@ class CaptionTrack(Track):
             p.drawRect(QRectF(x0[k] + 1, top, max(2.0, widths[k] - 2), height))
 
 
+def _paint_blocks(view, p, r, indices, items, label, fill, colors, selected: int | None = None) -> None:
+    """Items with a start and an end as blocks with their text (where wide enough)."""
+    top, height = r.top() + 3, r.height() - 6
+    p.setFont(colors.small_font)
+    metrics = QFontMetrics(colors.small_font)
+    for i in indices:
+        item = items[i]
+        x0 = float(view.clamp_x(view.x_of(item.start)))
+        x1 = float(view.clamp_x(view.x_of(max(item.end, item.start))))
+        block = QRectF(math.floor(x0), top, max(2.0, x1 - math.floor(x0)), height)
+        p.fillRect(block, fill(item))
+        if getattr(item, "edited", False):
+            p.fillRect(QRectF(block.left(), r.bottom() - 4, block.width(), 3), EDITED_COLOR)
+        if block.width() >= CAPTION_TEXT_PX:
+            p.setPen(colors.text)
+            text = metrics.elidedText(label(item), Qt.TextElideMode.ElideRight, int(block.width()) - 8)
+            p.drawText(block.adjusted(4, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        if i == selected:
+            p.setPen(QPen(colors.highlight, 2))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawRect(block.adjusted(1, 0, -1, 0))
+
+
+class SpeechTrack(Track):
+    """What is said: a block per segment in its speaker's colour. A click on a word seeks to it."""
+
+    name, label, height = "speech", "Speech", 26
+
+    @staticmethod
+    def text(view, segment) -> str:
+        who = f"{view.model.analysis.person_name(segment.speaker)}: " if segment.speaker else ""
+        return who + segment.text
+
+    def hit(self, view, t) -> Hit | None:
+        model = view.model
+        found = [i for i in in_range(model.s_starts, model.s_reach, t, t + 1e-9) if model.segments[i].end >= t]
+        if not found:
+            return None
+        i = found[-1]
+        segment = model.segments[i]
+        word = next((w for w in reversed(segment.words) if w.start <= t), None) if not segment.edited else None
+        return Hit("speech", segment.start, word.start if word else segment.start, i)
+
+    def tooltip(self, view, hit) -> str:
+        model = view.model
+        segment = model.segments[hit.index]
+        hours = _hours(model)
+        when = f"{timecode(segment.start, model.fps, hours)} – {timecode(segment.end, model.fps, hours)}"
+        by = {"alone": " (alone on screen)", "reviewer": " (set by the reviewer)"}.get(segment.speaker_by, "")
+        who = f"\nspeaker {model.analysis.person_name(segment.speaker)}{by}" if segment.speaker else ""
+        return f"{when}{who}\n{segment.text}" + ("\n(edited)" if segment.edited else "")
+
+    def paint(self, view, p, r, t0, t1, colors) -> None:
+        model = view.model
+
+        def fill(segment):
+            if not segment.speaker:
+                return colors.caption_fill
+            return mix(colors.base, identity_color(segment.speaker), 0.45)
+
+        _paint_blocks(view, p, r, in_range(model.s_starts, model.s_reach, t0, t1), model.segments,
+                      lambda s: self.text(view, s), fill, colors, view.selected_index("speech", model.s_index))
+
+
+class ScreenTextTrack(Track):
+    """On-screen text: a block per span read, for as long as it stays on screen."""
+
+    name, label, height = "screen-text", "On-screen text", 26
+
+    def hit(self, view, t) -> Hit | None:
+        model = view.model
+        found = [i for i in in_range(model.t_starts, model.t_reach, t, t + 1e-9) if model.texts[i].end >= t]
+        return Hit("text", found[0], model.texts[found[0]].start, found[0]) if found else None
+
+    def tooltip(self, view, hit) -> str:
+        model = view.model
+        span = model.texts[hit.index]
+        shown = [model.texts[i].text for i in in_range(model.t_starts, model.t_reach, span.start, span.start + 1e-9)
+                 if model.texts[i].end > span.start]
+        return f"On screen from {timecode(span.start, model.fps, _hours(model))}:\n" + "\n".join(shown)
+
+    def paint(self, view, p, r, t0, t1, colors) -> None:
+        model = view.model
+        fill = QColor(TEXT_COLOR)
+        fill.setAlpha(110)
+        _paint_blocks(view, p, r, in_range(model.t_starts, model.t_reach, t0, t1), model.texts,
+                      lambda s: s.text, lambda s: fill, colors, view.selected_index("text", model.t_index))
+
+
 class IdentityTrack(Track):
     """One lane per identity: when the person is on screen."""
 
@@ -395,4 +485,5 @@ class KeyframeTrack(Track):
 
 
 # Top to bottom. A new track: its class above, and one line here.
-TRACKS: list[type[Track]] = [RulerTrack, ThumbnailTrack, BoundaryTrack, CaptionTrack, IdentityTrack, KeyframeTrack]
+TRACKS: list[type[Track]] = [RulerTrack, ThumbnailTrack, BoundaryTrack, CaptionTrack, SpeechTrack, ScreenTextTrack,
+                             IdentityTrack, KeyframeTrack]
