@@ -183,3 +183,14 @@ def test_word_error_rate_counts_each_kind_of_error():
     assert (score.substitutions, score.deletions, score.insertions) == (0, 0, 2)
     assert word_errors("a b c d", "a x c").errors == 2 and word_errors("a b c d", "a x c").wer == 0.5
     assert normalise("Well-known “Quotes” aren't dropped!") == ["well", "known", "quotes", "aren't", "dropped"]
+
+
+def test_the_library_finds_a_spoken_phrase_at_the_moment_it_is_said(dialogue, home):
+    path, spoken, _picture = dialogue
+    added = run("library", "add", str(path.parent), home=home)  # the clip, and its picture without sound
+    assert added.returncode == 0, added.stderr
+    for phrase, line in (("pack our bags", spoken[1]), ("blue umbrella", spoken[2])):
+        found = json.loads(run("library", "search", phrase, "--json", home=home).stdout)
+        top = found[0]
+        assert top["path"] == str(path) and top["kind"] == "speech", found[:3]
+        assert line.start - 0.5 <= top["start"] <= line.start + 1.0, (top, line)

@@ -34,7 +34,7 @@ THUMB = QSize(96, 54)
 STATUS_TEXT = {"new": "not analysed yet", "analysing": "analysing", "done": "", "failed": "failed",
                "missing": "file missing"}
 KIND_TEXT = {"caption": "caption", "boundary": "event", "summary": "summary", "identity": "person",
-             "labels": "labels", "file": "file name"}
+             "labels": "labels", "file": "file name", "speech": "said", "text": "on screen"}
 
 
 def _placeholder() -> QIcon:

@@ -3,8 +3,10 @@
 Kinds: ``caption`` (a frame caption, until the next caption or cut), ``boundary`` (an
 event boundary's subject / before / after, around its time), ``summary`` (the whole
 video), ``identity`` (a person's id and name, over their appearances), ``labels`` (the
-builtin classifier's labels at a frame, over the caption's span), ``file`` (the file
-name's words, the whole video). Each unit lists the identities on screen during it, so a
+builtin classifier's labels at a frame, over the caption's span), ``speech`` (what is said,
+a subtitle cue at a time, with the speaker's name: a phrase finds the moment it is said),
+``text`` (a line of on-screen text, while it is shown), ``file`` (the file name's words,
+the whole video). Each unit lists the identities on screen during it, so a
 search can ask for "scenes with P2".
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from ..records import Analysis
 from ..summary.builder import PLACEHOLDER
+from ..summary.export.subtitles import speech_cues
 
 BOUNDARY_CONTEXT = 1.0  # seconds either side of a boundary that its caption describes
 
@@ -63,6 +66,10 @@ def units_of(analysis: Analysis) -> list[Unit]:
         if b.caption is not None:
             text = f"{b.caption.subject}: {b.caption.before} -> {b.caption.after}"
             out.append(unit("boundary", b.time - BOUNDARY_CONTEXT, b.time + BOUNDARY_CONTEXT, text))
+    for cue in speech_cues(analysis):
+        out.append(unit("speech", cue.start, cue.end, cue.text))
+    for span in analysis.screen_text:
+        out.append(unit("text", span.start, span.end, span.text))
     for s in analysis.summaries:
         out.append(unit("summary", 0.0, duration, PLACEHOLDER.sub(" ", s.text)))
     for i in analysis.identities:

@@ -20,6 +20,7 @@ from ..engines.captions.builtin import (BuiltinCaptionEngine, Person, Sample, bo
 from ..media import FrameSource, scaled_size
 from ..records import Analysis, BoundaryCaption, FrameCaption, Keyframe
 from ..summary.keyframes import Candidate, progression_keyframes
+from ..summary.phrases import said, sentence, written
 from .cancel import CancelToken
 from .faces import cut_frames
 
@@ -84,8 +85,10 @@ class CaptionStage:
         info = analysis.video
         described = describe(samples, faces_at, shot_of, info.width, info.height)
         engine = f"{self.engine.name}@{self.engine.version}"
-        captions = [FrameCaption(time=s.time, frame=s.frame, text=text, engine=engine, labels=s.labels)
-                    for s, (_, text) in zip(samples, described)]
+        heard = heard_and_read(analysis, [s.time for s in samples], 0.5 / self.sample_rate)
+        captions = [FrameCaption(time=s.time, frame=s.frame, text=f"{text} {extra}".strip(), engine=engine,
+                                 labels=s.labels)
+                    for s, (_, text), extra in zip(samples, described, heard)]
         captions = _keep_edited(captions, previous.captions if previous else ())
 
         states = [state for state, _ in described]
@@ -109,6 +112,19 @@ class CaptionStage:
         keyframes = keep_edited_keyframes(progression_keyframes(candidates),
                                           previous.keyframes if previous else ())
         return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
+
+
+def heard_and_read(analysis: Analysis, times: list[float], window: float) -> list[str]:
+    """For each sample time, what starts being said or shown within ``window`` of it, as
+    sentences ("P2 says “…”. On screen: “Chapter 3”."); empty where nothing starts."""
+    out = []
+    for time in times:
+        sentences = [said(analysis, s) for s in analysis.transcript if time - window <= s.start < time + window]
+        shown = [s for s in analysis.screen_text if time - window <= s.start < time + window]
+        if shown:
+            sentences.append(written(shown[:2]))
+        out.append(" ".join(map(sentence, sentences)))
+    return out
 
 
 def shot_number(cuts: list[int], frame: int) -> int:

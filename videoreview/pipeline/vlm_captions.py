@@ -61,6 +61,11 @@ def boundary_context(frame: int, previous: int, following: int, count: int = BOU
     return [int(f) for f in before], [int(f) for f in after]
 
 
+def _during(items: list[tuple[float, float, str]], start: float, end: float) -> tuple[str, ...]:
+    """The texts of the items overlapping [start, end), each once, in order."""
+    return tuple(dict.fromkeys(text for a, b, text in items if a < end and b > start))
+
+
 class VLMCaptionStage:
     name = "captions"
 
@@ -71,6 +76,8 @@ class VLMCaptionStage:
         self._cuts: list[int] = []
         self._boundaries: list[int] = []
         self._visible = lambda time: []
+        self._said: list[tuple[float, float, str]] = []  # (start, end, "P1: text")
+        self._shown: list[tuple[float, float, str]] = []
 
     def prepare(self, analysis: Analysis) -> str:
         """Take the shots, boundaries and visible identities from the earlier stages; their
@@ -80,7 +87,9 @@ class VLMCaptionStage:
         self._boundaries = sorted({b.frame for b in analysis.boundaries})
         self._visible = visibility_from_faces(analysis.faces, info.width, info.height, window=0.5 / self.sample_rate)
         faces = sorted((f.frame, f.identity) for f in analysis.faces if f.identity)
-        digest = hashlib.sha256(json.dumps([self._cuts, self._boundaries, faces]).encode())
+        self._said = [(s.start, s.end, f"{s.speaker}: {s.text}" if s.speaker else s.text) for s in analysis.transcript]
+        self._shown = [(s.start, s.end, s.text) for s in analysis.screen_text]
+        digest = hashlib.sha256(json.dumps([self._cuts, self._boundaries, faces, self._said, self._shown]).encode())
         return digest.hexdigest()[:12]
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
@@ -107,7 +116,10 @@ class VLMCaptionStage:
                 target = members[position]
                 ids = self._window_ids([times[target]] + [times[i] for i in members if i != target])
                 contexts.append(ids)
-                requests.append(([decoded[frames[i]] for i in members], CaptionContext(identities=ids)))
+                start, end = times[members[0]], times[members[-1]] + 1.0 / self.sample_rate
+                context = CaptionContext(identities=ids, speech=_during(self._said, start, end),
+                                         screen_text=_during(self._shown, start, end)[:4])
+                requests.append(([decoded[frames[i]] for i in members], context))
             for (members, position), ids, texts in zip(chunk, contexts, self.engine.caption_windows(requests)):
                 target = members[position]
                 captions.append({"frame": frames[target], "time": times[target], "text": texts[position],

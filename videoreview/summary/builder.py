@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from ..records import SHOT_CHANGE_KINDS, Analysis, Keyframe, Summary
+from .phrases import said, sentence, written
 
 ENGINE = "builtin@1"
 PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
@@ -121,6 +122,19 @@ def _change(subject: str, before: str, after: str) -> str:
     return f"{subject}: {', '.join(new)}" if new else f"{subject} changes"
 
 
+def _heard_and_read(analysis: Analysis) -> str:
+    """The first things said (two at most) and the first lines of on-screen text, as one
+    or two sentences; empty when the video has neither."""
+    sentences = []
+    segments = sorted(analysis.transcript, key=lambda s: s.start)[:2]
+    if segments:
+        sentences.append("; ".join(said(analysis, s) for s in segments))
+    spans = sorted(analysis.screen_text, key=lambda s: (-len(s.text) * (s.end - s.start), s.start))[:2]
+    if spans:
+        sentences.append(written(sorted(spans, key=lambda s: s.start)))
+    return " ".join(map(sentence, sentences))
+
+
 def builtin_text(analysis: Analysis, keyframes: list[Keyframe]) -> str:
     """Two or three sentences; with keyframes, the narrative between their placeholders."""
     info = analysis.video
@@ -128,6 +142,8 @@ def builtin_text(analysis: Analysis, keyframes: list[Keyframe]) -> str:
     seconds = f"{info.duration:.0f}"
     article = "An" if seconds.startswith("8") or seconds in ("11", "18") else "A"  # "an eight", "an eleven"
     first = f"{article} {seconds} s clip in {shots} shot{'s' if shots > 1 else ''} with {_people(analysis)}."
+    heard = _heard_and_read(analysis)
+    first = f"{first} {heard}" if heard else first
     opening = _caption_at(analysis, 0.0)
     if not keyframes:
         middle = f"It opens on {opening}." if opening else ""

@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Sequence
 
 
-def caption_prompt(frames: int, action: str = "action", identities: Sequence[str] = ()) -> str:
+def caption_prompt(frames: int, action: str = "action", identities: Sequence[str] = (),
+                   speech: Sequence[str] = (), screen_text: Sequence[str] = ()) -> str:
     """ProgressCaptioner's caption generation prompt for ``frames`` frames. With known
     identities, one line tells the model who is visible so captions use the ids (MICap's
-    output style)."""
+    output style); what is said and written during the frames is given as context (the
+    model sees no sound and may misread small text)."""
     lines = [
         f"These are {frames} frames extracted from a video sequence depicting {action}. "
         "Provide a detailed description for each frame.",
@@ -22,8 +24,15 @@ def caption_prompt(frames: int, action: str = "action", identities: Sequence[str
         "(2) The description should focus on the specific action being performed, capturing the progression "
         "of the action. There is no need to comment on other elements, such as the background or unrelated objects.",
     ]
+    extra = []
     if identities:
-        lines.append(f"(3) The people visible are {', '.join(identities)}; refer to each person by this id.")
+        extra.append(f"The people visible are {', '.join(identities)}; refer to each person by this id.")
+    if speech:
+        extra.append("What is said during these frames (transcript): " + " ".join(f"“{s}”" for s in speech)
+                     + ". Mention it where it explains the action.")
+    if screen_text:
+        extra.append("Text on screen: " + ", ".join(f"“{s}”" for s in screen_text) + ".")
+    lines += [f"({n}) {line}" for n, line in enumerate(extra, start=3)]
     lines.append("Reply with the following format:")
     lines.append("\n".join(f"<Frame {i}>: Your description" for i in range(1, frames + 1)))
     return "\n".join(lines)

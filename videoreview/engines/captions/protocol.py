@@ -14,6 +14,8 @@ class CaptionContext:
 
     identities: tuple[str, ...] = ()  # P-ids visible in the window, most prominent first
     nearby_boundaries: tuple[float, ...] = ()  # seconds
+    speech: tuple[str, ...] = ()  # what is said during the window ("P1: ..."), in order
+    screen_text: tuple[str, ...] = ()  # lines of text on screen during the window
 
 
 class Captioner(Protocol):

@@ -223,8 +223,10 @@ class VLMEngine:
         for frames, context in windows:
             if not 1 <= len(frames) <= 6:
                 raise ValueError(f"a caption window has 1 to 6 frames, got {len(frames)}")
-            ids = context.identities if context else ()
-            requests.append(Request(frames, caption_prompt(len(frames), identities=ids),
+            context = context or CaptionContext()
+            prompt = caption_prompt(len(frames), identities=context.identities, speech=context.speech,
+                                    screen_text=context.screen_text)
+            requests.append(Request(frames, prompt,
                                     TOKENS_PER_FRAME_CAPTION * len(frames)))
         replies = self.model.generate(requests)
         return [parse_frame_captions(reply, len(frames)) for reply, (frames, _) in zip(replies, windows)]
