@@ -18,7 +18,7 @@ from videoreview.gui.colors import identity_color  # noqa: E402
 from videoreview.gui.transport import TransportBar, format_time  # noqa: E402
 from videoreview.gui.video_view import VideoView  # noqa: E402
 from videoreview.records import (  # noqa: E402
-    Analysis, Boundary, BoundaryCaption, FaceDetection, FrameCaption, Identity, VideoInfo,
+    Analysis, Boundary, BoundaryCaption, FaceDetection, FrameCaption, Identity, TranscriptSegment, VideoInfo, Word,
 )
 
 WAIT_MS = 5000  # generous: the machine may be busy with other tests
@@ -361,7 +361,8 @@ def test_overlays_toggle_and_update_with_new_analyses(qtbot, view, index_video):
     analysis = review_analysis(index_video)
     view.set_analysis(Analysis(analysis.video, captions=analysis.captions))  # only the captions stage so far
     show(qtbot, view, 25)
-    assert view.overlay_state() == {"caption": "one", "caption_edited": False, "boundary": None, "faces": []}
+    assert view.overlay_state() == {"caption": "one", "caption_edited": False, "boundary": None, "faces": [],
+                                    "speech": None}
     view.set_analysis(analysis)
     assert view.overlay_state()["faces"] == ALICE_AND_P2
     show(qtbot, view, 50)
@@ -477,3 +478,21 @@ def test_format_time():
     assert format_time(61.48, 25) == "01:01.12"
     assert format_time(3725.96, 25) == "1:02:05.24"
     assert format_time(1 / 29.97 * 29, 29.97) == "00:00.29"
+
+
+def test_speech_subtitles_follow_what_is_said(qtbot, view, index_video):
+    open_video(qtbot, view, index_video)
+    words = (Word(1.0, 1.4, "Good"), Word(1.4, 2.0, "morning."), Word(2.1, 2.6, "Tea?"))
+    analysis = Analysis(info_for(index_video), captions=(FrameCaption(0.0, 0, "zero"),),
+                        identities=(Identity("P1", name="Alice"),),
+                        transcript=(TranscriptSegment(1.0, 2.6, "Good morning. Tea?", words, speaker="P1"),))
+    view.set_analysis(analysis)
+    show(qtbot, view, 10)  # 0.4 s: nothing said yet
+    assert view.overlay_state()["speech"] is None
+    show(qtbot, view, 30)  # 1.2 s: the first sentence, a cue of its own, with the speaker's name
+    state = view.overlay_state()
+    assert state["speech"] == "Alice: Good morning." and state["caption"] == "zero"
+    show(qtbot, view, 55)  # 2.2 s: the next sentence
+    assert view.overlay_state()["speech"] == "Alice: Tea?"
+    view.set_overlay_visible("speech", False)
+    assert view.overlay_state()["speech"] is None and view.overlay_state()["caption"] == "zero"

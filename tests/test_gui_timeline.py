@@ -6,12 +6,13 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import random  # noqa: E402
+from dataclasses import replace  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QWheelEvent  # noqa: E402
-from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
+from PySide6.QtWidgets import QApplication, QPushButton, QToolTip  # noqa: E402
 
 from videoreview.gui.colors import BOUNDARY_COLORS, KEYFRAME_COLOR, identity_color  # noqa: E402
 from videoreview.gui.background import wait_for_closed_threads  # noqa: E402
@@ -20,7 +21,7 @@ from videoreview.gui.timeline import MAX_PX_PER_FRAME, Timeline, ruler_steps  # 
 from videoreview.timecode import timecode  # noqa: E402
 from videoreview.pipeline import StageCache, analyze  # noqa: E402
 from videoreview.records import (Analysis, Appearance, Boundary, BoundaryCaption, FrameCaption, Identity,  # noqa: E402
-                                 Keyframe, VideoInfo)
+                                 Keyframe, SpeechInfo, TextSpan, TranscriptSegment, VideoInfo, Word)
 from videos import read_index  # noqa: E402
 
 FPS = 25.0
@@ -403,3 +404,63 @@ def test_loader_reports_an_unreadable_file_once(tmp_path, loader_for, qtbot):
     loader.request_crop("P1", 0, (0, 0, 10, 10))
     qtbot.wait(200)
     assert len(failures) == 1 and "notes.mp4" in failures[0][0]
+
+
+# ---------------------------------------------------------------------- speech and on-screen text
+
+def speech_analysis() -> Analysis:
+    words = (Word(10.0, 10.5, "Meet"), Word(10.5, 11.0, "me"), Word(11.0, 11.8, "at"), Word(11.8, 13.0, "noon."))
+    base = make_analysis(**SAMPLE)
+    return replace(base, speech=SpeechInfo("speech", "en"), transcript=(TranscriptSegment(10.0, 13.0, "Meet me at noon.", words, "en", speaker="P1",
+                                                       speaker_by="alone"),
+                                     TranscriptSegment(20.0, 22.0, "Who is there?", (), "en")),
+                   screen_text=(TextSpan(30.0, 34.0, "Chapter 3", (10, 10, 200, 40), 0.99),
+                                TextSpan(31.0, 33.0, "Exit", (10, 600, 80, 30), 0.95)))
+
+
+def test_a_click_on_a_spoken_word_seeks_to_it(timeline, qtbot):
+    timeline.set_analysis(speech_analysis())
+    timeline.zoom_to_fit()
+    seeks, selected = recorder(timeline.seekRequested), recorder(timeline.selected)
+    y = centre_y(timeline, "speech")
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(round(timeline.x_of(12.2)), y))
+    assert selected == [("speech", 10.0)] and seeks == [(11.8,)]  # "noon." starts at 11.8
+    tip = timeline.tooltip_at(QPoint(round(timeline.x_of(21.0)), y))
+    assert "Who is there?" in tip and "speaker" not in tip
+    assert "speaker Alice (alone on screen)" in timeline.tooltip_at(QPoint(round(timeline.x_of(10.2)), y))
+    # The speaker's colour fills the block; nobody's block is grey.
+    image = pixels(timeline)
+    assert tuple(image[y, round(timeline.x_of(10.1))]) != tuple(image[y, round(timeline.x_of(20.1))])
+    assert timeline.item_at(QPointF(timeline.x_of(16.0), y)) is None
+
+
+def test_on_screen_text_blocks_list_every_line_shown(timeline, qtbot):
+    timeline.set_analysis(speech_analysis())
+    y = centre_y(timeline, "screen-text")
+    assert timeline.item_at(QPointF(timeline.x_of(32.0), y)) == ("text", 0)
+    assert timeline.tooltip_at(QPoint(round(timeline.x_of(32.0)), y)).endswith("Chapter 3\nExit")
+    assert timeline.item_at(QPointF(timeline.x_of(35.0), y)) is None
+    # Rows only for what was analysed: no speech row before the speech stage, no text row without text.
+    timeline.set_analysis(make_analysis(**SAMPLE))
+    assert timeline.track_rect("speech").isNull() and timeline.track_rect("screen-text").isNull()
+
+
+def test_details_edit_what_is_said_and_who_says_it(qtbot):
+    from videoreview.gui.panels import DetailsPanel
+
+    panel = DetailsPanel()
+    qtbot.addWidget(panel)
+    analysis = speech_analysis()
+    panel.set_analysis(analysis)
+    panel.show_item("speech", 10.0)
+    assert panel.speech_text.toPlainText() == "Meet me at noon." and panel.speaker.currentData() == "P1"
+    edits = recorder(panel.editRequested)
+    panel.speech_text.setPlainText("Meet me at the station at noon.")
+    next(b for b in panel.findChildren(QPushButton) if b.text() == "Save text").click()
+    panel.speaker.setCurrentIndex(panel.speaker.findData("P2"))
+    panel.speaker.activated.emit(panel.speaker.currentIndex())
+    (text_label, change), (speaker_label, set_speaker) = edits
+    edited = set_speaker(change(analysis)).transcript[0]
+    assert (edited.text, edited.speaker, edited.speaker_by, edited.edited) == \
+        ("Meet me at the station at noon.", "P2", "reviewer", True)
+    assert text_label == "Edit what is said" and speaker_label == "Set speaker"

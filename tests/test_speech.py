@@ -194,3 +194,45 @@ def test_the_library_finds_a_spoken_phrase_at_the_moment_it_is_said(dialogue, ho
         top = found[0]
         assert top["path"] == str(path) and top["kind"] == "speech", found[:3]
         assert line.start - 0.5 <= top["start"] <= line.start + 1.0, (top, line)
+
+
+def test_a_reviewers_text_and_speaker_survive_analysing_again(analysed, dialogue, home):
+    from videoreview.pipeline import edits
+
+    path, _spoken, _picture = dialogue
+    first, last = analysed.transcript[0], analysed.transcript[-1]
+    speaker = next(i.id for i in analysed.identities if i.id != first.speaker)
+    edited = edits.set_speaker(edits.edit_segment(analysed, first.start, "The train leaves at noon sharp."),
+                               last.start, speaker)
+    engines = {"boundaries": "builtin", "faces": "dlib-hog", "speech": "whisper-base"}
+    again = analyze(path, stages=build_stages(engines), previous=edited)
+    texts = [s.text for s in again.transcript]
+    assert texts[0] == "The train leaves at noon sharp." and len(texts) == len(analysed.transcript)
+    assert (again.transcript[-1].speaker, again.transcript[-1].speaker_by) == (speaker, "reviewer")
+    with pytest.raises(Exception, match="cannot be empty"):
+        edits.edit_segment(analysed, first.start, "  ")
+
+
+def test_subtitle_cues_split_at_sentences_pauses_cuts_and_length():
+    from videoreview.records import Analysis, Boundary, Identity, TranscriptSegment, VideoInfo, Word
+    from videoreview.summary.export.subtitles import CUE_CHARS, speech_cues
+
+    def words(start, *texts, gap=0.0):
+        out, at = [], start
+        for text in texts:
+            out.append(Word(at, at + 0.3, text))
+            at += 0.3 + gap
+        return tuple(out)
+
+    long_run = words(20.0, *(["word"] * 30))
+    segments = (TranscriptSegment(1.0, 2.5, "Hello there. How are you", words(1.0, "Hello", "there.", "How", "are", "you"),
+                                  speaker="P1"),
+                TranscriptSegment(5.0, 8.0, "before after", (Word(5.0, 5.4, "before"), Word(7.0, 7.4, "after"))),
+                TranscriptSegment(10.0, 11.0, "over the cut", words(10.0, "over", "the", "cut")),
+                TranscriptSegment(20.0, 29.0, " ".join(["word"] * 30), long_run))
+    analysis = Analysis(VideoInfo("a.mp4", 40.0, 25.0, 1000, 640, 360), identities=(Identity("P1", name="Ann"),),
+                        boundaries=(Boundary(10.32, 258, "cut", 0.9),), transcript=segments)
+    texts = [c.text for c in speech_cues(analysis)]
+    assert texts[:5] == ["Ann: Hello there.", "Ann: How are you", "before", "after", "over"]
+    assert texts[5] == "the cut"
+    assert all(len(t) <= CUE_CHARS for t in texts[6:]) and len(texts[6:]) >= 2

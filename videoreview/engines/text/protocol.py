@@ -24,3 +24,11 @@ class TextEngine(Protocol):
     def read(self, frame: np.ndarray) -> list[TextBox]:
         """The lines of text in an RGB frame, top to bottom."""
         ...
+
+    def find(self, image: np.ndarray, frame_shape: tuple[int, int] | None = None
+             ) -> list[tuple[float, float, float, float]]:
+        """Where text is in ``image`` (x, y, w, h in its pixels), found quickly and coarsely
+        (large text only), without reading it: to tell whether a frame needs reading.
+        ``image`` may be a part of a frame of ``frame_shape`` (height, width): it is looked
+        at with the same detail as the whole frame would be."""
+        ...

@@ -36,10 +36,11 @@ class SummaryExports(QObject):
         self.pdf_button.setToolTip("A report: the summary marked 'in report' and the last ViSIL comparison")
         self.pdf_button.clicked.connect(lambda: self._ask_and_export("pdf"))
         self.subtitles_button = QPushButton("Subtitles")
-        self.subtitles_button.setToolTip("SRT or WebVTT (by the file's suffix) of the frame captions or "
-                                         "of the boundary captions")
+        self.subtitles_button.setToolTip("SRT or WebVTT (by the file's suffix) of what is said, of the "
+                                         "frame captions or of the boundary captions")
         menu = QMenu(self.subtitles_button)
         self.subtitle_actions = {
+            "speech": menu.addAction("What is said…", lambda: self._ask_and_export("subtitles", "speech")),
             "captions": menu.addAction("Frame captions…", lambda: self._ask_and_export("subtitles", "captions")),
             "boundaries": menu.addAction("Boundary captions…",
                                          lambda: self._ask_and_export("subtitles", "boundaries")),
@@ -114,13 +115,14 @@ class SummaryExports(QObject):
         self.pdfExported.emit(path, not problem)
 
     def export_subtitles(self, path: str, which: str = "captions") -> bool:
-        """SRT, or WebVTT for a .vtt path, of the frame captions or (``which`` "boundaries")
-        of the boundary captions."""
-        from ...summary.export import boundary_cues, caption_cues, write_srt, write_vtt
+        """SRT, or WebVTT for a .vtt path, of the frame captions, the boundary captions or
+        (``which`` "speech") what is said."""
+        from ...summary.export import boundary_cues, caption_cues, speech_cues, write_srt, write_vtt
 
         if Path(path).suffix.lower() not in (".srt", ".vtt"):
             path += ".srt"
-        cues = caption_cues(self.panel.analysis) if which == "captions" else boundary_cues(self.panel.analysis)
+        cues = {"captions": caption_cues, "boundaries": boundary_cues, "speech": speech_cues}[which](
+            self.panel.analysis)
         write = write_vtt if path.lower().endswith(".vtt") else write_srt
         return self._export(path, lambda p: write(cues, p))
 

@@ -294,10 +294,32 @@ def _paint_blocks(view, p, r, indices, items, label, fill, colors, selected: int
             p.drawRect(block.adjusted(1, 0, -1, 0))
 
 
-class SpeechTrack(Track):
-    """What is said: a block per segment in its speaker's colour. A click on a word seeks to it."""
+class _OnlyWhenAnalysed(Track):
+    """A row shown only for an analysis that has what it shows."""
+
+    @classmethod
+    def shown(cls, model: TimelineModel | None) -> bool:
+        return False
+
+    @classmethod
+    def rows(cls, model) -> list[Track]:
+        return [cls()] if cls.shown(model) else []
+
+    @classmethod
+    def reserved_height(cls, model) -> int:
+        return cls.height if cls.shown(model) else 0
+
+
+class SpeechTrack(_OnlyWhenAnalysed):
+    """What is said: a block per segment in its speaker's colour. A click on a word seeks to
+    it. Where nothing was said, the row says what the audio held."""
 
     name, label, height = "speech", "Speech", 26
+    EMPTY = {"none": "no audio stream", "silent": "silent audio", "no speech": "no speech in the audio"}
+
+    @classmethod
+    def shown(cls, model) -> bool:
+        return model is not None and model.analysis.speech is not None
 
     @staticmethod
     def text(view, segment) -> str:
@@ -333,12 +355,21 @@ class SpeechTrack(Track):
 
         _paint_blocks(view, p, r, in_range(model.s_starts, model.s_reach, t0, t1), model.segments,
                       lambda s: self.text(view, s), fill, colors, view.selected_index("speech", model.s_index))
+        empty = self.EMPTY.get(model.analysis.speech.audio)
+        if empty:
+            p.setFont(colors.small_font)
+            p.setPen(colors.dim)
+            p.drawText(r.adjusted(view.left - r.left() + 6, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, empty)
 
 
-class ScreenTextTrack(Track):
+class ScreenTextTrack(_OnlyWhenAnalysed):
     """On-screen text: a block per span read, for as long as it stays on screen."""
 
     name, label, height = "screen-text", "On-screen text", 26
+
+    @classmethod
+    def shown(cls, model) -> bool:
+        return model is not None and bool(model.texts)
 
     def hit(self, view, t) -> Hit | None:
         model = view.model
@@ -348,9 +379,9 @@ class ScreenTextTrack(Track):
     def tooltip(self, view, hit) -> str:
         model = view.model
         span = model.texts[hit.index]
-        shown = [model.texts[i].text for i in in_range(model.t_starts, model.t_reach, span.start, span.start + 1e-9)
-                 if model.texts[i].end > span.start]
-        return f"On screen from {timecode(span.start, model.fps, _hours(model))}:\n" + "\n".join(shown)
+        together = [model.texts[i].text for i in in_range(model.t_starts, model.t_reach, span.start, span.end)
+                    if model.texts[i].end > span.start]  # the lines on screen with it
+        return f"On screen from {timecode(span.start, model.fps, _hours(model))}:\n" + "\n".join(together)
 
     def paint(self, view, p, r, t0, t1, colors) -> None:
         model = view.model

@@ -327,6 +327,8 @@ class _Report:
         self.people()
         self.keyframes()
         self.boundaries()
+        self.transcript()
+        self.screen_text()
         if comparison is not None:
             self.visil(comparison)
         self.engines()
@@ -409,6 +411,32 @@ class _Report:
         self.table(("Time", "Kind", "Confidence", "Subject", "Before", "After", "Edited"), rows,
                    (18, 16, 22, 30, 39, 39, 16), ("LEFT", "LEFT", "RIGHT", "LEFT", "LEFT", "LEFT", "LEFT"))
 
+    def transcript(self) -> None:
+        """What is said: one row per segment, with its speaker where known."""
+        speech = self.analysis.speech
+        if speech is None:
+            return  # speech was not analysed
+        self.heading("What is said")
+        found = {"none": "The video has no audio stream.", "silent": "The audio is silent.",
+                 "no speech": "The audio holds no speech."}.get(speech.audio)
+        language = f"Language: {speech.language} ({speech.language_probability:.0%} sure), " if speech.language else ""
+        self.text(found or f"{language}by {speech.engine or 'unknown engine'}.", SMALL_PT)
+        if speech.note:
+            self.text(f"Note: {speech.note}.", SMALL_PT)
+        rows = [(self.stamp(s.start), self.analysis.person_name(s.speaker) if s.speaker else "", s.text,
+                 "yes" if s.edited else "") for s in sorted(self.analysis.transcript, key=lambda s: s.start)]
+        if rows:
+            self.table(("Time", "Speaker", "Said", "Edited"), rows, (18, 22, 124, 16),
+                       ("LEFT", "LEFT", "LEFT", "LEFT"))
+
+    def screen_text(self) -> None:
+        spans = sorted(self.analysis.screen_text, key=lambda s: s.start)
+        if not spans:
+            return
+        self.heading("On-screen text")
+        rows = [(self.stamp(s.start), self.stamp(s.end), s.text) for s in spans]
+        self.table(("From", "To", "Text"), rows, (18, 18, 144), ("LEFT", "LEFT", "LEFT"))
+
     def visil(self, comparison: Comparison) -> None:
         approximate = any(r.approximate for r in comparison.rows)
         self.heading(f"Summary comparison: ViSIL under {comparison.scorer or 'no scorer'}"
@@ -433,7 +461,8 @@ class _Report:
             self.table(("Stage", "Engine"), sorted(a.engines.items()), (1, 3))
         groups = [("Frame captions", a.captions), ("Boundaries", a.boundaries),
                   ("Boundary captions", [b.caption for b in a.boundaries if b.caption]),
-                  ("Identities", a.identities), ("Keyframes", a.keyframes), ("Summaries", a.summaries)]
+                  ("Identities", a.identities), ("Keyframes", a.keyframes), ("Summaries", a.summaries),
+                  ("Speech segments", a.transcript), ("On-screen text", a.screen_text)]
         self.table(("Records", "Count", "Produced by", "Edited by a reviewer"),
                    [(what, f"{len(items):,}", *_provenance(items)) for what, items in groups], (3, 1.5, 5, 2.5),
                    ("LEFT", "RIGHT", "LEFT", "RIGHT"))
