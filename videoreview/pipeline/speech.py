@@ -3,8 +3,8 @@
 ``compute`` (cached) reads the sound on the picture's clock (media/audio.py) and has the
 speech engine transcribe it; it also says what the audio held when nothing was said (no
 audio stream, silence, damage, sound shorter or longer than the picture). ``apply`` (every
-time, cheap) attributes segments to identities from the faces already in the Analysis
-(speakers.py) and keeps the segments a reviewer edited.
+time, cheap) keeps the segments a reviewer edited; who says what is the speakers stage's
+(speakers.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from ..media import FrameSource
 from ..media.audio import read_sound
 from ..records import Analysis, SpeechInfo, TranscriptSegment
 from .cancel import CancelToken
-from .speakers import attribute_speakers
 
 SILENT_PEAK = 1e-3  # -60 dBFS: nothing a microphone picked up
 OVERRUN = 0.5  # seconds of sound past the picture's end still transcribed (a last word)
@@ -55,7 +54,6 @@ class SpeechStage:
                           language_probability=result.get("language_probability", 0.0),
                           duration=result.get("duration", 0.0), note=result.get("note", ""), engine=engine)
         found = [TranscriptSegment.from_dict(d) for d in result.get("segments", ())]
-        found = attribute_speakers(analysis, found)
         return replace(analysis, speech=info, transcript=keep_edited(found, previous))
 
 

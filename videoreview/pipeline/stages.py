@@ -65,6 +65,11 @@ def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
         from .speech import SpeechStage
 
         stages.append(SpeechStage(registry.create("speech", engines["speech"], device)))
+        if "faces" in engines:
+            from ..engines.faces.mouth import FaceMesh
+            from .speakers import SpeakerStage
+
+            stages.append(SpeakerStage(FaceMesh()))
     if engines.get("screen-text", "none") != "none":
         from .screen_text import ScreenTextStage
 
