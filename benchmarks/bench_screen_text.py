@@ -57,7 +57,7 @@ def make_clip(folder: Path, seconds: float) -> Path:
 
     picture = folder / "titles.mp4"
     encode_frames(picture, frames(), fps)
-    spoken = speech_under(Path(tempfile.mkdtemp(prefix="bench-text-speech-")), seconds)
+    spoken, _text = speech_under(Path(tempfile.mkdtemp(prefix="bench-text-speech-")), seconds)
     sound = folder / "sound.m4a"
     subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-i", str(spoken), "-vn", "-c:a", "copy", str(sound)],
                    check=True)

@@ -10,8 +10,10 @@ names (the inverse of CTranslate2's WhisperLoader), in float32, with the config,
 generation config, tokenizer and feature extractor openai/whisper-base has. Both sides
 of the benchmark then run the very same weights, not two releases of "Whisper base".
 
-Run as a script it converts into a temporary folder and transcribes a short espeak-ng
-sentence with transformers' pipeline and with faster-whisper, to show both agree.
+Run as a script it converts into a temporary folder, checks the encoder's output against
+CTranslate2's (float32) on the same features, and transcribes a short espeak-ng sentence
+with transformers' pipeline and with faster-whisper (int8 as the app runs it, and
+float32), to show they agree.
 """
 
 from __future__ import annotations
@@ -180,7 +182,11 @@ def convert(folder: Path) -> Path:
         raise ValueError(f"weights do not fit: missing {missing}, unexpected {unexpected}")
     model.tie_weights()
     names = {v: k for k, v in ids.items()}
+    # task="transcribe" is what the hub's forced_decoder_ids [[1, None], [2, <|transcribe|>]]
+    # say, in transformers' current words: the language is detected, then transcribed.
+    # Without it the prompt lacks <|transcribe|> and base loops ("train train train ...").
     model.generation_config = GenerationConfig(
+        task="transcribe",
         alignment_heads=ct2["alignment_heads"], begin_suppress_tokens=ct2["suppress_ids_begin"],
         suppress_tokens=ct2["suppress_ids"], bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|endoftext|>"],
         pad_token_id=ids["<|endoftext|>"], decoder_start_token_id=ids["<|startoftranscript|>"],
@@ -190,6 +196,30 @@ def convert(folder: Path) -> Path:
         max_initial_timestamp_index=50, max_length=448)
     model.save_pretrained(folder)
     return folder
+
+
+def compare_encoders(folder: Path) -> None:
+    """The mapping is right if both encoders give the same output for the same features
+    (CTranslate2 in float32 here, so only the float16 weights' rounding is shared)."""
+    import ctranslate2
+    import torch
+    from transformers import WhisperFeatureExtractor, WhisperForConditionalGeneration
+
+    from videoreview.engines.speech.whisper import builtin_files
+    from videoreview.models.catalog import load_catalog
+
+    noise = np.random.default_rng(0).normal(0, 0.1, 16000 * 5).astype(np.float32)
+    features = WhisperFeatureExtractor.from_pretrained(folder)(noise, sampling_rate=16000,
+                                                                 return_tensors="np").input_features
+    ct2 = ctranslate2.models.Whisper("b", files=builtin_files(load_catalog()["whisper-base"]), compute_type="float32")
+    theirs = np.array(ct2.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(features)), to_cpu=True))
+    model = WhisperForConditionalGeneration.from_pretrained(folder).eval()
+    with torch.no_grad():
+        ours = model.model.encoder(torch.from_numpy(features)).last_hidden_state.numpy()
+    diff = float(np.abs(theirs - ours).max())
+    print(f"encoder output, CTranslate2 against transformers: max abs diff {diff:.2g} "
+          f"(values up to {np.abs(theirs).max():.0f})")
+    assert diff < 0.01, "the converted encoder differs from CTranslate2's"
 
 
 def _check() -> None:
@@ -203,22 +233,27 @@ def _check() -> None:
     from videoreview.engines.speech.whisper import builtin_files
     from videoreview.models.catalog import load_catalog
 
-    work = Path(tempfile.mkdtemp(prefix="whisper-hf-"))
-    folder = convert(work / "whisper-base")
-    print("converted into", folder, sorted(p.name for p in folder.iterdir()))
-    sentence = "Review the video and write notes about the train."
-    subprocess.run(["espeak-ng", "-w", str(work / "out.wav"), sentence], check=True)
-    samples = decode_audio(str(work / "out.wav"), sampling_rate=16000)  # mono float32 at 16 kHz
-    print(f"spoken:         {sentence!r} ({len(samples) / 16000:.1f} s)")
-    pipe = pipeline("automatic-speech-recognition", model=str(folder), device="cpu")
-    heard = pipe({"raw": samples, "sampling_rate": 16000}, generate_kwargs={"num_beams": 5})
-    print(f"transformers:   {heard['text'].strip()!r}")
-    words = pipe({"raw": samples, "sampling_rate": 16000}, return_timestamps="word", chunk_length_s=30,
-                 batch_size=1, generate_kwargs={"num_beams": 5})
-    print("  words:", [(c["text"].strip(), *c["timestamp"]) for c in words["chunks"]])
-    model = WhisperModel("b", files=builtin_files(load_catalog()["whisper-base"]), compute_type="int8")
-    segments, info = model.transcribe(samples, beam_size=5)
-    print(f"faster-whisper: {' '.join(s.text.strip() for s in segments)!r} ({info.language})")
+    with tempfile.TemporaryDirectory(prefix="whisper-hf-") as temp:  # 290 MB of weights: not left behind
+        work = Path(temp)
+        folder = convert(work / "whisper-base")
+        print("converted into", folder, sorted(p.name for p in folder.iterdir()))
+        compare_encoders(folder)
+        sentence = "Review the video and write notes about the train."
+        subprocess.run(["espeak-ng", "-w", str(work / "out.wav"), sentence], check=True)
+        samples = decode_audio(str(work / "out.wav"), sampling_rate=16000)  # mono float32 at 16 kHz
+        print(f"spoken:                 {sentence!r} ({len(samples) / 16000:.1f} s)")
+        pipe = pipeline("automatic-speech-recognition", model=str(folder), device="cpu")
+        heard = pipe({"raw": samples, "sampling_rate": 16000}, generate_kwargs={"num_beams": 5})
+        print(f"transformers float32:   {heard['text'].strip()!r}")
+        words = pipe({"raw": samples, "sampling_rate": 16000}, return_timestamps="word", chunk_length_s=30,
+                     batch_size=1, generate_kwargs={"num_beams": 5})
+        print("  words:", [(c["text"].strip(), *c["timestamp"]) for c in words["chunks"]])
+        # int8 as the app runs it; float32 as transformers runs it here
+        for compute_type in ("int8", "float32"):
+            model = WhisperModel("b", files=builtin_files(load_catalog()["whisper-base"]), compute_type=compute_type)
+            segments, info = model.transcribe(samples, beam_size=5)
+            print(f"faster-whisper {compute_type + ':':8} {' '.join(s.text.strip() for s in segments)!r} "
+                  f"({info.language})")
 
 
 if __name__ == "__main__":

@@ -379,7 +379,8 @@ def test_overlays_toggle_and_update_with_new_analyses(qtbot, view, index_video):
     view.set_overlay_visible("faces", True)
     assert view.overlay_state()["faces"] == ALICE_AND_P2
     view.set_analysis(None)
-    assert view.overlay_state() == {"caption": None, "caption_edited": False, "boundary": None, "faces": []}
+    assert view.overlay_state() == {"caption": None, "caption_edited": False, "boundary": None, "faces": [],
+                                    "speech": None}
     with pytest.raises(ValueError):
         view.set_overlay_visible("subtitles", True)
 

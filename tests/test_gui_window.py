@@ -59,7 +59,7 @@ def test_drop_fills_the_timeline_stage_by_stage(qtbot, window, scene):
     fills = []
     window.queue.partial.connect(lambda path, analysis: fills.append(sorted(analysis.engines)))
     analysis = analysed(qtbot, window, scene.path)
-    assert fills[-1] == ["boundaries", "captions", "faces"]
+    assert fills[-1] == ["boundaries", "captions", "faces", "screen-text", "speakers", "speech"]
     assert window.current.path == str(scene.path) and window.timeline.analysis() == analysis
     assert [b.frame for b in analysis.boundaries if b.kind == "cut"] == list(scene.cut_frames)
     assert [i.id for i in analysis.identities] == ["P1", "P2"]

@@ -130,8 +130,8 @@ class DetailsPanel(QWidget):
         move.clicked.connect(self._move_to_playhead)
         delete = QPushButton("Delete boundary")
         delete.clicked.connect(self._delete_boundary)
-        buttons = QHBoxLayout()
-        buttons.addWidget(save)
+        form.addRow("", save)
+        buttons = QHBoxLayout()  # under the form: the dock stays narrow enough for a 1280 px window
         buttons.addWidget(move)
         buttons.addWidget(delete)
         layout = QVBoxLayout(page)
