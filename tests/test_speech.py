@@ -252,3 +252,15 @@ def test_with_two_faces_on_screen_the_moving_mouth_speaks(tmp_path, home):
     face_of = {f.identity: picture.person_at(f.frame, f.box) for f in analysis.faces if f.identity}
     said = [(face_of.get(s.speaker), s.speaker_by) for s in analysis.transcript]
     assert said == [("grace", "mouth"), ("eileen", "mouth")], analysis.transcript
+
+
+def test_an_analysis_from_before_speech_loads_and_a_newer_one_is_refused():
+    from videoreview.errors import RecordError
+    from videoreview.records import Analysis
+
+    old = {"schema_version": 2, "video": {"path": "a.mp4", "duration": 4.0, "fps": 25.0, "frame_count": 100,
+                                          "width": 320, "height": 180}, "captions": []}
+    loaded = Analysis.from_dict(old)
+    assert loaded.speech is None and loaded.transcript == () and loaded.screen_text == ()
+    with pytest.raises(RecordError, match="newer videoreview"):
+        Analysis.from_dict({**old, "schema_version": 4})

@@ -117,8 +117,23 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             kinds = {k: sum(b.kind == k for b in analysis.boundaries) for k in ("cut", "gradual", "event")}
             print(f"{out}: {len(analysis.boundaries)} boundaries "
                   f"({kinds['cut']} cuts, {kinds['gradual']} gradual, {kinds['event']} events), "
-                  f"{len(analysis.faces)} faces, {len(analysis.identities)} identities", file=sys.stderr)
+                  f"{len(analysis.faces)} faces, {len(analysis.identities)} identities{_heard(analysis)}",
+                  file=sys.stderr)
     return EXIT_ERROR if len(good) < len(done) else 0
+
+
+def _heard(analysis) -> str:
+    """What the speech and on-screen text stages found, for the summary line."""
+    parts = []
+    speech = analysis.speech
+    if speech is not None:
+        found = {"none": "no audio", "silent": "silent audio", "no speech": "no speech"}.get(speech.audio)
+        parts.append(found or f"{len(analysis.transcript)} speech segments ({speech.language})")
+        if speech.note:
+            parts.append(speech.note)
+    if analysis.screen_text:
+        parts.append(f"{len(analysis.screen_text)} lines of on-screen text")
+    return "".join(f", {p}" for p in parts)
 
 
 def cmd_identities(args: argparse.Namespace) -> int:
