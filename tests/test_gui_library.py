@@ -2,7 +2,8 @@
 analysed through the window's queue by the real library process, a query in plain words
 lands on the right video, double-clicking a result opens it at the moment, grounding
 inside the open video jumps through ranked timestamps, a reviewer's rename is indexed,
-and a dead library process or a damaged catalog gets one clear message.
+a spoken phrase opens its video where it is said, with the words under the picture, and
+a dead library process or a damaged catalog gets one clear message.
 
 Facts the clips were made with (see test_library_cli.py): the cuts clip has no people;
 in the face scene P2 is on screen from 2 s to 6 s."""
@@ -150,6 +151,38 @@ def test_a_killed_library_process_fails_its_request_and_comes_back(qtbot, window
     assert shown.args[0] == [] and "stopped unexpectedly" in panel.results_label.text()
     assert search(qtbot, window, "scenes with no people")[0].path == indexed["cuts clip.mp4"].path  # a new process
     assert window.library._thread.child.pid != child.pid
+
+
+def test_a_spoken_phrase_opens_its_video_where_it_is_said(qtbot, window, indexed, tmp_path_factory):
+    import numpy as np
+
+    from speech import Line, speech_clip
+    from videos import encode_frames
+
+    picture = tmp_path_factory.mktemp("picture") / "picture.mp4"
+    encode_frames(picture, (np.full((180, 320, 3), (40, 90 + k % 50, 120), np.uint8) for k in range(150)), 25)
+    folder = tmp_path_factory.mktemp("narrated")
+    path, spoken = speech_clip(folder, "narrated.mp4", picture, [Line(3.0, "The blue umbrella is by the door.")], 6.0)
+    (folder / "narrated.mp4.wav").unlink()  # the sound alone: not what the library should list
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(folder))])
+    window.library_panel.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
+    qtbot.waitUntil(lambda: len(window.library_panel.videos) == 3 and window.queue.is_idle()
+                    and not window.library.busy() and {v.status for v in window.library_panel.videos} == {"done"},
+                    timeout=INDEX_MS)
+    moments = search(qtbot, window, "blue umbrella")
+    assert moments[0].path == str(path) and moments[0].kind == "speech"
+    assert spoken[0].start - 0.5 <= moments[0].start <= spoken[0].start + 1.0
+    panel = window.library_panel
+    rect = panel.results.visualItemRect(panel.results.topLevelItem(0).child(0))
+    QTest.mouseClick(panel.results.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
+    QTest.mouseDClick(panel.results.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
+    qtbot.waitUntil(lambda: window.current is not None and window.current.path == str(path)
+                    and window._opened_in_player == str(path), timeout=REPLY_MS)
+    fps = window.current.analysis.video.fps
+    qtbot.waitUntil(lambda: window.player.current_frame() == round(moments[0].start * fps), timeout=REPLY_MS)
+    qtbot.waitUntil(lambda: window.view.overlay_state()["speech"] is not None, timeout=REPLY_MS)
+    assert "umbrella" in window.view.overlay_state()["speech"].lower()  # the words under the picture
 
 
 def test_a_damaged_catalog_is_reported_and_left_as_it_was(qtbot, home, tmp_path, monkeypatch):
