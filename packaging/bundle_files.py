@@ -159,7 +159,8 @@ def model_files() -> list[tuple[Path, str]]:
         root = package_folder(package)
         files.append((root / "__init__.py", package))
         files += [(path, f"{package}/{folder}") for path in sorted((root / folder).iterdir()) if path.is_file()]
-    files += [(path, "faster_whisper/assets") for path in sorted((package_folder("faster_whisper") / "assets").glob("*.onnx"))]
+    vad = package_folder("faster_whisper") / "assets"
+    files += [(path, "faster_whisper/assets") for path in sorted(vad.glob("*.onnx"))]
     rapidocr = package_folder("rapidocr")
     files += [(path, str(Path("rapidocr") / path.parent.relative_to(rapidocr)))
               for path in sorted(rapidocr.rglob("*")) if path.suffix in (".onnx", ".yaml", ".txt") and path.is_file()]

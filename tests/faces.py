@@ -39,8 +39,10 @@ def people() -> dict[str, Person]:
     # Face boxes found by dlib's HOG detector on the full photographs, shifted into the crops.
     return {
         # Mouths found by MediaPipe's face mesh (landmarks 13, 14, 61 and 291) on the crops.
-        "grace": Person(np.ascontiguousarray(grace[60:480, 100:460]), (80.0, 79.0, 187.0, 187.0), (168.7, 218.5, 72.2)),
-        "eileen": Person(np.ascontiguousarray(astronaut[10:260, 110:340]), (65.0, 66.0, 91.0, 91.0), (113.0, 135.7, 44.3)),
+        "grace": Person(np.ascontiguousarray(grace[60:480, 100:460]), (80.0, 79.0, 187.0, 187.0),
+                        (168.7, 218.5, 72.2)),
+        "eileen": Person(np.ascontiguousarray(astronaut[10:260, 110:340]), (65.0, 66.0, 91.0, 91.0),
+                         (113.0, 135.7, 44.3)),
     }
 
 

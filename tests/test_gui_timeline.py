@@ -411,9 +411,9 @@ def test_loader_reports_an_unreadable_file_once(tmp_path, loader_for, qtbot):
 def speech_analysis() -> Analysis:
     words = (Word(10.0, 10.5, "Meet"), Word(10.5, 11.0, "me"), Word(11.0, 11.8, "at"), Word(11.8, 13.0, "noon."))
     base = make_analysis(**SAMPLE)
-    return replace(base, speech=SpeechInfo("speech", "en"), transcript=(TranscriptSegment(10.0, 13.0, "Meet me at noon.", words, "en", speaker="P1",
-                                                       speaker_by="alone"),
-                                     TranscriptSegment(20.0, 22.0, "Who is there?", (), "en")),
+    transcript = (TranscriptSegment(10.0, 13.0, "Meet me at noon.", words, "en", speaker="P1", speaker_by="alone"),
+                  TranscriptSegment(20.0, 22.0, "Who is there?", (), "en"))
+    return replace(base, speech=SpeechInfo("speech", "en"), transcript=transcript,
                    screen_text=(TextSpan(30.0, 34.0, "Chapter 3", (10, 10, 200, 40), 0.99),
                                 TextSpan(31.0, 33.0, "Exit", (10, 600, 80, 30), 0.95)))
 
@@ -464,3 +464,29 @@ def test_details_edit_what_is_said_and_who_says_it(qtbot):
     assert (edited.text, edited.speaker, edited.speaker_by, edited.edited) == \
         ("Meet me at the station at noon.", "P2", "reviewer", True)
     assert text_label == "Edit what is said" and speaker_label == "Set speaker"
+
+
+def test_enter_edits_the_selected_caption_or_what_is_said(qtbot, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog, QMainWindow
+
+    from videoreview.gui.panels import DetailsPanel
+    from videoreview.gui.review import ReviewEdits
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    window.details = DetailsPanel()
+    analysis = speech_analysis()
+    window.details.set_analysis(analysis)
+    review = ReviewEdits(window)
+    applied, asked = [], []
+    monkeypatch.setattr(review, "apply_edit", lambda text, change: applied.append((text, change(analysis))))
+    monkeypatch.setattr(QInputDialog, "getMultiLineText",
+                        lambda parent, title, label, text: asked.append((title, label, text)) or ("Later.", True))
+    window.details.show_item("speech", 10.0)
+    review.edit_selected()
+    window.details.show_item("caption", 300)
+    review.edit_selected()
+    assert asked == [("Edit what is said", "Said at 00:10.00", "Meet me at noon."),
+                     ("Edit caption", "Caption at 00:12.00", "A man walks in and opens the fridge")]
+    assert applied[0][0] == "Edit what is said" and applied[0][1].transcript[0].text == "Later."
+    assert applied[1][0] == "Edit caption" and applied[1][1].captions[1].text == "Later."

@@ -225,8 +225,8 @@ def test_subtitle_cues_split_at_sentences_pauses_cuts_and_length():
         return tuple(out)
 
     long_run = words(20.0, *(["word"] * 30))
-    segments = (TranscriptSegment(1.0, 2.5, "Hello there. How are you", words(1.0, "Hello", "there.", "How", "are", "you"),
-                                  speaker="P1"),
+    hello = words(1.0, "Hello", "there.", "How", "are", "you")
+    segments = (TranscriptSegment(1.0, 2.5, "Hello there. How are you", hello, speaker="P1"),
                 TranscriptSegment(5.0, 8.0, "before after", (Word(5.0, 5.4, "before"), Word(7.0, 7.4, "after"))),
                 TranscriptSegment(10.0, 11.0, "over the cut", words(10.0, "over", "the", "cut")),
                 TranscriptSegment(20.0, 29.0, " ".join(["word"] * 30), long_run))

@@ -86,22 +86,19 @@ class ReviewEdits(QObject):
 
     def edit_selected(self) -> None:
         kind, key = self.window.details.kind, self.window.details.key
-        if kind == "caption":
-            record = self.window.details.record(kind, key)
-            text, ok = QInputDialog.getMultiLineText(self.window, "Edit caption",
-                                                     f"Caption at {self.window.details.time_text(record.time)}",
-                                                     record.text)
-            if ok:
-                self.apply_edit("Edit caption", lambda a: edits.edit_caption(a, key, text))
-        elif kind == "speech":
-            record = self.window.details.record(kind, key)
-            text, ok = QInputDialog.getMultiLineText(self.window, "Edit what is said",
-                                                     f"Said at {self.window.details.time_text(record.start)}",
-                                                     record.text)
-            if ok:
-                self.apply_edit("Edit what is said", lambda a: edits.edit_segment(a, key, text))
-        elif kind == "identity":
+        if kind == "identity":
             self.ask_name(key)
+            return
+        texts = {"caption": ("Edit caption", "Caption at", edits.edit_caption),
+                 "speech": ("Edit what is said", "Said at", edits.edit_segment)}
+        if kind not in texts:
+            return
+        title, label, edit = texts[kind]
+        record = self.window.details.record(kind, key)
+        at = self.window.details.time_text(record.time if kind == "caption" else record.start)
+        text, ok = QInputDialog.getMultiLineText(self.window, title, f"{label} {at}", record.text)
+        if ok:
+            self.apply_edit(title, lambda a: edit(a, key, text))
 
     def undo(self) -> None:
         if self.window.current is not None:
