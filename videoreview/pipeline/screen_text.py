@@ -75,9 +75,10 @@ class WhenToRead:
     """Decides, sample by sample, whether a frame needs reading (see the module docstring).
     Boxes are in the pixels of the frames it is given."""
 
-    def __init__(self, engine, frame_width: int) -> None:
+    def __init__(self, engine, frame_size: tuple[int, int]) -> None:
         self.engine = engine
-        self.to_edges = EDGE_SIZE[0] / frame_width  # frame pixels -> edge map pixels
+        # frame pixels -> edge map pixels, across and down (a portrait frame is squeezed)
+        self.kx, self.ky = EDGE_SIZE[0] / frame_size[0], EDGE_SIZE[1] / frame_size[1]
         self.edges: np.ndarray | None = None  # of the last frame read
         self.boxes: list[tuple] = []  # its lines
         self.time = -MIN_GAP
@@ -98,17 +99,16 @@ class WhenToRead:
 
     def _text_changed(self, edge_map: np.ndarray) -> bool:
         for x, y, w, h in self.boxes:
-            k = self.to_edges
-            rows, cols = slice(int(y * k), int((y + h) * k) + 1), slice(int(x * k), int((x + w) * k) + 1)
+            rows = slice(int(y * self.ky), int((y + h) * self.ky) + 1)
+            cols = slice(int(x * self.kx), int((x + w) * self.kx) + 1)
             if np.mean(edge_map[rows, cols] != self.edges[rows, cols]) > TEXT_FLIP:
                 return True
         return False
 
     def _new_text(self, frame: np.ndarray, edge_map: np.ndarray) -> bool:
-        k = 1 / self.to_edges
         for x, y, w, h in changed_regions(edge_map, self.edges):
-            x0, y0 = int(x * k), int(y * k)
-            crop = frame[y0:int((y + h) * k), x0:int((x + w) * k)]
+            x0, y0 = int(x / self.kx), int(y / self.ky)
+            crop = frame[y0:int((y + h) / self.ky), x0:int((x + w) / self.kx)]
             for bx, by, bw, bh in self.engine.find(crop, frame.shape[:2]):
                 if bw < LINE_ASPECT * bh:
                     continue  # not a line of writing (a round or square shape): read lines are 2+ characters
@@ -131,7 +131,7 @@ class ScreenTextStage:
         scale = info.width / size[0]  # read pixels -> display pixels
         total = len(source.sample_indices(self.sample_rate))
         samples, read = [], 0
-        decide = WhenToRead(self.engine, size[0])
+        decide = WhenToRead(self.engine, size)
         for batch in source.sample(self.sample_rate, size=size, batch=8):
             for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
                 cancel.check()
