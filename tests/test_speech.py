@@ -264,3 +264,18 @@ def test_an_analysis_from_before_speech_loads_and_a_newer_one_is_refused():
     assert loaded.speech is None and loaded.transcript == () and loaded.screen_text == ()
     with pytest.raises(RecordError, match="newer videoreview"):
         Analysis.from_dict({**old, "schema_version": 4})
+
+
+def test_vlm_prompts_carry_what_is_said_and_written_only_when_there_is_some():
+    from videoreview.engines.captions.prompts import boundary_prompt, caption_prompt
+    from videoreview.pipeline.vlm_captions import _during
+
+    assert caption_prompt(3, identities=("P1",)) == caption_prompt(3, identities=("P1",), speech=(), screen_text=())
+    told = caption_prompt(3, identities=("P1",), speech=("P1: Meet me at noon.",), screen_text=("Exit",))
+    assert "(4) What is said during these frames (transcript): “P1: Meet me at noon.”" in told
+    assert "(5) Text on screen: “Exit”." in told
+    plain, with_speech = boundary_prompt(2, 2), boundary_prompt(2, 2, ("Hello there.",))
+    assert "(transcript): “Hello there.”" in with_speech
+    assert with_speech.replace("What is said around the boundary (transcript): “Hello there.”. ", "") == plain
+    # The window's lines: those overlapping it, each once, in order.
+    assert _during([(0, 2, "a"), (1, 3, "b"), (2.5, 3, "a"), (5, 6, "c")], 1.5, 4) == ("a", "b")

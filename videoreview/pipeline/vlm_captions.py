@@ -143,12 +143,16 @@ class VLMCaptionStage:
         out: list[dict] = []
         for start in range(0, len(self._boundaries), BOUNDARIES_PER_CHUNK):
             cancel.check()
-            items = []
+            items, contexts = [], []
             for k in range(start + 1, min(start + BOUNDARIES_PER_CHUNK, len(self._boundaries)) + 1):
                 before, after = boundary_context(marks[k], marks[k - 1], marks[k + 1])
-                batch = source.frames_at_indices(np.array(before + [marks[k]] + after), size=size).frames
-                items.append((batch[:len(before)], batch[len(before)], batch[len(before) + 1:]))
-            for k, found in enumerate(self.engine.caption_boundaries(items), start=start + 1):
+                batch = source.frames_at_indices(np.array(before + [marks[k]] + after), size=size)
+                frames = batch.frames
+                items.append((frames[:len(before)], frames[len(before)], frames[len(before) + 1:]))
+                t0, t1 = float(batch.times[0]), float(batch.times[-1]) + 1.0 / self.sample_rate
+                contexts.append(CaptionContext(speech=_during(self._said, t0, t1),
+                                               screen_text=_during(self._shown, t0, t1)[:4]))
+            for k, found in enumerate(self.engine.caption_boundaries(items, contexts), start=start + 1):
                 out.append({"frame": marks[k], "caption": list(found) if found else None})
             progress(len(out) / len(self._boundaries), f"boundary {len(out)}/{len(self._boundaries)}")
         return out

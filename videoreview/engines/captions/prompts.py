@@ -38,12 +38,18 @@ def caption_prompt(frames: int, action: str = "action", identities: Sequence[str
     return "\n".join(lines)
 
 
-def boundary_prompt(before: int, after: int) -> str:
-    """Kinetic-GEB+ style boundary caption: frames before, one at, frames after the boundary."""
+def boundary_prompt(before: int, after: int, speech: Sequence[str] = (), screen_text: Sequence[str] = ()) -> str:
+    """Kinetic-GEB+ style boundary caption: frames before, one at, frames after the boundary;
+    what is said and written around it as context, as for frame captions."""
+    context = ""
+    if speech:
+        context += "What is said around the boundary (transcript): " + " ".join(f"“{s}”" for s in speech) + ". "
+    if screen_text:
+        context += "Text on screen: " + ", ".join(f"“{s}”" for s in screen_text) + ". "
     return (
         f"These are {before + after + 1} frames from a video: {before} before an event boundary, "
         f"1 at the boundary (frame {before + 1}), and {after} after it. At the boundary the dominant "
-        "subject's status changes. Reply with exactly three lines:\n"
+        f"subject's status changes. {context}Reply with exactly three lines:\n"
         "Subject: who or what changes\n"
         "Before: the subject's status before the boundary\n"
         "After: the subject's status after the boundary"

@@ -234,12 +234,16 @@ class VLMEngine:
     # -- BoundaryCaptioner ---------------------------------------------------------------
     def caption_boundary(self, before: Sequence[np.ndarray], at: np.ndarray, after: Sequence[np.ndarray],
                          context: CaptionContext | None = None) -> tuple[str, str, str] | None:
-        return self.caption_boundaries([(before, at, after)])[0]
+        return self.caption_boundaries([(before, at, after)], [context])[0]
 
-    def caption_boundaries(self, items: Sequence[tuple[Sequence[np.ndarray], np.ndarray, Sequence[np.ndarray]]]
+    def caption_boundaries(self, items: Sequence[tuple[Sequence[np.ndarray], np.ndarray, Sequence[np.ndarray]]],
+                           contexts: Sequence[CaptionContext | None] | None = None
                            ) -> list[tuple[str, str, str] | None]:
-        requests = [Request([*before, at, *after], boundary_prompt(len(before), len(after)), BOUNDARY_TOKENS)
-                    for before, at, after in items]
+        contexts = contexts or [None] * len(items)
+        requests = [Request([*before, at, *after],
+                            boundary_prompt(len(before), len(after), (c or CaptionContext()).speech,
+                                            (c or CaptionContext()).screen_text), BOUNDARY_TOKENS)
+                    for (before, at, after), c in zip(items, contexts)]
         return [parse_boundary_caption(reply) for reply in self.model.generate(requests)]
 
     # -- judges ---------------------------------------------------------------------------
