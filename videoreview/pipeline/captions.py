@@ -117,10 +117,17 @@ class CaptionStage:
 def heard_and_read(analysis: Analysis, times: list[float], window: float) -> list[str]:
     """For each sample time, what starts being said or shown within ``window`` of it, as
     sentences ("P2 says “…”. On screen: “Chapter 3”."); empty where nothing starts."""
+    segments = sorted(analysis.transcript, key=lambda s: s.start)
+    spans = sorted(analysis.screen_text, key=lambda s: s.start)
+    segment_starts, span_starts = [s.start for s in segments], [s.start for s in spans]
+
+    def starting(items, starts, time):  # those starting in [time - window, time + window)
+        return items[bisect.bisect_left(starts, time - window):bisect.bisect_left(starts, time + window)]
+
     out = []
     for time in times:
-        sentences = [said(analysis, s) for s in analysis.transcript if time - window <= s.start < time + window]
-        shown = [s for s in analysis.screen_text if time - window <= s.start < time + window]
+        sentences = [said(analysis, s) for s in starting(segments, segment_starts, time)]
+        shown = starting(spans, span_starts, time)
         if shown:
             sentences.append(written(shown[:2]))
         out.append(" ".join(map(sentence, sentences)))
