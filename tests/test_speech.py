@@ -128,14 +128,16 @@ def test_a_damaged_audio_stream_still_analyses(tmp_path, home, dialogue):
 
 
 @pytest.mark.parametrize("layout, rate, codec", [("mono", 8000, "pcm_s16le"), ("5.1", 48000, "aac"),
-                                                  ("stereo", 48000, "libopus"), ("stereo", 44100, "mp3")])
+                                                  ("stereo", 48000, "libopus"), ("stereo", 44100, "mp3"),
+                                                  ("3 unnamed", 22050, "pcm_s16le")])
 def test_any_layout_and_rate_is_read_on_the_pictures_clock(tmp_path, layout, rate, codec):
     video = plain_video(tmp_path / "picture.mp4", 3.0)
     click = np.zeros(3 * 16000, np.float32)
     click[16000:16000 + 800] = 0.8 * np.sin(2 * np.pi * 440 * np.arange(800) / 16000)  # a beep at 1.0 s
     wav = write_wav(tmp_path / "beep.wav", click)
-    out = mux(video, wav, tmp_path / f"beep-{layout}.mkv", "-c:a", codec, "-ar", str(rate), "-af",
-              f"aformat=channel_layouts={layout}")
+    channels = "pan=3c|c0=c0|c1=c0|c2=c0" if layout == "3 unnamed" else f"aformat=channel_layouts={layout}"
+    out = mux(video, wav, tmp_path / f"beep-{layout.replace(' ', '-')}.mkv", "-c:a", codec, "-ar", str(rate),
+              "-af", channels)
     sound = read_sound(out)
     assert sound.rate == 16000 and abs(sound.duration - 3.0) < 0.1
     onset = np.flatnonzero(np.abs(sound.samples) > 0.2)[0] / sound.rate

@@ -2,7 +2,7 @@
 the picture's clock.
 
 Decoded with PyAV (no ffmpeg process) and resampled once by libswresample, whatever the
-channel layout (mono, stereo, 5.1, a layout the file does not name). Sample 0 is at the
+channel layout (mono, stereo, 5.1, channels in no named order). Sample 0 is at the
 time of the first video frame (``video_start``, seconds on the container's clock): sound
 that starts later is preceded by silence, sound that starts earlier is cut. A damaged
 packet is skipped as players do; where the stream cannot be read further, what was read
@@ -55,8 +55,6 @@ def read_sound(path: str | os.PathLike, video_start: float = 0.0, rate: int = RA
                     cancel.check()
                 if first is None:
                     first = float(frame.pts * frame.time_base) if frame.pts is not None else _stream_start(stream)
-                if not frame.layout.name or frame.layout.nb_channels != len(frame.layout.channels):
-                    frame.layout = _default_layout(frame)
                 for out in resampler.resample(frame):
                     chunks.append(out.to_ndarray().reshape(-1))
             for out in resampler.resample(None):
@@ -75,12 +73,6 @@ def read_sound(path: str | os.PathLike, video_start: float = 0.0, rate: int = RA
 
 def _stream_start(stream) -> float:
     return float(stream.start_time * stream.time_base) if stream.start_time is not None else 0.0
-
-
-def _default_layout(frame) -> str:
-    """A layout for a frame whose file names none (raw PCM in some AVI and MOV files)."""
-    count = len(frame.layout.channels) or 1
-    return {1: "mono", 2: "stereo", 6: "5.1", 8: "7.1"}.get(count, f"{count}c")
 
 
 def _align(samples: np.ndarray, offset: float, rate: int) -> np.ndarray:
