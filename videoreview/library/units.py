@@ -3,7 +3,8 @@
 Kinds: ``caption`` (a frame caption, until the next caption or cut), ``boundary`` (an
 event boundary's subject / before / after, around its time), ``summary`` (the whole
 video), ``identity`` (a person's id and name, over their appearances), ``labels`` (the
-builtin classifier's labels at a frame, over the caption's span), ``speech`` (what is said,
+builtin classifier's labels at a frame with what the sure ones are kinds of, "macaw" with
+"parrot, bird, animal", over the caption's span), ``speech`` (what is said,
 a subtitle cue at a time, with the speaker's name: a phrase finds the moment it is said),
 ``text`` (a line of on-screen text, while it is shown), ``file`` (the file name's words,
 the whole video). Each unit lists the identities on screen during it, so a
@@ -21,6 +22,7 @@ from ..summary.builder import PLACEHOLDER
 from ..summary.export.subtitles import speech_cues
 
 BOUNDARY_CONTEXT = 1.0  # seconds either side of a boundary that its caption describes
+SURE_LABEL = 0.2  # a classifier label this probable (or the top one) adds its kinds to the labels unit
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,18 @@ class Unit:
 def file_words(path: str) -> str:
     """A file name as words: "holiday_2024-beach.MP4" -> "holiday 2024 beach"."""
     return " ".join(re.split(r"[\W_]+", Path(path).stem)).strip()
+
+
+def labels_text(labels: tuple[tuple[str, float], ...]) -> str:
+    """The classifier's labels, then what the top one and the sure ones are kinds of."""
+    from ..engines.captions.taxonomy import taxonomy
+
+    kinds: list[str] = []
+    for n, (name, probability) in enumerate(labels):
+        if n == 0 or probability >= SURE_LABEL:
+            kinds += [k for k in taxonomy().kinds(name) if k not in kinds]
+    names = ", ".join(name for name, _ in labels)
+    return f"{names} ({', '.join(kinds)})" if kinds else names
 
 
 def units_of(analysis: Analysis) -> list[Unit]:
@@ -61,7 +75,7 @@ def units_of(analysis: Analysis) -> list[Unit]:
         end = min([end] + [t for t in cuts if c.time < t < end])  # a caption ends at a cut
         out.append(unit("caption", c.time, end, c.text))
         if c.labels:
-            out.append(unit("labels", c.time, end, ", ".join(name for name, _ in c.labels)))
+            out.append(unit("labels", c.time, end, labels_text(c.labels)))
     for b in analysis.boundaries:
         if b.caption is not None:
             text = f"{b.caption.subject}: {b.caption.before} -> {b.caption.after}"
