@@ -103,6 +103,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return _eval_fitb(args)
     if args.task == "speech":
         return _eval_speech(args)
+    if args.task == "captions-sense":
+        return _eval_caption_sense(args)
     from ..metrics.boundaries import TOLERANCES, boundary_f1
 
     kinds = set(args.kind.split(",")) if args.kind else None
@@ -332,9 +334,39 @@ def _eval_speech(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval_caption_sense(args: argparse.Namespace) -> int:
+    """Subject named, label churn and false labels of an Analysis's captions against
+    hand-written shot labels (metrics/caption_sense.py): LABELS.json is
+    {"shots": [{"start", "end", "subject": [words], "also": [words]}]}."""
+    from ..metrics.caption_sense import ShotLabels, score
+    from ..records import Analysis
+
+    try:
+        analysis = Analysis.load(args.predicted)
+        data = read_json(args.truth)
+        try:
+            shots = [ShotLabels(float(s["start"]), float(s["end"]), tuple(s["subject"]), tuple(s.get("also", ())))
+                     for s in data["shots"]]
+        except (TypeError, KeyError, ValueError) as exc:
+            raise RecordError(args.truth, f"not shot labels: expected {{\"shots\": [{{start, end, subject}}]}} "
+                                          f"({type(exc).__name__}: {exc})") from None
+    except VideoReviewError as exc:
+        print_error(str(exc))
+        return EXIT_ERROR
+    result = score([(c.time, c.text) for c in analysis.captions], shots)
+    if args.json:
+        print(json.dumps(result.__dict__, indent=2))
+        return 0
+    named = "-" if result.subject_named is None else f"{result.subject_named:.1%}"
+    print(f"{result.captions} captions: subject named {named}, distinct labels per shot {result.churn_mean:.1f} "
+          f"(most {result.churn_max}), false labels {result.false_labels:.1%}")
+    return 0
+
+
 def add_parsers(sub) -> None:
     p = sub.add_parser("eval", help="score predictions against ground truth")
-    p.add_argument("task", choices=["boundaries", "identities", "fitb", "captions", "retrieval", "speech"])
+    p.add_argument("task", choices=["boundaries", "identities", "fitb", "captions", "captions-sense", "retrieval",
+                                    "speech"])
     p.add_argument("predicted", metavar="PRED.json", help="(retrieval: QUERIES.json, searched in the library)")
     p.add_argument("truth", metavar="TRUTH.json", nargs="?", help="(speech: REF.srt, REF.vtt or REF.json)")
     p.add_argument("--kind", help="only these boundary kinds, e.g. cut,gradual")

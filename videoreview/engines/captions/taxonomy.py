@@ -21,12 +21,14 @@ TOO_GENERAL = frozenset({
 class Taxonomy:
     def __init__(self, lines: list[str]) -> None:
         self.names: dict[str, str] = {}  # synset id -> its first lemma
+        self.lemmas: dict[str, tuple[str, ...]] = {}  # synset id -> all its lemmas
         self.parents: dict[str, tuple[str, ...]] = {}
         for line in lines:
             if line.startswith("#") or not line.strip():
                 continue
             synset, lemmas, parents = line.rstrip("\n").split("\t")
-            self.names[synset] = lemmas.split(",")[0]
+            self.lemmas[synset] = tuple(lemmas.split(","))
+            self.names[synset] = self.lemmas[synset][0]
             self.parents[synset] = tuple(p for p in parents.split(",") if p)
         self._by_name: dict[str, list[str]] = {}
         for synset, name in self.names.items():
