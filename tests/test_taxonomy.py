@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from videoreview.engines.captions.taxonomy import taxonomy
+from videoreview.taxonomy import taxonomy
 from videoreview.engines.boundaries.features import imagenet_labels
 from videoreview.library.units import labels_text
 

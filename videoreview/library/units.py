@@ -41,7 +41,7 @@ def file_words(path: str) -> str:
 
 def labels_text(labels: tuple[tuple[str, float], ...]) -> str:
     """The classifier's labels, then what the top one and the sure ones are kinds of."""
-    from ..engines.captions.taxonomy import taxonomy
+    from ..taxonomy import taxonomy
 
     kinds: list[str] = []
     for n, (name, probability) in enumerate(labels):

@@ -41,7 +41,7 @@ class SenseScore:
 
 @cache
 def _vocabulary() -> tuple[re.Pattern, frozenset[str]]:
-    from ..engines.captions.taxonomy import taxonomy
+    from ..taxonomy import taxonomy
 
     words = {lemma.lower() for lemmas in taxonomy().lemmas.values() for lemma in lemmas} - GRAMMAR
     ordered = sorted(words, key=len, reverse=True)  # "tiger cat" before "cat"

@@ -67,6 +67,6 @@ class Taxonomy:
 
 @cache
 def taxonomy() -> Taxonomy:
-    from ...paths import resources_dir
+    from .paths import resources_dir
 
     return Taxonomy((resources_dir() / "imagenet_hierarchy.tsv").read_text(encoding="utf-8").splitlines())
