@@ -51,7 +51,7 @@ def test_units_carry_their_spans_and_the_people_on_screen():
     assert (chop.kind, chop.start, chop.end, chop.people) == ("caption", 0.0, 3.0, ("P1",))
     slide = by_text["The man slides the onions into a pan"]
     assert (slide.end, slide.people) == (6.0, ("P1",))  # ends at the cut, not at the next caption; Ada is not in it
-    assert by_text["cleaver"].kind == "labels"
+    assert by_text["cleaver (knife, edge tool, cutter, cutting implement, tool)"].kind == "labels"  # and its kinds
     event = by_text["woman: pouring tea -> drinking tea"]
     assert (event.kind, event.start, event.end, event.people) == ("boundary", 8.0, 10.0, ("P2",))
     assert by_text["Cooking, then tea time."].kind == "summary"
