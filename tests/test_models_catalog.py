@@ -88,3 +88,15 @@ def test_a_name_used_twice_is_refused(tmp_path):
     (tmp_path / "b.toml").write_text(HUB_ENTRY)
     with pytest.raises(ModelError, match="b.toml.*names 'tiny-vlm'"):
         load_catalog(tmp_path)
+
+
+def test_builtin_weights_are_read_whole_and_checked():
+    from dataclasses import replace
+
+    from videoreview.models.catalog import builtin_weights
+
+    catalog = load_catalog()
+    assert len(builtin_weights(catalog["whisper-base"])) == 145_217_532  # two packages' parts, joined
+    assert len(builtin_weights(catalog["face-mesh"])) == catalog["face-mesh"].size_bytes
+    with pytest.raises(ModelError, match="damaged .* reinstall videoreview"):
+        builtin_weights(replace(catalog["face-mesh"], sha256="0" * 64))

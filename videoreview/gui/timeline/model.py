@@ -124,6 +124,11 @@ def in_range(starts: np.ndarray, reach: np.ndarray, t0: float, t1: float) -> ran
     return range(int(np.searchsorted(reach, t0, side="right")), int(np.searchsorted(starts, t1)))
 
 
+def covering(starts: np.ndarray, reach: np.ndarray, items, t: float) -> list[int]:
+    """The indices of the items (sorted as for ``spans``) under time ``t``."""
+    return [i for i in in_range(starts, reach, t, t + 1e-9) if items[i].end >= t]
+
+
 def runs(starts: np.ndarray, widths) -> list[tuple[int, int]]:
     """Merge sorted pixel spans [start, start + width) that touch or overlap into
     (left, right) pairs: one fill per run instead of one per item."""

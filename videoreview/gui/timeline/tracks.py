@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
 from ...records import BOUNDARY_KINDS
 from ...timecode import timecode
 from ..colors import BOUNDARY_COLORS, CAPTION_COLOR, EDITED_COLOR, KEYFRAME_COLOR, TEXT_COLOR, identity_color
-from .model import TimelineModel, in_range, nearest, ruler_steps, runs
+from .model import TimelineModel, covering, in_range, nearest, ruler_steps, runs
 from .style import mix
 
 RULER_H = 24
@@ -328,7 +328,7 @@ class SpeechTrack(_OnlyWhenAnalysed):
 
     def hit(self, view, t) -> Hit | None:
         model = view.model
-        found = [i for i in in_range(model.s_starts, model.s_reach, t, t + 1e-9) if model.segments[i].end >= t]
+        found = covering(model.s_starts, model.s_reach, model.segments, t)
         if not found:
             return None
         i = found[-1]
@@ -373,7 +373,7 @@ class ScreenTextTrack(_OnlyWhenAnalysed):
 
     def hit(self, view, t) -> Hit | None:
         model = view.model
-        found = [i for i in in_range(model.t_starts, model.t_reach, t, t + 1e-9) if model.texts[i].end >= t]
+        found = covering(model.t_starts, model.t_reach, model.texts, t)
         return Hit("text", found[0], model.texts[found[0]].start, found[0]) if found else None
 
     def tooltip(self, view, hit) -> str:
