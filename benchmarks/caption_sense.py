@@ -28,41 +28,54 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", help="make the clips in this folder and keep them")
     parser.add_argument("--examples", type=int, default=3, help="captions shown per clip")
+    parser.add_argument("--sweep", type=float, nargs="+", metavar="SURE",
+                        help="score each of these values of the subject threshold (subjects.SURE), overall only")
     args = parser.parse_args()
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-sense-"))
     from caption_set import CLIPS, make_clip
 
-    from videoreview.metrics.caption_sense import ShotLabels, score
+    from videoreview.metrics.caption_sense import ShotLabels, combine, score
     from videoreview.pipeline import analyze
     from videoreview.pipeline.stages import build_stages
     from videoreview.records import read_json
 
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-sense-clips-"))
     folder.mkdir(parents=True, exist_ok=True)
-    stages = build_stages({"boundaries": "builtin", "faces": "dlib-hog", "captions": "builtin"})
-    rows, everything = [], []
+    stages = build_stages({"boundaries": "builtin", "faces": "dlib-hog", "screen-text": "pp-ocrv6",
+                           "captions": "builtin"})
+    if args.sweep:
+        from videoreview.engines.captions import subjects
+
+        clips = [make_clip(folder, name) for name in CLIPS]
+        for sure in args.sweep:
+            subjects.SURE = sure
+            scored = []
+            for path, labels_path in clips:
+                shots = [ShotLabels(s["start"], s["end"], tuple(s["subject"]), tuple(s["also"]))
+                         for s in read_json(labels_path)["shots"]]
+                scored.append((score([(c.time, c.text) for c in analyze(path, stages=stages).captions], shots),
+                               len(shots)))
+            print(row(f"SURE {sure:.2f}", combine(scored)))
+        return
     print(f"{'clip':22} {'captions':>8} {'subject':>8} {'churn':>6} {'max':>4} {'false':>6}")
+    scored = []
     for name in CLIPS:
         path, labels_path = make_clip(folder, name)
         analysis = analyze(path, stages=stages)
         shots = [ShotLabels(s["start"], s["end"], tuple(s["subject"]), tuple(s["also"]))
                  for s in read_json(labels_path)["shots"]]
         captions = [(c.time, c.text) for c in analysis.captions]
-        result = score(captions, shots)
-        rows.append(result)
-        everything.append((captions, shots))
-        named = "-" if result.subject_named is None else f"{result.subject_named:.0%}"
-        print(f"{name:22} {result.captions:>8} {named:>8} {result.churn_mean:>6.1f} {result.churn_max:>4} "
-              f"{result.false_labels:>6.0%}")
+        scored.append((score(captions, shots), len(shots)))
+        print(row(name, scored[-1][0]))
         for time, text in captions[:args.examples]:
             print(f"    {time:5.1f}  {text}")
-    total = sum(r.captions for r in rows)
-    named = [r.subject_named * r.captions for r in rows if r.subject_named is not None]
-    with_subject = sum(r.captions for r in rows if r.subject_named is not None)
-    shots = sum(len(s) for _, s in everything)
-    churn = sum(r.churn_mean * len(s) for r, (_, s) in zip(rows, everything)) / shots
-    print(f"{'overall':22} {total:>8} {sum(named) / with_subject:>8.0%} {churn:>6.1f} "
-          f"{max(r.churn_max for r in rows):>4} {sum(r.false_labels * r.captions for r in rows) / total:>6.0%}")
+    print(row("overall", combine(scored)))
+
+
+def row(name: str, result) -> str:
+    named = "-" if result.subject_named is None else f"{result.subject_named:.0%}"
+    return (f"{name:22} {result.captions:>8} {named:>8} {result.churn_mean:>6.1f} {result.churn_max:>4} "
+            f"{result.false_labels:>6.0%}")
 
 
 if __name__ == "__main__":

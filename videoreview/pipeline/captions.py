@@ -24,7 +24,28 @@ from ..summary.phrases import said, sentence, written
 from .cancel import CancelToken
 from .faces import cut_frames
 
-TOP_LABELS = 5
+TOP_LABELS = 10
+CROP = 224  # the classifier's input: square crops of the picture scaled to this height
+LINE_HEIGHT = 0.15  # a line of on-screen text is at most this share of the picture high
+FEATURE_LONG_SIDE = 224  # the whole picture at this size, for appearance features (keyframes)
+
+
+def short_side_size(width: int, height: int, short: int) -> tuple[int, int]:
+    """(width, height) with the short side at ``short``, aspect kept, even numbers."""
+    scale = short / max(1, min(width, height))
+    return max(short, round(width * scale / 2) * 2), max(short, round(height * scale / 2) * 2)
+
+
+def square_crops(frame: np.ndarray) -> list[np.ndarray]:
+    """Three squares along the long side of ``frame`` (start, middle, end), or the middle
+    one alone when the picture is nearly square."""
+    h, w = frame.shape[:2]
+    side = min(h, w)
+    room = max(h, w) - side
+    offsets = [room // 2] if room < side * 0.2 else [0, room // 2, room]
+    if w >= h:
+        return [frame[:, x:x + side] for x in offsets]
+    return [frame[y:y + side, :] for y in offsets]
 
 
 class CaptionStage:
@@ -38,31 +59,45 @@ class CaptionStage:
         info = source.info
         indices = source.sample_indices(self.sample_rate)
         flow_size = scaled_size(info.width, info.height, 160)
+        crop_size = short_side_size(info.width, info.height, CROP)
+        feature_size = scaled_size(info.width, info.height, FEATURE_LONG_SIDE)
         samples = []
         for start in range(0, len(indices), 16):
             cancel.check()
             chunk = indices[start:start + 16]
             # One decode for the sampled frames and the frame after each (for motion).
             batch = source.frames_at_indices(np.minimum(np.concatenate([chunk, chunk + 1]), info.frame_count - 1),
-                                             size=(224, 126))
-            features, probs = self.engine.extract.features_and_probabilities(batch.frames[:len(chunk)])
+                                             size=crop_size)
+            sampled = batch.frames[:len(chunk)]
+            # Appearance (keyframes) and labels from the whole picture, and labels again from
+            # square crops at the classifier's own scale: a subject is said only where the
+            # two views agree (a classifier sure and wrong is seldom so in both).
+            features, whole = self.engine.extract.features_and_probabilities(
+                np.stack([cv2.resize(f, feature_size, interpolation=cv2.INTER_AREA) for f in sampled]))
+            crops = np.stack([c for f in sampled for c in square_crops(f)])
+            _, crop_probs = self.engine.extract.features_and_probabilities(crops)
+            probs = crop_probs.reshape(len(chunk), -1, crop_probs.shape[1]).mean(axis=1)
             small = [cv2.resize(f, flow_size, interpolation=cv2.INTER_AREA) for f in batch.frames]
             for k, (frame, time) in enumerate(zip(batch.indices[:len(chunk)], batch.times)):
-                camera, motion = measure_motion(small[k], small[k + len(chunk)])
-                top = np.argsort(-probs[k])[:TOP_LABELS]
+                camera, zoom, motion = measure_motion(small[k], small[k + len(chunk)])
                 samples.append({
-                    "time": round(float(time), 6), "frame": int(frame),
-                    "labels": [[self.engine.labels[i], round(float(probs[k, i]), 4)] for i in top],
-                    "camera": [round(camera[0], 3), round(camera[1], 3)], "motion": round(motion, 3),
-                    "feature": [round(float(x), 4) for x in features[k]],
+                    "time": round(float(time), 6), "frame": int(frame), "labels": self._top(probs[k]),
+                    "whole": self._top(whole[k]),
+                    "camera": [round(camera[0], 3), round(camera[1], 3)], "zoom": round(zoom, 5),
+                    "motion": round(motion, 3), "feature": [round(float(x), 4) for x in features[k]],
                 })
             progress(len(samples) / max(1, len(indices)), f"frame {len(samples)}/{len(indices)}")
         return {"sample_rate": self.sample_rate, "samples": samples}
 
+    def _top(self, probabilities: np.ndarray) -> list:
+        top = np.argsort(-probabilities)[:TOP_LABELS]
+        return [[self.engine.labels[i], round(float(probabilities[i]), 4)] for i in top]
+
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
         raw = result["samples"]
         samples = [Sample(time=s["time"], frame=s["frame"], labels=tuple((n, p) for n, p in s["labels"]),
-                          camera=tuple(s["camera"]), motion=s["motion"]) for s in raw]
+                          camera=tuple(s["camera"]), motion=s["motion"], zoom=s["zoom"],
+                          whole=tuple((n, p) for n, p in s["whole"])) for s in raw]
         cuts = sorted(cut_frames(analysis.boundaries))
 
         def shot_of(frame: int) -> int:
@@ -83,7 +118,8 @@ class CaptionStage:
             return [Person(f.identity, f.box) for f in faces_by_time[nearest]]
 
         info = analysis.video
-        described = describe(samples, faces_at, shot_of, info.width, info.height)
+        described = describe(samples, faces_at, shot_of, info.width, info.height,
+                             text_share=text_coverage(analysis, 0.5 / self.sample_rate))
         engine = f"{self.engine.name}@{self.engine.version}"
         heard = heard_and_read(analysis, [s.time for s in samples], 0.5 / self.sample_rate)
         captions = [FrameCaption(time=s.time, frame=s.frame, text=f"{text} {extra}".strip(), engine=engine,
@@ -132,6 +168,22 @@ def heard_and_read(analysis: Analysis, times: list[float], window: float) -> lis
             sentences.append(written(shown[:2]))
         out.append(" ".join(map(sentence, sentences)))
     return out
+
+
+def text_coverage(analysis: Analysis, window: float):
+    """A function of time: the share of the picture that lines of on-screen text read
+    within ``window`` of it cover (their boxes' areas over the picture's, at most 1).
+    Only line-shaped reads count: a box most of the picture high around a word or two is
+    the recogniser seeing text in texture."""
+    width, height = analysis.video.width, analysis.video.height
+    spans = [s for s in analysis.screen_text if s.box[3] <= LINE_HEIGHT * height and len(s.text.strip()) >= 4]
+    area = float(max(1, width * height))
+
+    def share(time: float) -> float:
+        covered = sum(s.box[2] * s.box[3] for s in spans if s.start - window <= time < s.end + window)
+        return min(1.0, covered / area)
+
+    return share
 
 
 def shot_number(cuts: list[int], frame: int) -> int:

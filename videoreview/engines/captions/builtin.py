@@ -1,34 +1,40 @@
-"""The builtin captioner: structured captions from measurements, no language model.
+"""The builtin captioner: short sentences from measurements, no language model.
 
-It says what the builtin engines measured at each sampled frame, and what changed since
-the previous one, e.g.
+It says what holds for the shot at each sampled frame, and what changed since the
+previous one, e.g.
 
-    "Shot 3, close-up: P2 (left); wine glass, candle. P1 left the frame; camera static."
+    "P2 in close-up on the right, with a wine glass. P1 leaves. The camera is still."
+    "New shot: a cat. The camera zooms in."
 
-Material: the EfficientNet-Lite0 ImageNet classifier's top labels, the identities whose
-faces are visible and where (left / centre / right; close-up, medium or wide by face
-size), camera motion and subject motion from optical flow between the sampled frame and
-the next one, and the shot number from the boundaries. Identical frames give identical
-captions and a caption changes only when a measurement does: no invented progression
-(what ProgressCaptioner calls temporal hallucination). The engine is named in every
-caption record ("builtin@1"), so nobody mistakes these for a VLM's.
+Material: the EfficientNet-Lite0 ImageNet classifier's labels, decided over a window of
+the shot at the level of the WordNet hierarchy it is sure of (subjects.py: "a cat", not
+"Egyptian cat" one second and "lynx" the next), the identities whose faces are visible
+and where (left / centre / right; close-up, medium or wide by face size), how much of
+the picture on-screen text covers, the camera's motion (pan, tilt, zoom, shake) and
+motion in the picture from optical flow between the sampled frame and the next one.
+Identical frames give identical captions and a caption changes only when a measurement
+does: no invented progression (what ProgressCaptioner calls temporal hallucination). The
+engine is named in every caption record ("builtin@2"), so nobody mistakes these for a VLM's.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
 
-LABEL_MIN_P = 0.15  # a label is said when the classifier gives it at least this
-LABEL_KEEP_P = 0.05  # ...and kept while it stays above this in the same shot (no flicker)
-MAX_LABELS = 2
+from .subjects import is_clothing, subject_word
+
 PAN_PX = 0.25  # median flow, pixels per frame at 160 px width, above which the camera moves
+ZOOM_RATE = 0.0015  # relative change of scale per frame above which the camera zooms (0.15 %)
 # Flow beyond the camera's (98th percentile, so an object of a few % of the frame counts),
 # pixels per frame at 160 px width, above which something moves.
 MOTION_PX = 0.5
+WINDOW_SECONDS = 2.0  # the subject is decided over the samples this close, in the same shot
+TEXT_FILLS = 0.12  # share of the picture covered by on-screen text at which text is the subject
 
 
 class BuiltinCaptionEngine:
@@ -36,7 +42,7 @@ class BuiltinCaptionEngine:
     The classifier (and torch) loads on first use: never when the captions come from the cache."""
 
     name = "builtin"
-    version = "1"
+    version = "2"
     device = "cpu"
 
     def __init__(self) -> None:
@@ -47,7 +53,7 @@ class BuiltinCaptionEngine:
         if self._extract is None:
             from ..boundaries.features import FeatureExtractor
 
-            self._extract = FeatureExtractor(size=(224, 126))
+            self._extract = FeatureExtractor()
         return self._extract
 
     @functools.cached_property
@@ -63,31 +69,61 @@ class Sample:
 
     time: float
     frame: int
-    labels: tuple[tuple[str, float], ...]  # top classifier labels with probabilities
+    labels: tuple[tuple[str, float], ...]  # top classifier labels with probabilities (square crops)
     camera: tuple[float, float]  # median optical flow (dx, dy), px per frame at 160 px width
     motion: float  # flow beyond the camera's (98th percentile)
+    zoom: float = 0.0  # relative change of scale per frame (> 0: the camera zooms in)
+    whole: tuple[tuple[str, float], ...] = ()  # top labels of the whole picture at once
 
 
-def measure_motion(first: np.ndarray, second: np.ndarray) -> tuple[tuple[float, float], float]:
-    """Camera (median flow) and subject motion (98th percentile of the flow left after
-    removing the camera's) between two adjacent frames."""
+def measure_motion(first: np.ndarray, second: np.ndarray) -> tuple[tuple[float, float], float, float]:
+    """Camera (median flow), zoom (the least-squares scale of the flow about the centre)
+    and subject motion (98th percentile of the flow the camera does not explain) between
+    two adjacent frames."""
     a = cv2.cvtColor(first, cv2.COLOR_RGB2GRAY)
     b = cv2.cvtColor(second, cv2.COLOR_RGB2GRAY)
     flow = cv2.calcOpticalFlowFarneback(a, b, None, 0.5, 3, 15, 3, 5, 1.2, 0)
     scale = 160.0 / a.shape[1]
     median = np.median(flow.reshape(-1, 2), axis=0)
-    residual = np.percentile(np.linalg.norm(flow - median, axis=2), 98)
-    return (float(median[0] * scale), float(median[1] * scale)), float(residual * scale)
+    h, w = a.shape
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    radial = np.stack([xs - (w - 1) / 2, ys - (h - 1) / 2], axis=2)
+    zoom = float(((flow - median) * radial).sum() / (radial ** 2).sum())
+    residual = np.percentile(np.linalg.norm(flow - median - zoom * radial, axis=2), 98)
+    return (float(median[0] * scale), float(median[1] * scale)), zoom, float(residual * scale)
 
 
-def camera_phrase(camera: tuple[float, float]) -> str:
-    dx, dy = camera
+def camera_motion(samples: Sequence[Sample], k: int) -> str:
+    """What the camera does at sample ``k`` ("is still", "pans right", "zooms in",
+    "shakes"), judged with its neighbours in ``samples`` (the same shot): a shake is
+    movement whose direction does not hold from one sample to the next."""
+    sample = samples[k]
+    dx, dy = sample.camera
+    # A zoom holds over neighbouring samples and is not swamped by a translation (the
+    # scale's flow at the picture's corner is about zoom * 92 px at 160 px width).
+    zoom = float(np.median([s.zoom for s in samples[max(0, k - 1):k + 2]]))
+    if abs(zoom) >= ZOOM_RATE and np.sign(zoom) == np.sign(sample.zoom) and np.hypot(dx, dy) < abs(zoom) * 92:
+        return "zooms in" if zoom > 0 else "zooms out"
     if max(abs(dx), abs(dy)) < PAN_PX:
-        return "camera static"
+        return "is still"
+    moving = np.array([s.camera for s in samples[max(0, k - 2):k + 3] if max(map(abs, s.camera)) >= PAN_PX])
+    if len(moving) >= 3 and np.linalg.norm(moving.mean(axis=0)) < 0.5 * np.linalg.norm(moving, axis=1).mean():
+        return "shakes"
     # Content moving left means the camera turns right.
     if abs(dx) >= abs(dy):
-        return "camera pans right" if dx < 0 else "camera pans left"
-    return "camera tilts down" if dy < 0 else "camera tilts up"
+        return "pans right" if dx < 0 else "pans left"
+    return "tilts down" if dy < 0 else "tilts up"
+
+
+_PARTICIPLES = {"is still": "still", "pans": "panning", "tilts": "tilting", "zooms": "zooming", "shakes": "shaking"}
+
+
+def camera_participle(motion: str) -> str:
+    """ "pans right" -> "camera panning right" (for boundary states)."""
+    verb, _, rest = motion.partition(" ")
+    if motion == "is still":
+        return "camera still"
+    return " ".join(["camera", _PARTICIPLES.get(verb, verb), rest]).strip()
 
 
 @dataclass(frozen=True)
@@ -109,12 +145,15 @@ def framing(people: list[Person], height: float) -> str:
     return "close-up" if tallest >= 0.25 else "medium shot" if tallest >= 0.1 else "wide shot"
 
 
-def pick_labels(labels, previous: tuple[str, ...], same_shot: bool) -> tuple[str, ...]:
-    """Labels worth saying, keeping the previous sample's while they still hold (hysteresis)."""
-    probs = dict(labels)
-    if same_shot and previous and all(probs.get(name, 0.0) >= LABEL_KEEP_P for name in previous):
-        return previous
-    return tuple(name for name, p in labels if p >= LABEL_MIN_P)[:MAX_LABELS]
+def with_article(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeio" or word.lower().startswith(("un", "hour")) else "a ") + word
+
+
+_NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+def count(n: int, thing: str, things: str) -> str:
+    return f"{_NUMBERS[n] if n < len(_NUMBERS) else n} {thing if n == 1 else things}"
 
 
 @dataclass(frozen=True)
@@ -122,71 +161,123 @@ class State:
     """What a caption says about one sampled frame (also the 'status' of boundary captions)."""
 
     shot: int
-    view: str
-    people: tuple[str, ...]  # "P2 (left)", in left-to-right order
-    ids: frozenset[str]
-    labels: tuple[str, ...]
-    camera: str
-    moving: bool
+    view: str  # "close-up", "medium shot", "wide shot" or "" without faces
+    people: tuple[tuple[str, str], ...]  # (id, where) of the identities seen, left to right
+    unknown_faces: int  # faces seen without an identity
+    subject: str | None  # what the shot shows, at the level the classifier is sure of
+    text: bool  # on-screen text fills much of the picture
+    camera: str  # "is still", "pans right", ...
+    moving: bool  # something moves beyond the camera's motion
+
+    @property
+    def ids(self) -> frozenset[str]:
+        return frozenset(pid for pid, _ in self.people)
 
     def scene(self) -> str:
-        parts = list(self.people) if self.people else ["no people"]
-        things = ", ".join(self.labels)
-        return ", ".join(parts) + (f"; {things}" if things else "")
+        """A noun phrase for the picture: "P1 in close-up on the left, with a wine glass",
+        "a cat", "text filling the picture"; empty when nothing is known."""
+        view = {"close-up": "in close-up", "medium shot": "in a medium shot", "wide shot": "in a wide shot"}
+        if len(self.people) == 1:
+            pid, side = self.people[0]
+            people = f"{pid} {view[self.view]} {'in the centre' if side == 'centre' else 'on the ' + side}"
+        elif self.people:
+            names = [f"{pid} ({side})" for pid, side in self.people]
+            people = f"{', '.join(names[:-1])} and {names[-1]} {view[self.view]}"
+        elif self.unknown_faces:
+            people = f"{count(self.unknown_faces, 'unrecognised face', 'unrecognised faces')} {view[self.view]}"
+        else:
+            people = ""
+        if self.unknown_faces and self.people:
+            people += f" and {count(self.unknown_faces, 'unrecognised face', 'unrecognised faces')}"
+        thing = "text filling the picture" if self.text else with_article(self.subject) if self.subject else ""
+        if people and thing:
+            joiner = "wearing" if self.subject and not self.text and is_clothing(self.subject) else "with"
+            return f"{people}, {joiner} {thing}"
+        return people or thing
+
+    def status(self) -> str:
+        """The state in a few words for a GEB+ boundary caption's before / after."""
+        parts = [self.scene() or "nothing named", camera_participle(self.camera)]
+        return "; ".join(parts) + (", something moving" if self.moving else "")
+
+    def subject_name(self) -> str | None:
+        if self.people:
+            return self.people[0][0]
+        if self.text:
+            return "the on-screen text"
+        return f"the {self.subject}" if self.subject else None
 
 
-def describe(samples: list[Sample], faces_at, shot_of, width: float, height: float) -> list[tuple[State, str]]:
+def sentence(text: str) -> str:
+    return f"{text[:1].upper()}{text[1:]}." if text else ""
+
+
+def _windows(samples: list[Sample], shots: list[int]) -> list[list[Sample]]:
+    """For each sample, the samples of its shot within WINDOW_SECONDS of it."""
+    return [[s for s, shot in zip(samples, shots) if shot == shots[k] and abs(s.time - samples[k].time)
+             <= WINDOW_SECONDS + 1e-6] for k in range(len(samples))]
+
+
+def _moving(samples: list[Sample], shots: list[int]) -> list[bool]:
+    """Motion in the picture at each sample, by majority with its neighbours in the shot
+    (a single sample's flow does not make things start and stop)."""
+    raw = [s.motion >= MOTION_PX for s in samples]
+    out = []
+    for k in range(len(samples)):
+        near = [raw[j] for j in (k - 1, k, k + 1) if 0 <= j < len(samples) and shots[j] == shots[k]]
+        out.append(sum(near) * 2 > len(near) if len(near) > 1 else raw[k])
+    return out
+
+
+def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], shot_of: Callable[[int], int],
+             width: float, height: float, text_share: Callable[[float], float] = lambda time: 0.0,
+             ) -> list[tuple[State, str]]:
     """(state, caption) for each sample in time order.
 
     ``faces_at(time)`` gives the Person list seen at a sample; ``shot_of(frame)`` the shot
-    number (1-based)."""
+    number (1-based); ``text_share(time)`` the share of the picture on-screen text covers."""
+    shots = [shot_of(s.frame) for s in samples]
+    windows = _windows(samples, shots)
+    moving = _moving(samples, shots)
     out: list[tuple[State, str]] = []
     previous: State | None = None
-    for sample in samples:
-        shot = shot_of(sample.frame)
-        same_shot = previous is not None and previous.shot == shot
+    for k, sample in enumerate(samples):
+        in_shot = [s for s, shot in zip(samples, shots) if shot == shots[k]]
         people = sorted(faces_at(sample.time), key=lambda p: p.box[0])
         named = [p for p in people if p.id]
-        unnamed = len(people) - len(named)
-        listed = tuple(f"{p.id} ({where(p, width)})" for p in named)
-        if unnamed:
-            listed += (f"{unnamed} unidentified face" + ("s" if unnamed > 1 else ""),)
         state = State(
-            shot=shot, view=framing(people, height), people=listed, ids=frozenset(p.id for p in named),
-            labels=pick_labels(sample.labels, previous.labels if previous else (), same_shot),
-            camera=camera_phrase(sample.camera), moving=sample.motion >= MOTION_PX,
+            shot=shots[k], view=framing(people, height), people=tuple((p.id, where(p, width)) for p in named),
+            unknown_faces=len(people) - len(named), subject=subject_word([s.labels for s in windows[k]], [s.whole for s in windows[k]]),
+            text=text_share(sample.time) >= TEXT_FILLS, camera=camera_motion(in_shot, in_shot.index(sample)),
+            moving=moving[k],
         )
-        changes = []
-        if same_shot:
-            changes += [f"{pid} entered" for pid in sorted(state.ids - previous.ids)]
-            changes += [f"{pid} left the frame" for pid in sorted(previous.ids - state.ids)]
-            new = [name for name in state.labels if name not in previous.labels]
-            if new:
-                changes.append("now " + ", ".join(new))
-        motion = state.camera + ("; movement in frame" if state.moving else "")
-        head = f"Shot {shot}" + (f", {state.view}" if state.view else "")
-        tail = "; ".join(changes + [motion])
-        text = f"{head}: {state.scene()}. {tail[0].upper()}{tail[1:]}."
-        out.append((state, text))
+        out.append((state, caption(state, previous)))
         previous = state
     return out
 
 
+def caption(state: State, previous: State | None) -> str:
+    """The caption of a state: the scene, what changed since ``previous``, the motion."""
+    scene = state.scene()
+    if previous is not None and previous.shot != state.shot:
+        first = f"New shot: {scene}." if scene else "New shot."
+    else:
+        first = sentence(scene)
+    changes = []
+    if previous is not None and previous.shot == state.shot:
+        changes += [f"{pid} comes in." for pid in sorted(state.ids - previous.ids)]
+        changes += [f"{pid} leaves." for pid in sorted(previous.ids - state.ids)]
+        if state.subject and previous.subject and state.subject != previous.subject and not state.text:
+            changes.append(f"Now {with_article(state.subject)}.")
+        if state.moving != previous.moving:
+            changes.append("Something starts moving." if state.moving else "The movement stops.")
+    motion = f"The camera {state.camera}" + ("; something moves in the picture." if state.moving else ".")
+    if changes and changes[-1] == "Something starts moving.":
+        motion = f"The camera {state.camera}."
+    return " ".join(part for part in [first, *changes, motion] if part)
+
+
 def boundary_status(before: State | None, after: State | None) -> tuple[str, str, str]:
     """Builtin GEB+ caption of a boundary: the subject and its state on each side."""
-    def subject_of(state: State | None) -> str | None:
-        if state is None:
-            return None
-        if state.people:
-            return state.people[0].split(" (")[0]
-        return state.labels[0] if state.labels else None
-
-    subject = subject_of(after) or subject_of(before) or "the scene"
-
-    def status(state: State | None) -> str:
-        if state is None:
-            return "not yet seen"
-        return f"{state.view + ', ' if state.view else ''}{state.scene()}; {state.camera}" + (
-            ", movement in frame" if state.moving else "")
-
-    return subject, status(before), status(after)
+    subject = (after and after.subject_name()) or (before and before.subject_name()) or "the picture"
+    return (subject, before.status() if before else "not yet seen", after.status() if after else "no longer seen")

@@ -1,0 +1,99 @@
+"""What a shot shows, said at the level the classifier is sure of.
+
+The ImageNet classifier's labels flicker from one sampled frame to the next ("Egyptian
+cat", then "tiger cat", then "lynx") and are often sure of the wrong species. So a
+subject is decided over a window of samples in the same shot, not per frame, and over
+the WordNet hierarchy above the classes, not per class: a category's probability at a
+frame is the sum of its classes' ("domestic cat" = Egyptian cat + tabby + tiger cat +
+...). The subject is the most specific category that is sure on average over the window
+and present at most of its frames; when no category is, nothing is said.
+
+    subject_words([[("macaw", 0.5), ("lorikeet", 0.3)], ...]) -> "parrot"
+
+The thresholds are calibrated on the caption evaluation set (tests/caption_set.py,
+benchmarks/caption_sense.py --sweep), not set by eye.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Sequence
+
+from ...taxonomy import TOO_GENERAL, taxonomy
+
+SURE = 0.5  # a category's mean probability over the window at which it is said
+PRESENT = 0.2  # ...and the probability it has at (most of) the window's frames
+PRESENT_SHARE = 0.6  # the share of the window's frames where it must be present
+
+# Categories true of too many things to be worth a caption ("a device", "a structure").
+TOO_VAGUE = frozenset({
+    "device", "instrument", "equipment", "container", "structure", "gear", "relation", "fluid", "liquid",
+    "machine", "support", "rack", "vessel", "covering", "surface", "area", "system", "material", "food",
+    "clothing", "garment", "game", "game equipment", "measuring instrument", "mechanism", "toiletry",
+    "electronic equipment", "mechanical device", "wheeled vehicle", "domestic animal", "animal", "commodity",
+    "way", "sheet", "establishment", "place of business", "building",
+})
+# The word a person uses for a category whose WordNet name is stiffer.
+PLAIN_WORDS = {"domestic cat": "cat", "motor vehicle": "vehicle", "minibike": "motorbike",
+               "domestic dog": "dog", "dog": "dog", "wading bird": "bird", "bird of prey": "bird"}
+
+
+@cache
+def _categories(class_name: str) -> tuple[str, ...]:
+    """The sayable categories (synset ids) a class belongs to, itself included."""
+    tax = taxonomy()
+    found: set[str] = set()
+    for synset in tax.synsets(class_name):
+        found |= {s for s in tax.ancestors(synset) if tax.names[s] not in TOO_GENERAL | TOO_VAGUE}
+    return tuple(sorted(found))
+
+
+@cache
+def _depth(synset: str) -> int:
+    parents = taxonomy().parents.get(synset, ())
+    return 1 + max((_depth(p) for p in parents), default=-1)
+
+
+def category_probabilities(labels: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """One frame's classifier labels as probabilities of the categories above them."""
+    out: dict[str, float] = {}
+    for name, p in labels:
+        for synset in _categories(name):
+            out[synset] = out.get(synset, 0.0) + p
+    return out
+
+
+def sure_categories(window: Sequence[Sequence[tuple[str, float]]], sure: float) -> dict[str, float]:
+    """Categories sure over ``window`` (each frame's labels) with their mean probability:
+    mean >= ``sure`` and >= PRESENT at PRESENT_SHARE of the frames."""
+    totals: dict[str, float] = {}
+    present: dict[str, int] = {}
+    for labels in window:
+        for synset, p in category_probabilities(labels).items():
+            totals[synset] = totals.get(synset, 0.0) + p
+            present[synset] = present.get(synset, 0) + (p >= PRESENT)
+    n = max(1, len(window))
+    return {s: total / n for s, total in totals.items() if total / n >= sure and present[s] >= PRESENT_SHARE * n}
+
+
+def subject_word(crops: Sequence[Sequence[tuple[str, float]]], whole: Sequence[Sequence[tuple[str, float]]] = (),
+                 sure: float | None = None) -> str | None:
+    """The most specific category sure over a window of frames in both views, the
+    classifier's labels of square crops and of the whole picture (either alone when the
+    other is missing), as a word; None when there is none."""
+    sure = SURE if sure is None else sure
+    found = sure_categories(crops, sure)
+    if any(whole):
+        agreed = sure_categories(whole, sure)
+        found = {s: min(p, agreed[s]) for s, p in found.items() if s in agreed}
+    if not found:
+        return None
+    best = max(found, key=lambda s: (_depth(s), found[s]))
+    word = taxonomy().names[best]
+    return PLAIN_WORDS.get(word, word)
+
+
+def is_clothing(word: str) -> bool:
+    """Whether a subject word is something worn ("suit", "necktie"): said as worn by a person."""
+    return any(kind in ("clothing", "garment", "neckwear", "headdress") for kind in taxonomy().kinds(word)) \
+        or word in ("garment", "clothing")
