@@ -29,12 +29,14 @@ def main() -> None:
     parser.add_argument("--keep", help="make the clips in this folder and keep them")
     parser.add_argument("--examples", type=int, default=3, help="captions shown per clip")
     parser.add_argument("--sweep", type=float, nargs="+", metavar="SURE",
-                        help="score each of these values of the subject threshold (subjects.SURE), overall only")
+                        help="score each of these values of the category threshold (subjects.SURE), overall only")
+    parser.add_argument("--specific", type=float, nargs="+", metavar="SPECIFIC",
+                        help="...and of the class threshold (subjects.SPECIFIC), every pair")
     args = parser.parse_args()
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-sense-"))
     from caption_set import CLIPS, make_clip
 
-    from videoreview.metrics.caption_sense import ShotLabels, combine, score
+    from videoreview.metrics.caption_sense import combine, score, shot_labels
     from videoreview.pipeline import analyze
     from videoreview.pipeline.stages import build_stages
     from videoreview.records import read_json
@@ -47,35 +49,33 @@ def main() -> None:
         from videoreview.engines.captions import subjects
 
         clips = [make_clip(folder, name) for name in CLIPS]
-        for sure in args.sweep:
-            subjects.SURE = sure
+        for sure, specific in [(a, b) for a in args.sweep for b in args.specific or [subjects.SPECIFIC]]:
+            subjects.SURE, subjects.SPECIFIC = sure, specific
             scored = []
             for path, labels_path in clips:
-                shots = [ShotLabels(s["start"], s["end"], tuple(s["subject"]), tuple(s["also"]))
-                         for s in read_json(labels_path)["shots"]]
-                scored.append((score([(c.time, c.text) for c in analyze(path, stages=stages).captions], shots),
-                               len(shots)))
-            print(row(f"SURE {sure:.2f}", combine(scored)))
+                shots = shot_labels(read_json(labels_path))
+                scored.append(score([(c.time, c.text) for c in analyze(path, stages=stages).captions], shots))
+            print(row(f"SURE {sure:.2f} SPEC {specific:.2f}", combine(scored)))
         return
-    print(f"{'clip':22} {'captions':>8} {'subject':>8} {'churn':>6} {'max':>4} {'false':>6}")
+    print(f"{'clip':22} {'captions':>8} {'subject':>8} {'known':>6} {'churn':>6} {'max':>4} {'false':>6}")
     scored = []
     for name in CLIPS:
         path, labels_path = make_clip(folder, name)
         analysis = analyze(path, stages=stages)
-        shots = [ShotLabels(s["start"], s["end"], tuple(s["subject"]), tuple(s["also"]))
-                 for s in read_json(labels_path)["shots"]]
         captions = [(c.time, c.text) for c in analysis.captions]
-        scored.append((score(captions, shots), len(shots)))
-        print(row(name, scored[-1][0]))
+        scored.append(score(captions, shot_labels(read_json(labels_path))))
+        print(row(name, scored[-1]))
         for time, text in captions[:args.examples]:
             print(f"    {time:5.1f}  {text}")
     print(row("overall", combine(scored)))
 
 
 def row(name: str, result) -> str:
-    named = "-" if result.subject_named is None else f"{result.subject_named:.0%}"
-    return (f"{name:22} {result.captions:>8} {named:>8} {result.churn_mean:>6.1f} {result.churn_max:>4} "
-            f"{result.false_labels:>6.0%}")
+    def share(value):
+        return "-" if value is None else f"{value:.0%}"
+
+    return (f"{name:22} {result.captions:>8} {share(result.subject_named):>8} {share(result.known_subject_named):>6} "
+            f"{result.churn_mean:>6.1f} {result.churn_max:>4} {result.false_labels:>6.0%}")
 
 
 if __name__ == "__main__":

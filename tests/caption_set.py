@@ -1,5 +1,5 @@
 """The caption evaluation set: short clips made from real photographs that ship in the test
-dependencies (scikit-image's data, matplotlib's sample data), filmed by a virtual camera
+dependencies (scikit-image's data, matplotlib's and scikit-learn's sample images), filmed by a virtual camera
 (zoom, pan, shake, a passing occlusion, cuts), each shot with hand-written labels: the
 words a caption may use for its subject at any level of the hierarchy, and other words
 that are true of it (videoreview/metrics/caption_sense.py scores captions against them).
@@ -27,6 +27,9 @@ class Shot:
     subject: tuple[str, ...]  # words that name what the shot shows, at any level
     also: tuple[str, ...] = ()  # other words that are true of it
     occlusion: bool = False  # a dark bar sweeps across in the middle third
+    # Whether the builtin engines can name the subject at all: an ImageNet class or a
+    # WordNet category above one, a face or text. The moon, galaxies and coins are none.
+    known: bool = True
 
 
 CAT = ("cat", "domestic cat", "house cat", "tabby", "tabby cat", "tiger cat", "egyptian cat", "feline", "kitten",
@@ -50,11 +53,18 @@ CLIPS: dict[str, list[Shot]] = {
     "officer-shake": [Shot("grace", "shake", 6.0, ("officer", "uniform", "military uniform", "suit") + PEOPLE,
                            ("bow tie", "tie", "flag", "medal"))],
     "clock-pan": [Shot("clock", "pan", 6.0, ("clock", "wall clock", "analog clock", "timepiece", "timekeeper"))],
-    "coins-zoom": [Shot("coins", "zoom-in", 6.0, ("coin", "money", "currency"))],
+    "coins-zoom": [Shot("coins", "zoom-in", 6.0, ("coin", "money", "currency"), known=False)],
     "page-pan": [Shot("page", "pan", 6.0, ("page", "text", "document", "paper", "book", "web site", "website",
                                            "menu", "book jacket", "crossword puzzle", "crossword"))],
-    "moon-static": [Shot("moon", "static", 6.0, ("moon", "crater", "planet", "space", "sky"))],
-    "galaxies-zoom": [Shot("hubble", "zoom-in", 6.0, ("galaxy", "galaxies", "space", "star", "sky", "night sky"))],
+    "moon-static": [Shot("moon", "static", 6.0, ("moon", "crater", "planet", "space", "sky"), known=False)],
+    "galaxies-zoom": [Shot("hubble", "zoom-in", 6.0, ("galaxy", "galaxies", "space", "star", "sky", "night sky"),
+                           known=False)],
+    # scikit-learn's two sample photographs: the Summer Palace's tower over a lake, a dahlia.
+    "palace-pan": [Shot("china", "pan", 6.0, ("pagoda", "temple", "tower", "palace", "building", "structure",
+                                              "architecture"),
+                        ("lake", "lakeside", "lakeshore", "tree", "water", "sky", "boat", "roof"))],
+    "flower-zoom": [Shot("flower", "zoom-in", 6.0, ("dahlia", "flower", "blossom", "bloom", "plant", "petal"),
+                         ("leaf", "leaves", "garden"))],
     "cuts": [Shot("chelsea", "static", 3.0, CAT), Shot("coffee", "zoom-in", 3.0, COFFEE, ("spoon", "tableware")),
              Shot("motorcycle", "pan", 3.0, MOTORCYCLE, ("wheel", "tire", "engine"))],
 }
@@ -70,6 +80,10 @@ def photo(name: str) -> np.ndarray:
         image = cv2.cvtColor(cv2.imread(path), cv2.COLOR_BGR2RGB)
     elif name == "motorcycle":
         image = skimage.data.stereo_motorcycle()[0]
+    elif name in ("china", "flower"):
+        from sklearn.datasets import load_sample_image
+
+        image = load_sample_image(f"{name}.jpg")
     elif name == "hubble":
         image = skimage.data.hubble_deep_field()
     else:
@@ -116,7 +130,7 @@ def frames_of(shot: Shot, seed: int = 0):
 
 
 def make_clip(folder: Path, name: str) -> tuple[Path, Path]:
-    """The clip and its labels file ({"shots": [{start, end, subject, also}]})."""
+    """The clip and its labels file ({"shots": [{start, end, subject, also, known}]})."""
     shots = CLIPS[name]
     path = folder / f"{name}.mp4"
 
@@ -128,7 +142,8 @@ def make_clip(folder: Path, name: str) -> tuple[Path, Path]:
     labels, start = [], 0.0
     for shot in shots:
         labels.append({"start": start, "end": start + shot.seconds, "subject": list(shot.subject),
-                       "also": list(shot.also)})
+                       "also": list(shot.also),
+                       "known": shot.known})
         start += shot.seconds
     labels_path = folder / f"{name}.labels.json"
     labels_path.write_text(json.dumps({"shots": labels}, indent=1))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from caption_set import CLIPS, make_clip
 from helpers import run
 from videoreview.metrics.caption_sense import ShotLabels, object_labels, score
@@ -28,6 +30,15 @@ def test_the_scores_count_subjects_churn_and_false_labels():
     assert result.churn_max == 3 and result.churn_mean == (3 + 2) / 2  # tabby, cat, racket; espresso, spoon
 
 
+def test_ids_name_people_quotes_claim_nothing_and_unknown_subjects_count_apart():
+    shots = [ShotLabels(0.0, 2.0, ("person", "man")), ShotLabels(2.0, 4.0, ("moon", "crater"), known=False)]
+    captions = [(0.0, "P1 in close-up. On screen: “a cat”."), (1.0, "The camera is still."),
+                (2.0, "No faces, nothing recognised."), (3.0, "A nematode.")]
+    result = score(captions, shots)
+    assert result.subject_named == 1 / 4 and result.known_subject_named == 1 / 2
+    assert result.false_labels == 1 / 4  # the nematode; the quoted cat is what is written, not a claim
+
+
 def test_the_set_builds_from_real_photographs_with_labels(tmp_path, home):
     assert len(CLIPS) >= 12
     path, labels = make_clip(tmp_path, "cuts")
@@ -42,3 +53,30 @@ def test_the_set_builds_from_real_photographs_with_labels(tmp_path, home):
     assert json.loads(scored.stdout)["false_labels"] == 0.5
     bad = run("eval", "captions-sense", str(out), str(path), home=home)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
+
+
+# Clips whose subject the builtin engines name today (an ImageNet class both views agree
+# on, a face, text filling the picture): a caption there that does not name it is a regression.
+NAMED_TODAY = ("cat-zoom", "coffee-pan", "motorcycle-shake", "cameraman-zoom-out", "officer-shake", "page-pan", "cuts")
+
+
+@pytest.mark.slow
+def test_builtin_captions_on_the_evaluation_set(tmp_path, home):
+    """The issue's targets on the whole set: false labels under 5 %, at most 2 distinct
+    object labels a shot; subject named where the builtin engines can name it at all
+    (measured 65 %, the issue's 80 % is not reached: see benchmarks/caption_sense.py)."""
+    from videoreview.metrics.caption_sense import combine, shot_labels
+    from videoreview.pipeline import StageCache, analyze
+    from videoreview.pipeline.stages import build_stages
+
+    stages = build_stages({"boundaries": "builtin", "faces": "dlib-hog", "screen-text": "pp-ocrv6",
+                           "captions": "builtin"})
+    scores = {}
+    for name in CLIPS:
+        path, labels = make_clip(tmp_path, name)
+        analysis = analyze(path, stages=stages, cache=StageCache(tmp_path / "cache"))
+        scores[name] = score([(c.time, c.text) for c in analysis.captions], shot_labels(json.loads(labels.read_text())))
+    overall = combine(list(scores.values()))
+    assert overall.false_labels < 0.05 and overall.churn_max <= 2, overall
+    assert overall.known_subject_named >= 0.6, overall
+    assert all(scores[name].subject_named >= 0.8 for name in NAMED_TODAY), scores

@@ -29,7 +29,7 @@ def test_nothing_happens_means_one_caption_and_one_keyframe(tmp_path):
     analysis = run(path, tmp_path)
     texts = [c.text for c in analysis.captions]
     assert len(texts) == 4 and len(set(texts)) == 1  # no made-up progression
-    assert "Camera static" in texts[0] and all(c.engine == "builtin@1" for c in analysis.captions)
+    assert "The camera is still." in texts[0] and all(c.engine == "builtin@2" for c in analysis.captions)
     assert [k.reason for k in analysis.keyframes] == ["first frame"]
 
 
@@ -50,7 +50,7 @@ def test_object_entering_changes_the_caption_after_it_and_not_before(event_video
     before = [t for s, t in by_time.items() if s < enter]
     assert len(set(before)) == 1  # static background: same caption
     during = [t for s, t in by_time.items() if enter < s < event_video.events["stop"]]
-    assert during and all("movement in frame" in t for t in during)
+    assert during and all("something moves in the picture" in t or "Something starts moving" in t for t in during)
     assert all(t not in before for t in during)
     # Keyframes: the first frame, then one after each event boundary (entering, stopping,
     # turning cyan); nothing while the background is still.
@@ -62,11 +62,16 @@ def test_object_entering_changes_the_caption_after_it_and_not_before(event_video
 
 
 def test_cut_changes_shot_and_boundaries_get_captions(cuts_video, tmp_path):
+    import bisect
+
     analysis = run(cuts_video.path, tmp_path)
-    shots = [c.text.split(",")[0].split(":")[0] for c in analysis.captions]
-    assert shots[0] == "Shot 1" and shots[-1] == f"Shot {len(cuts_video.cut_frames) + 1}"
+    shots = [bisect.bisect_right(cuts_video.cut_frames, c.frame) + 1 for c in analysis.captions]
+    assert shots[0] == 1 and shots[-1] == len(cuts_video.cut_frames) + 1
+    # A caption says "New shot" exactly at the first sampled frame after each cut.
+    first_of_shot = [n > 0 and shots[n] != shots[n - 1] for n in range(len(shots))]
+    assert [c.text.startswith("New shot: ") for c in analysis.captions] == first_of_shot
     for boundary in analysis.boundaries:
-        assert boundary.caption is not None and boundary.caption.engine == "builtin@1"
+        assert boundary.caption is not None and boundary.caption.engine == "builtin@2"
         assert boundary.caption.subject and boundary.caption.before and boundary.caption.after
     kept_shots = {s for s, k in zip(shots, analysis.captions) if k.frame in {kf.frame for kf in analysis.keyframes}}
     assert len(kept_shots) == len(set(shots))  # a keyframe in every shot
@@ -76,18 +81,35 @@ def test_cut_changes_shot_and_boundaries_get_captions(cuts_video, tmp_path):
 def test_people_entering_and_leaving_within_a_shot():
     from videoreview.engines.captions.builtin import Person, Sample, describe
 
-    samples = [Sample(float(t), 25 * t, (("wine glass", 0.6),), (0.0, 0.0), 0.0) for t in range(4)]
+    samples = [Sample(float(t), 25 * t, (("goblet", 0.6),), (0.0, 0.0), 0.0) for t in range(4)]
     seen = {0: [Person("P1", (50, 50, 100, 100))],
             1: [Person("P1", (50, 50, 100, 100)), Person("P2", (450, 60, 90, 90))],
             2: [Person("P2", (450, 60, 90, 90))],
             3: [Person("P2", (450, 60, 90, 90))]}
     texts = [t for _, t in describe(samples, lambda time: seen[int(time)], lambda f: 1, 640, 360)]
     assert texts == [
-        "Shot 1, close-up: P1 (left); wine glass. Camera static.",
-        "Shot 1, close-up: P1 (left), P2 (right); wine glass. P2 entered; camera static.",
-        "Shot 1, close-up: P2 (right); wine glass. P1 left the frame; camera static.",
-        "Shot 1, close-up: P2 (right); wine glass. Camera static.",
+        "P1 in close-up on the left, with a goblet. The camera is still.",
+        "P1 (left) and P2 (right) in close-up, with a goblet. P2 comes in. The camera is still.",
+        "P2 in close-up on the right, with a goblet. P1 leaves. The camera is still.",
+        "P2 in close-up on the right, with a goblet. The camera is still.",
     ]
+
+
+def test_subject_is_said_at_the_level_both_views_are_sure_of_over_the_window():
+    from videoreview.engines.captions.subjects import subject_word
+
+    parrots = [[("macaw", 0.2), ("lorikeet", 0.2), ("sulphur-crested cockatoo", 0.2)]] * 3
+    assert subject_word(parrots, parrots) == "parrot"  # no species is sure; the parrots together are
+    macaw = [[("macaw", 0.5), ("lorikeet", 0.2)]] * 3
+    assert subject_word(macaw, macaw) == "macaw"  # the most specific sure one
+    cats = [[("Egyptian cat", 0.2), ("tabby", 0.2), ("tiger cat", 0.2)]] * 3
+    assert subject_word(cats, cats) == "cat"  # "domestic cat", in plain words
+    flicker = [[("macaw", 0.9)], [("great white shark", 0.9)], [("hare", 0.9)]]
+    assert subject_word(flicker, flicker) is None  # one sampled frame each: nothing holds
+    platform = [[("drilling platform", 0.95)]] * 3
+    missile = [[("missile", 0.3), ("projectile", 0.1)]] * 3
+    assert subject_word(missile, platform) is None  # the two views disagree: say nothing
+    assert subject_word(platform) == "drilling platform"  # one view alone (older cache entries)
 
 
 def test_reviewer_caption_survives_reanalysis(cuts_video, tmp_path):

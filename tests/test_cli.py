@@ -27,8 +27,8 @@ def test_analyze_writes_the_analysis_json(cuts, tmp_path):
     assert len(cut_times) == len(cuts.cut_times)
     for found, true in zip(sorted(cut_times), cuts.cut_times):
         assert abs(found - true) <= 0.1
-    assert all(b["caption"]["engine"] == "builtin@1" for b in data["boundaries"])
-    assert data["captions"] and all(c["engine"] == "builtin@1" for c in data["captions"])
+    assert all(b["caption"]["engine"] == "builtin@2" for b in data["boundaries"])
+    assert data["captions"] and all(c["engine"] == "builtin@2" for c in data["captions"])
     assert data["keyframes"] and all(k["reason"] for k in data["keyframes"])
     assert (tmp_path / "home" / "cache").is_dir()
 

@@ -26,6 +26,16 @@ def test_progression_keeps_only_frames_that_progress():
     assert measured_judge()(frames[0], frames[1]) is None
 
 
+def test_a_keyframe_where_the_described_subject_changes_and_not_where_it_goes_unsaid():
+    from dataclasses import replace
+
+    frames = [replace(cand(t, 1), subject=subject)
+              for t, subject in enumerate(["a cat", "a cat", "", "a cat", "a dog", "a dog"])]
+    kept = progression_keyframes(frames)
+    # "" is a sample where nothing was sure: not a change to say, nor the cat coming back.
+    assert [(k.time, k.reason) for k in kept] == [(0.0, "first frame"), (4.0, "now a dog")]
+
+
 def test_best_k_covers_shots_then_people_then_novelty():
     frames = [cand(t, 1) for t in range(5)] + [cand(5, 2), cand(6, 2, ids=["P2"]), cand(7, 3, feature=(0, 1))]
     one = best_keyframes(frames, 1)

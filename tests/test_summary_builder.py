@@ -13,11 +13,12 @@ def scene() -> Analysis:
     return Analysis(
         video=video,
         boundaries=(Boundary(5.0, 125, "cut", 0.9),
-                    Boundary(9.0, 225, "event", 0.6, BoundaryCaption("P1", "close-up, P1 (left)",
-                                                                     "close-up, P1 (left), movement in frame")),
+                    Boundary(9.0, 225, "event", 0.6, BoundaryCaption(
+                        "P1", "P1 in close-up on the left; camera still",
+                        "P1 in close-up on the left; camera still, something moving")),
                     Boundary(15.0, 375, "cut", 0.9)),
-        captions=tuple(FrameCaption(float(t), t * 25, f"Shot {1 + (t >= 5) + (t >= 15)}, close-up: P1 (left); "
-                                    f"wine glass. Camera static.") for t in range(20)),
+        captions=tuple(FrameCaption(float(t), t * 25, f"{'New shot: ' if t in (5, 15) else ''}P1 in close-up on the "
+                                    f"left, with a wine glass. The camera is still.") for t in range(20)),
         faces=(FaceDetection(1.0, 25, (10, 10, 50, 50), 1.0, 0, "P1"), FaceDetection(12.0, 300, (300, 10, 50, 50), 1.0,
                                                                                    1, "P2")),
         identities=(Identity("P1"), Identity("P2", name="Bob")),
@@ -37,8 +38,8 @@ def test_text_summary_is_two_or_three_sentences_from_what_was_measured():
     summary = builder.build(scene(), "text")
     assert summary.format == "text" and summary.keyframe_frames == () and summary.engine == builder.ENGINE
     assert summary.text.startswith("A 20 s clip in 3 shots with P1 and Bob (P2).")
-    assert "It opens on close-up: P1 (left); wine glass." in summary.text
-    assert "P1: movement in frame" in summary.text and "2 cuts" in summary.text
+    assert "It shows P1 in close-up on the left, with a wine glass." in summary.text
+    assert "P1, now something moving" in summary.text and "2 cuts" in summary.text
     assert 2 <= summary.text.count(". ") + 1 <= 3
 
 

@@ -337,16 +337,15 @@ def _eval_speech(args: argparse.Namespace) -> int:
 def _eval_caption_sense(args: argparse.Namespace) -> int:
     """Subject named, label churn and false labels of an Analysis's captions against
     hand-written shot labels (metrics/caption_sense.py): LABELS.json is
-    {"shots": [{"start", "end", "subject": [words], "also": [words]}]}."""
-    from ..metrics.caption_sense import ShotLabels, score
+    {"shots": [{"start", "end", "subject": [words], "also": [words], "known": bool}]}."""
+    from ..metrics.caption_sense import score, shot_labels
     from ..records import Analysis
 
     try:
         analysis = Analysis.load(args.predicted)
         data = read_json(args.truth)
         try:
-            shots = [ShotLabels(float(s["start"]), float(s["end"]), tuple(s["subject"]), tuple(s.get("also", ())))
-                     for s in data["shots"]]
+            shots = shot_labels(data)
         except (TypeError, KeyError, ValueError) as exc:
             raise RecordError(args.truth, f"not shot labels: expected {{\"shots\": [{{start, end, subject}}]}} "
                                           f"({type(exc).__name__}: {exc})") from None
@@ -355,10 +354,14 @@ def _eval_caption_sense(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     result = score([(c.time, c.text) for c in analysis.captions], shots)
     if args.json:
-        print(json.dumps(result.__dict__, indent=2))
+        print(json.dumps(result.to_dict(), indent=2))
         return 0
-    named = "-" if result.subject_named is None else f"{result.subject_named:.1%}"
-    print(f"{result.captions} captions: subject named {named}, distinct labels per shot {result.churn_mean:.1f} "
+
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.1%}"
+
+    print(f"{result.captions} captions: subject named {share(result.subject_named)} (where the engine can name it "
+          f"{share(result.known_subject_named)}), distinct labels per shot {result.churn_mean:.1f} "
           f"(most {result.churn_max}), false labels {result.false_labels:.1%}")
     return 0
 

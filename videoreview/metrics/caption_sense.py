@@ -8,7 +8,10 @@ labels are the WordNet lemmas above the ImageNet classes (resources/imagenet_hie
 that it contains as whole words, longest first, outside quotations (what is said or
 written on screen), less the words a caption's own grammar uses (``GRAMMAR``). Scores, per clip and overall:
 
-- subject named: the share of captions in shots with a subject that name it;
+- subject named: the share of captions in shots with a subject that name it, over all
+  such shots and over those whose subject the engine can name at all (``known``: the
+  builtin engines know ImageNet's classes and the categories above them, faces and text;
+  no caption of theirs can name the moon);
 - churn: the distinct object labels said within a shot (the mean over shots, and the most);
 - false labels: the share of captions with an object label that is neither subject nor also.
 """
@@ -30,15 +33,50 @@ class ShotLabels:
     end: float
     subject: tuple[str, ...]
     also: tuple[str, ...] = ()
+    known: bool = True  # whether the engine scored can name the subject at all
+
+
+def shot_labels(data: dict) -> list[ShotLabels]:
+    """The shots of a labels file ({"shots": [{start, end, subject, also, known}]});
+    KeyError, TypeError or ValueError when it is not one."""
+    return [ShotLabels(float(s["start"]), float(s["end"]), tuple(s["subject"]), tuple(s.get("also", ())),
+                       bool(s.get("known", True))) for s in data["shots"]]
 
 
 @dataclass(frozen=True)
 class SenseScore:
     captions: int
-    subject_named: float | None  # share of captions in shots with a subject; None: no such caption
-    churn_mean: float
-    churn_max: int
-    false_labels: float
+    with_subject: int  # captions in shots with a subject
+    named: int  # ...that name it
+    known: int  # captions in shots whose subject the engine can name at all
+    known_named: int  # ...that name it
+    false: int  # captions with an object label that is neither the shot's subject nor also true
+    churn: tuple[int, ...]  # distinct object labels said in each shot
+
+    @property
+    def subject_named(self) -> float | None:
+        return self.named / self.with_subject if self.with_subject else None
+
+    @property
+    def known_subject_named(self) -> float | None:
+        return self.known_named / self.known if self.known else None
+
+    @property
+    def false_labels(self) -> float:
+        return self.false / self.captions if self.captions else 0.0
+
+    @property
+    def churn_mean(self) -> float:
+        return sum(self.churn) / len(self.churn) if self.churn else 0.0
+
+    @property
+    def churn_max(self) -> int:
+        return max(self.churn, default=0)
+
+    def to_dict(self) -> dict:
+        return {"captions": self.captions, "subject_named": self.subject_named,
+                "known_subject_named": self.known_subject_named, "churn_mean": self.churn_mean,
+                "churn_max": self.churn_max, "false_labels": self.false_labels}
 
 
 @cache
@@ -67,7 +105,7 @@ def _names(caption: str, terms: tuple[str, ...]) -> bool:
 
 def score(captions: list[tuple[float, str]], shots: list[ShotLabels]) -> SenseScore:
     """``captions``: (time, text) pairs; ``shots``: the labels of the clip's shots."""
-    named = with_subject = false = counted = 0
+    named = with_subject = known = known_named = false = counted = 0
     per_shot: list[set[str]] = [set() for _ in shots]
     for time, text in captions:
         k = next((i for i, s in enumerate(shots) if s.start <= time < s.end), None)
@@ -80,22 +118,16 @@ def score(captions: list[tuple[float, str]], shots: list[ShotLabels]) -> SenseSc
         allowed = {t.lower() for t in shot.subject + shot.also}
         false += any(label not in allowed for label in labels)
         if shot.subject:
+            said = _names(text, shot.subject)
             with_subject += 1
-            named += _names(text, shot.subject)
-    churn = [len(labels) for labels in per_shot]
-    return SenseScore(counted, named / with_subject if with_subject else None,
-                      sum(churn) / len(churn) if churn else 0.0, max(churn, default=0),
-                      false / counted if counted else 0.0)
+            named += said
+            known += shot.known
+            known_named += said and shot.known
+    return SenseScore(counted, with_subject, named, known, known_named, false, tuple(map(len, per_shot)))
 
 
-def combine(scores: list[tuple[SenseScore, int]]) -> SenseScore:
-    """The scores of several clips as one: ``scores`` holds (score, number of shots) pairs;
-    shares are weighted by captions, churn by shots."""
-    total = sum(s.captions for s, _ in scores)
-    with_subject = [(s.subject_named, s.captions) for s, _ in scores if s.subject_named is not None]
-    counted = sum(n for _, n in with_subject)
-    shots = sum(n for _, n in scores)
-    return SenseScore(total, sum(share * n for share, n in with_subject) / counted if counted else None,
-                      sum(s.churn_mean * n for s, n in scores) / shots if shots else 0.0,
-                      max((s.churn_max for s, _ in scores), default=0),
-                      sum(s.false_labels * s.captions for s, _ in scores) / total if total else 0.0)
+def combine(scores: list[SenseScore]) -> SenseScore:
+    """Several clips' scores as one."""
+    counts = ("captions", "with_subject", "named", "known", "known_named", "false")
+    return SenseScore(*(sum(getattr(s, name) for s in scores) for name in counts),
+                      churn=tuple(n for s in scores for n in s.churn))

@@ -26,7 +26,7 @@ from .faces import cut_frames
 
 TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height
-LINE_HEIGHT = 0.15  # a line of on-screen text is at most this share of the picture high
+LINE_HEIGHT = 0.25  # a line of on-screen text is at most this share of the picture high
 FEATURE_LONG_SIDE = 224  # the whole picture at this size, for appearance features (keyframes)
 
 
@@ -143,7 +143,7 @@ class CaptionStage:
         events = np.array(sorted(b.frame for b in analysis.boundaries if b.kind == "event"), np.int64)
         candidates = [Candidate(time=s.time, frame=s.frame, shot=st.shot, ids=st.ids,
                                 feature=np.asarray(r["feature"], np.float32),
-                                events=int(np.searchsorted(events, s.frame, side="right")))
+                                events=int(np.searchsorted(events, s.frame, side="right")), subject=st.thing())
                       for s, st, r in zip(samples, states, raw)]
         keyframes = keep_edited_keyframes(progression_keyframes(candidates),
                                           previous.keyframes if previous else ())

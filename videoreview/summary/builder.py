@@ -84,18 +84,37 @@ def _people(analysis: Analysis) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-_SHOT_PREFIX = re.compile(r"^Shot \d+[,:]\s*")
+_NEW_SHOT = "New shot: "
+NOTHING = "no faces, nothing recognised"  # the builtin captions' scene where they know nothing
 
 
 def _scene(text: str) -> str:
-    """A builtin caption's description of the frame: without the shot number and the
-    camera / change sentence that follows it."""
-    return _SHOT_PREFIX.sub("", text).split(". ")[0].rstrip(".")
+    """A caption's description of the picture: its first sentence, without "New shot:"
+    (builtin captions put the scene first, then what changed and the camera); empty
+    where the caption knows nothing of the picture."""
+    first = text.removeprefix(_NEW_SHOT).split(". ")[0].rstrip(".")
+    first = first[:1].lower() + first[1:] if not re.match(r"P\d+\b", first) else first
+    return "" if first == NOTHING else first
 
 
 def _caption_at(analysis: Analysis, seconds: float) -> str:
     before = [c for c in analysis.captions if c.time <= seconds + 1e-6]
     return _scene(before[-1].text) if before else ""
+
+
+def _shot_scenes(analysis: Analysis, limit: int = 4) -> list[str]:
+    """What each shot opens on, in order, each said once."""
+    scenes: list[str] = []
+    for start in _shot_starts(analysis):
+        after = [c for c in analysis.captions if c.time >= start - 1e-6]
+        scene = _scene(after[0].text) if after else ""
+        if scene and scene not in scenes:
+            scenes.append(scene)
+    return scenes[:limit]
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + ", then " + items[-1]
 
 
 def _events(analysis: Analysis, start: float, end: float, limit: int = 3) -> list[str]:
@@ -119,7 +138,7 @@ def _change(subject: str, before: str, after: str) -> str:
     """An event boundary in a few words: what its "after" state adds to "before"."""
     old = set(_parts(before))
     new = [p for p in _parts(after) if p not in old]
-    return f"{subject}: {', '.join(new)}" if new else f"{subject} changes"
+    return f"{subject}, now {', '.join(new)}" if new else f"{subject} changes"
 
 
 def _heard_and_read(analysis: Analysis) -> str:
@@ -146,14 +165,21 @@ def builtin_text(analysis: Analysis, keyframes: list[Keyframe]) -> str:
     first = f"{first} {heard}" if heard else first
     opening = _caption_at(analysis, 0.0)
     if not keyframes:
-        middle = f"It opens on {opening}." if opening else ""
+        scenes = _shot_scenes(analysis)
+        middle = f"It shows {_listed(scenes)}." if scenes else ""
         events = _events(analysis, 0.0, info.duration)
         last = f"Along the way {'; '.join(events)}." if events else ""
         return " ".join(s for s in (first, middle, last) if s)
     parts = [f"It opens{' on ' + opening if opening else ''}, leading to [KEYFRAME1]"]
     for n in range(1, len(keyframes)):
         between = _events(analysis, keyframes[n - 1].time, keyframes[n].time, limit=1)
-        parts.append(f"{', '.join(between) if between else 'it continues'} until [KEYFRAME{n + 1}]")
+        scene = _caption_at(analysis, keyframes[n].time)
+        if between:
+            parts.append(f"{', '.join(between)} until [KEYFRAME{n + 1}]")
+        elif scene and scene != _caption_at(analysis, keyframes[n - 1].time):
+            parts.append(f"{scene} in [KEYFRAME{n + 1}]")
+        else:
+            parts.append(f"it continues until [KEYFRAME{n + 1}]")
     after = _events(analysis, keyframes[-1].time, info.duration, limit=1)
     ending = f"After that {', '.join(after)}, to the end." if after else "It ends soon after."
     return f"{first} {'; then '.join(parts)}. {ending}"

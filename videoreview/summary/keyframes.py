@@ -4,7 +4,8 @@ Progression mode: walk the sampled frames in order and keep frame t when a judge
 shows progression relative to the last kept frame, so the number of keyframes follows
 the content (a static shot gives one, a busy one several). The judge is pluggable: a
 VLM/LLM asked the paper's progression question when one is installed, else the measured
-judge here (appearance change, people entering or leaving, a new shot).
+judge here (a new shot, people entering or leaving, the described subject changing,
+appearance change).
 
 Budgeted mode: the best k frames covering shots and identities: the most typical frame
 of each shot first (longest shots first), then frames that add an identity, then the most
@@ -29,6 +30,7 @@ class Candidate:
     ids: frozenset[str]
     feature: np.ndarray  # unit-norm appearance vector
     events: int = 0  # event boundaries (status changes without a cut) up to this frame
+    subject: str = ""  # what the caption says the shot shows here ("a cat", "text filling the picture")
 
 
 # judge(last kept, candidate) -> reason the candidate shows progression, or None
@@ -36,8 +38,9 @@ Judge = Callable[[Candidate, Candidate], "str | None"]
 
 
 def measured_judge(min_change: float = 0.25) -> Judge:
-    """Progression = a new shot, an event boundary, someone entering or leaving, or an
-    appearance change (cosine distance of EfficientNet-Lite0 features) of at least
+    """Progression = a new shot, an event boundary, someone entering or leaving, the
+    described subject changing (decided over a window, so a flickering label does not
+    count), or an appearance change (cosine distance of EfficientNet-Lite0 features) of at least
     ``min_change``. 0.25: in the talking close-ups of a real film clip (Megamind) one
     second to the next changed by 0.13-0.23 with nothing progressing."""
 
@@ -49,6 +52,8 @@ def measured_judge(min_change: float = 0.25) -> Judge:
         if new.ids != last.ids:
             came, went = sorted(new.ids - last.ids), sorted(last.ids - new.ids)
             return "; ".join([f"{', '.join(came)} entered"] * bool(came) + [f"{', '.join(went)} left"] * bool(went))
+        if new.subject != last.subject and new.subject:
+            return f"now {new.subject}"
         change = 1.0 - float(np.dot(last.feature, new.feature))
         if change >= min_change:
             return f"appearance changed ({change:.2f})"

@@ -34,6 +34,7 @@ ZOOM_RATE = 0.0015  # relative change of scale per frame above which the camera 
 # pixels per frame at 160 px width, above which something moves.
 MOTION_PX = 0.5
 WINDOW_SECONDS = 2.0  # the subject is decided over the samples this close, in the same shot
+NOTHING = "no faces, nothing recognised"  # what is said where no face, subject or text is (not "no people")
 TEXT_FILLS = 0.12  # share of the picture covered by on-screen text at which text is the subject
 
 
@@ -175,7 +176,7 @@ class State:
 
     def scene(self) -> str:
         """A noun phrase for the picture: "P1 in close-up on the left, with a wine glass",
-        "a cat", "text filling the picture"; empty when nothing is known."""
+        "a cat", "text filling the picture", or NOTHING."""
         view = {"close-up": "in close-up", "medium shot": "in a medium shot", "wide shot": "in a wide shot"}
         if len(self.people) == 1:
             pid, side = self.people[0]
@@ -189,15 +190,19 @@ class State:
             people = ""
         if self.unknown_faces and self.people:
             people += f" and {count(self.unknown_faces, 'unrecognised face', 'unrecognised faces')}"
-        thing = "text filling the picture" if self.text else with_article(self.subject) if self.subject else ""
+        thing = self.thing()
         if people and thing:
             joiner = "wearing" if self.subject and not self.text and is_clothing(self.subject) else "with"
             return f"{people}, {joiner} {thing}"
-        return people or thing
+        return people or thing or NOTHING
+
+    def thing(self) -> str:
+        """What the shot shows besides people: "a cat", "text filling the picture", or ""."""
+        return "text filling the picture" if self.text else with_article(self.subject) if self.subject else ""
 
     def status(self) -> str:
         """The state in a few words for a GEB+ boundary caption's before / after."""
-        parts = [self.scene() or "nothing named", camera_participle(self.camera)]
+        parts = [self.scene(), camera_participle(self.camera)]
         return "; ".join(parts) + (", something moving" if self.moving else "")
 
     def subject_name(self) -> str | None:
@@ -218,27 +223,16 @@ def _windows(samples: list[Sample], shots: list[int]) -> list[list[Sample]]:
              <= WINDOW_SECONDS + 1e-6] for k in range(len(samples))]
 
 
-def _moving(samples: list[Sample], shots: list[int]) -> list[bool]:
-    """Motion in the picture at each sample, by majority with its neighbours in the shot
-    (a single sample's flow does not make things start and stop)."""
-    raw = [s.motion >= MOTION_PX for s in samples]
-    out = []
-    for k in range(len(samples)):
-        near = [raw[j] for j in (k - 1, k, k + 1) if 0 <= j < len(samples) and shots[j] == shots[k]]
-        out.append(sum(near) * 2 > len(near) if len(near) > 1 else raw[k])
-    return out
-
-
 def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], shot_of: Callable[[int], int],
              width: float, height: float, text_share: Callable[[float], float] = lambda time: 0.0,
              ) -> list[tuple[State, str]]:
     """(state, caption) for each sample in time order.
 
     ``faces_at(time)`` gives the Person list seen at a sample; ``shot_of(frame)`` the shot
-    number (1-based); ``text_share(time)`` the share of the picture on-screen text covers."""
+    number (1-based); ``text_share(time)`` the share of the picture on-screen text covers
+    (text is the subject where it covers TEXT_FILLS on average over the window)."""
     shots = [shot_of(s.frame) for s in samples]
     windows = _windows(samples, shots)
-    moving = _moving(samples, shots)
     out: list[tuple[State, str]] = []
     previous: State | None = None
     for k, sample in enumerate(samples):
@@ -248,8 +242,8 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
         state = State(
             shot=shots[k], view=framing(people, height), people=tuple((p.id, where(p, width)) for p in named),
             unknown_faces=len(people) - len(named), subject=subject_word([s.labels for s in windows[k]], [s.whole for s in windows[k]]),
-            text=text_share(sample.time) >= TEXT_FILLS, camera=camera_motion(in_shot, in_shot.index(sample)),
-            moving=moving[k],
+            text=float(np.mean([text_share(s.time) for s in windows[k]])) >= TEXT_FILLS, camera=camera_motion(in_shot, in_shot.index(sample)),
+            moving=sample.motion >= MOTION_PX,
         )
         out.append((state, caption(state, previous)))
         previous = state
@@ -260,7 +254,7 @@ def caption(state: State, previous: State | None) -> str:
     """The caption of a state: the scene, what changed since ``previous``, the motion."""
     scene = state.scene()
     if previous is not None and previous.shot != state.shot:
-        first = f"New shot: {scene}." if scene else "New shot."
+        first = f"New shot: {scene}."
     else:
         first = sentence(scene)
     changes = []

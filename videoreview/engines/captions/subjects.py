@@ -1,12 +1,15 @@
 """What a shot shows, said at the level the classifier is sure of.
 
 The ImageNet classifier's labels flicker from one sampled frame to the next ("Egyptian
-cat", then "tiger cat", then "lynx") and are often sure of the wrong species. So a
-subject is decided over a window of samples in the same shot, not per frame, and over
-the WordNet hierarchy above the classes, not per class: a category's probability at a
-frame is the sum of its classes' ("domestic cat" = Egyptian cat + tabby + tiger cat +
-...). The subject is the most specific category that is sure on average over the window
-and present at most of its frames; when no category is, nothing is said.
+cat", then "tiger cat", then "lynx") and are often sure of the wrong thing. So a
+subject is decided over a window of samples in the same shot, not per frame; over the
+WordNet hierarchy above the classes, not per class (a category's probability at a frame
+is the sum of its classes': "domestic cat" = Egyptian cat + tabby + tiger cat + ...);
+and in two views of each frame, three square crops at the classifier's own scale and
+the whole picture at once, which must agree (a classifier sure and wrong about a
+picture is seldom wrong the same way about its crops). The subject is the most specific
+category sure on average over the window and present at most of its frames in both
+views; when none is, nothing is said.
 
     subject_words([[("macaw", 0.5), ("lorikeet", 0.3)], ...]) -> "parrot"
 
@@ -21,8 +24,12 @@ from typing import Sequence
 
 from ...taxonomy import TOO_GENERAL, taxonomy
 
-SURE = 0.5  # a category's mean probability over the window at which it is said
-PRESENT = 0.2  # ...and the probability it has at (most of) the window's frames
+# Calibrated on the evaluation set (benchmarks/caption_sense.py --sweep 0.1 ... 0.6 --specific
+# 0.15 ... 0.7): the most subjects named with no false label. A category needs more than a
+# class because its probability sums many classes' small, noisy ones.
+SURE = 0.4  # a category's mean probability over the window at which it is said
+SPECIFIC = 0.25  # ...the same for an ImageNet class itself
+PRESENT = 0.5  # ...and, as a share of that, the probability it has at (most of) the window's frames
 PRESENT_SHARE = 0.6  # the share of the window's frames where it must be present
 
 # Categories true of too many things to be worth a caption ("a device", "a structure").
@@ -49,6 +56,14 @@ def _categories(class_name: str) -> tuple[str, ...]:
 
 
 @cache
+def _classes() -> frozenset[str]:
+    """The synsets of the classifier's own classes (the leaves the categories sum)."""
+    from ..boundaries.features import imagenet_labels
+
+    return frozenset(s for name in imagenet_labels() for s in taxonomy().synsets(name))
+
+
+@cache
 def _depth(synset: str) -> int:
     parents = taxonomy().parents.get(synset, ())
     return 1 + max((_depth(p) for p in parents), default=-1)
@@ -63,28 +78,33 @@ def category_probabilities(labels: Sequence[tuple[str, float]]) -> dict[str, flo
     return out
 
 
-def sure_categories(window: Sequence[Sequence[tuple[str, float]]], sure: float) -> dict[str, float]:
+def sure_categories(window: Sequence[Sequence[tuple[str, float]]], sure: float, specific: float) -> dict[str, float]:
     """Categories sure over ``window`` (each frame's labels) with their mean probability:
-    mean >= ``sure`` and >= PRESENT at PRESENT_SHARE of the frames."""
+    mean >= ``sure`` (``specific`` for a class itself) and >= PRESENT of that at
+    PRESENT_SHARE of the frames."""
     totals: dict[str, float] = {}
     present: dict[str, int] = {}
+    classes = _classes()
     for labels in window:
         for synset, p in category_probabilities(labels).items():
             totals[synset] = totals.get(synset, 0.0) + p
-            present[synset] = present.get(synset, 0) + (p >= PRESENT)
+            bar = specific if synset in classes else sure
+            present[synset] = present.get(synset, 0) + (p >= PRESENT * bar)
     n = max(1, len(window))
-    return {s: total / n for s, total in totals.items() if total / n >= sure and present[s] >= PRESENT_SHARE * n}
+    return {s: total / n for s, total in totals.items()
+            if total / n >= (specific if s in classes else sure) and present[s] >= PRESENT_SHARE * n}
 
 
 def subject_word(crops: Sequence[Sequence[tuple[str, float]]], whole: Sequence[Sequence[tuple[str, float]]] = (),
-                 sure: float | None = None) -> str | None:
+                 sure: float | None = None, specific: float | None = None) -> str | None:
     """The most specific category sure over a window of frames in both views, the
     classifier's labels of square crops and of the whole picture (either alone when the
     other is missing), as a word; None when there is none."""
     sure = SURE if sure is None else sure
-    found = sure_categories(crops, sure)
+    specific = SPECIFIC if specific is None else specific
+    found = sure_categories(crops, sure, specific)
     if any(whole):
-        agreed = sure_categories(whole, sure)
+        agreed = sure_categories(whole, sure, specific)
         found = {s: min(p, agreed[s]) for s, p in found.items() if s in agreed}
     if not found:
         return None
