@@ -18,6 +18,7 @@ import re
 from dataclasses import replace
 from typing import Protocol
 
+from ..engines.captions.builtin import NOTHING
 from ..records import SHOT_CHANGE_KINDS, Analysis, Keyframe, Summary
 from .phrases import said, sentence, written
 
@@ -85,7 +86,6 @@ def _people(analysis: Analysis) -> str:
 
 
 _NEW_SHOT = "New shot: "
-NOTHING = "no faces, nothing recognised"  # the builtin captions' scene where they know nothing
 
 
 def _scene(text: str) -> str:

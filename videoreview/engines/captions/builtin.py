@@ -19,6 +19,7 @@ engine is named in every caption record ("builtin@2"), so nobody mistakes these 
 
 from __future__ import annotations
 
+import bisect
 import functools
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -217,10 +218,24 @@ def sentence(text: str) -> str:
     return f"{text[:1].upper()}{text[1:]}." if text else ""
 
 
-def _windows(samples: list[Sample], shots: list[int]) -> list[list[Sample]]:
-    """For each sample, the samples of its shot within WINDOW_SECONDS of it."""
-    return [[s for s, shot in zip(samples, shots) if shot == shots[k] and abs(s.time - samples[k].time)
-             <= WINDOW_SECONDS + 1e-6] for k in range(len(samples))]
+def _shots(samples: list[Sample], shots: list[int]) -> list[tuple[list[Sample], int]]:
+    """For each sample, the samples of its shot and its place among them."""
+    members: dict[int, list[Sample]] = {}
+    for sample, shot in zip(samples, shots):
+        members.setdefault(shot, []).append(sample)
+    seen: dict[int, int] = {}
+    out = []
+    for shot in shots:
+        out.append((members[shot], seen.get(shot, 0)))
+        seen[shot] = seen.get(shot, 0) + 1
+    return out
+
+
+def _window(in_shot: list[Sample], k: int) -> list[Sample]:
+    """The samples of the shot within WINDOW_SECONDS of its k-th (samples are in time order)."""
+    times = [s.time for s in in_shot]
+    t = times[k]
+    return in_shot[bisect.bisect_left(times, t - WINDOW_SECONDS - 1e-6):bisect.bisect_right(times, t + WINDOW_SECONDS + 1e-6)]
 
 
 def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], shot_of: Callable[[int], int],
@@ -232,18 +247,18 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
     number (1-based); ``text_share(time)`` the share of the picture on-screen text covers
     (text is the subject where it covers TEXT_FILLS on average over the window)."""
     shots = [shot_of(s.frame) for s in samples]
-    windows = _windows(samples, shots)
     out: list[tuple[State, str]] = []
     previous: State | None = None
-    for k, sample in enumerate(samples):
-        in_shot = [s for s, shot in zip(samples, shots) if shot == shots[k]]
+    for sample, shot, (in_shot, k) in zip(samples, shots, _shots(samples, shots)):
+        window = _window(in_shot, k)
         people = sorted(faces_at(sample.time), key=lambda p: p.box[0])
         named = [p for p in people if p.id]
         state = State(
-            shot=shots[k], view=framing(people, height), people=tuple((p.id, where(p, width)) for p in named),
-            unknown_faces=len(people) - len(named), subject=subject_word([s.labels for s in windows[k]], [s.whole for s in windows[k]]),
-            text=float(np.mean([text_share(s.time) for s in windows[k]])) >= TEXT_FILLS, camera=camera_motion(in_shot, in_shot.index(sample)),
-            moving=sample.motion >= MOTION_PX,
+            shot=shot, view=framing(people, height), people=tuple((p.id, where(p, width)) for p in named),
+            unknown_faces=len(people) - len(named),
+            subject=subject_word([s.labels for s in window], [s.whole for s in window]),
+            text=float(np.mean([text_share(s.time) for s in window])) >= TEXT_FILLS,
+            camera=camera_motion(in_shot, k), moving=sample.motion >= MOTION_PX,
         )
         out.append((state, caption(state, previous)))
         previous = state
@@ -253,22 +268,21 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
 def caption(state: State, previous: State | None) -> str:
     """The caption of a state: the scene, what changed since ``previous``, the motion."""
     scene = state.scene()
-    if previous is not None and previous.shot != state.shot:
-        first = f"New shot: {scene}."
-    else:
-        first = sentence(scene)
-    changes = []
-    if previous is not None and previous.shot == state.shot:
-        changes += [f"{pid} comes in." for pid in sorted(state.ids - previous.ids)]
-        changes += [f"{pid} leaves." for pid in sorted(previous.ids - state.ids)]
+    same_shot = previous is not None and previous.shot == state.shot
+    sentences = [f"New shot: {scene}." if previous is not None and not same_shot else sentence(scene)]
+    started = same_shot and state.moving and not previous.moving
+    if same_shot:
+        sentences += [f"{pid} comes in." for pid in sorted(state.ids - previous.ids)]
+        sentences += [f"{pid} leaves." for pid in sorted(previous.ids - state.ids)]
         if state.subject and previous.subject and state.subject != previous.subject and not state.text:
-            changes.append(f"Now {with_article(state.subject)}.")
-        if state.moving != previous.moving:
-            changes.append("Something starts moving." if state.moving else "The movement stops.")
-    motion = f"The camera {state.camera}" + ("; something moves in the picture." if state.moving else ".")
-    if changes and changes[-1] == "Something starts moving.":
-        motion = f"The camera {state.camera}."
-    return " ".join(part for part in [first, *changes, motion] if part)
+            sentences.append(f"Now {with_article(state.subject)}.")
+        if started:
+            sentences.append("Something starts moving.")
+        elif previous.moving and not state.moving:
+            sentences.append("The movement stops.")
+    moves = state.moving and not started
+    sentences.append(f"The camera {state.camera}" + ("; something moves in the picture." if moves else "."))
+    return " ".join(sentences)
 
 
 def boundary_status(before: State | None, after: State | None) -> tuple[str, str, str]:
