@@ -33,7 +33,7 @@ def test_the_scores_count_subjects_churn_and_false_labels():
 def test_ids_name_people_quotes_claim_nothing_and_unknown_subjects_count_apart():
     shots = [ShotLabels(0.0, 2.0, ("person", "man")), ShotLabels(2.0, 4.0, ("moon", "crater"), known=False)]
     captions = [(0.0, "P1 in close-up. On screen: “a cat”."), (1.0, "The camera is still."),
-                (2.0, "No faces, nothing recognised."), (3.0, "A nematode.")]
+                (2.0, "No people seen, nothing recognised."), (3.0, "A nematode.")]
     result = score(captions, shots)
     assert result.subject_named == 1 / 4 and result.known_subject_named == 1 / 2
     assert result.false_labels == 1 / 4  # the nematode; the quoted cat is what is written, not a claim

@@ -35,7 +35,7 @@ ZOOM_RATE = 0.0015  # relative change of scale per frame above which the camera 
 # pixels per frame at 160 px width, above which something moves.
 MOTION_PX = 0.5
 WINDOW_SECONDS = 2.0  # the subject is decided over the samples this close, in the same shot
-NOTHING = "no faces, nothing recognised"  # what is said where no face, subject or text is (not "no people")
+NOTHING = "no people seen, nothing recognised"  # where no face, subject or text is: "seen", a person may be there
 TEXT_FILLS = 0.12  # share of the picture covered by on-screen text at which text is the subject
 
 
