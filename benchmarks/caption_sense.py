@@ -34,37 +34,29 @@ def main() -> None:
                         help="...and of the class threshold (subjects.SPECIFIC), every pair")
     args = parser.parse_args()
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-sense-"))
-    from caption_set import CLIPS, make_clip
+    from caption_set import CLIPS, ENGINES, make_clip, scored_captions
 
-    from videoreview.metrics.caption_sense import combine, score, shot_labels
-    from videoreview.pipeline import analyze
+    from videoreview.metrics.caption_sense import combine
     from videoreview.pipeline.stages import build_stages
-    from videoreview.records import read_json
 
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-sense-clips-"))
     folder.mkdir(parents=True, exist_ok=True)
-    stages = build_stages({"boundaries": "builtin", "faces": "dlib-hog", "screen-text": "pp-ocrv6",
-                           "captions": "builtin"})
+    stages = build_stages(ENGINES)
     if args.sweep:
         from videoreview.engines.captions import subjects
 
         clips = [make_clip(folder, name) for name in CLIPS]
         for sure, specific in [(a, b) for a in args.sweep for b in args.specific or [subjects.SPECIFIC]]:
             subjects.SURE, subjects.SPECIFIC = sure, specific
-            scored = []
-            for path, labels_path in clips:
-                shots = shot_labels(read_json(labels_path))
-                scored.append(score([(c.time, c.text) for c in analyze(path, stages=stages).captions], shots))
+            scored = [scored_captions(path, labels_path, stages)[0] for path, labels_path in clips]
             print(row(f"SURE {sure:.2f} SPEC {specific:.2f}", combine(scored)))
         return
     print(f"{'clip':22} {'captions':>8} {'subject':>8} {'known':>6} {'churn':>6} {'max':>4} {'false':>6}")
     scored = []
     for name in CLIPS:
-        path, labels_path = make_clip(folder, name)
-        analysis = analyze(path, stages=stages)
-        captions = [(c.time, c.text) for c in analysis.captions]
-        scored.append(score(captions, shot_labels(read_json(labels_path))))
-        print(row(name, scored[-1]))
+        result, captions = scored_captions(*make_clip(folder, name), stages)
+        scored.append(result)
+        print(row(name, result))
         for time, text in captions[:args.examples]:
             print(f"    {time:5.1f}  {text}")
     print(row("overall", combine(scored)))

@@ -17,6 +17,8 @@ import numpy as np
 from videos import encode_frames
 
 SIZE, FPS = (640, 360), 25
+# The engines the set is analysed with: the builtin defaults but speech (the clips are silent).
+ENGINES = {"boundaries": "builtin", "faces": "dlib-hog", "screen-text": "pp-ocrv6", "captions": "builtin"}
 
 
 @dataclass(frozen=True)
@@ -148,3 +150,12 @@ def make_clip(folder: Path, name: str) -> tuple[Path, Path]:
     labels_path = folder / f"{name}.labels.json"
     labels_path.write_text(json.dumps({"shots": labels}, indent=1))
     return path, labels_path
+
+
+def scored_captions(path: Path, labels_path: Path, stages, cache=None):
+    """(SenseScore, [(time, caption)]) of a clip analysed with ``stages``."""
+    from videoreview.metrics.caption_sense import score, shot_labels
+    from videoreview.pipeline import analyze
+
+    captions = [(c.time, c.text) for c in analyze(path, stages=stages, cache=cache).captions]
+    return score(captions, shot_labels(json.loads(labels_path.read_text()))), captions

@@ -117,7 +117,7 @@ def camera_motion(samples: Sequence[Sample], k: int) -> str:
     return "tilts down" if dy < 0 else "tilts up"
 
 
-_PARTICIPLES = {"is still": "still", "pans": "panning", "tilts": "tilting", "zooms": "zooming", "shakes": "shaking"}
+_PARTICIPLES = {"pans": "panning", "tilts": "tilting", "zooms": "zooming", "shakes": "shaking"}
 
 
 def camera_participle(motion: str) -> str:
@@ -218,24 +218,20 @@ def sentence(text: str) -> str:
     return f"{text[:1].upper()}{text[1:]}." if text else ""
 
 
-def _shots(samples: list[Sample], shots: list[int]) -> list[tuple[list[Sample], int]]:
-    """For each sample, the samples of its shot and its place among them."""
-    members: dict[int, list[Sample]] = {}
-    for sample, shot in zip(samples, shots):
-        members.setdefault(shot, []).append(sample)
-    seen: dict[int, int] = {}
-    out = []
-    for shot in shots:
-        out.append((members[shot], seen.get(shot, 0)))
-        seen[shot] = seen.get(shot, 0) + 1
+def _shot_windows(samples: list[Sample], shots: list[int]) -> list[tuple[list[int], int, list[int]]]:
+    """For each sample: the indices of its shot's samples, its place among them, and the
+    indices of those within WINDOW_SECONDS of it (samples are in time order)."""
+    members: dict[int, list[int]] = {}
+    for i, shot in enumerate(shots):
+        members.setdefault(shot, []).append(i)
+    out: list[tuple[list[int], int, list[int]]] = [([], 0, [])] * len(samples)
+    for in_shot in members.values():
+        times = [samples[i].time for i in in_shot]
+        for k, i in enumerate(in_shot):
+            lo = bisect.bisect_left(times, times[k] - WINDOW_SECONDS - 1e-6)
+            hi = bisect.bisect_right(times, times[k] + WINDOW_SECONDS + 1e-6)
+            out[i] = (in_shot, k, in_shot[lo:hi])
     return out
-
-
-def _window(in_shot: list[Sample], k: int) -> list[Sample]:
-    """The samples of the shot within WINDOW_SECONDS of its k-th (samples are in time order)."""
-    times = [s.time for s in in_shot]
-    t = times[k]
-    return in_shot[bisect.bisect_left(times, t - WINDOW_SECONDS - 1e-6):bisect.bisect_right(times, t + WINDOW_SECONDS + 1e-6)]
 
 
 def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], shot_of: Callable[[int], int],
@@ -247,18 +243,18 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
     number (1-based); ``text_share(time)`` the share of the picture on-screen text covers
     (text is the subject where it covers TEXT_FILLS on average over the window)."""
     shots = [shot_of(s.frame) for s in samples]
+    shares = [text_share(s.time) for s in samples]
     out: list[tuple[State, str]] = []
     previous: State | None = None
-    for sample, shot, (in_shot, k) in zip(samples, shots, _shots(samples, shots)):
-        window = _window(in_shot, k)
+    for sample, shot, (in_shot, k, window) in zip(samples, shots, _shot_windows(samples, shots)):
         people = sorted(faces_at(sample.time), key=lambda p: p.box[0])
         named = [p for p in people if p.id]
         state = State(
             shot=shot, view=framing(people, height), people=tuple((p.id, where(p, width)) for p in named),
             unknown_faces=len(people) - len(named),
-            subject=subject_word([s.labels for s in window], [s.whole for s in window]),
-            text=float(np.mean([text_share(s.time) for s in window])) >= TEXT_FILLS,
-            camera=camera_motion(in_shot, k), moving=sample.motion >= MOTION_PX,
+            subject=subject_word([samples[i].labels for i in window], [samples[i].whole for i in window]),
+            text=float(np.mean([shares[i] for i in window])) >= TEXT_FILLS,
+            camera=camera_motion([samples[i] for i in in_shot], k), moving=sample.motion >= MOTION_PX,
         )
         out.append((state, caption(state, previous)))
         previous = state

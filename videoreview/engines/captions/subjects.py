@@ -11,7 +11,7 @@ picture is seldom wrong the same way about its crops). The subject is the most s
 category sure on average over the window and present at most of its frames in both
 views; when none is, nothing is said.
 
-    subject_words([[("macaw", 0.5), ("lorikeet", 0.3)], ...]) -> "parrot"
+    subject_word([[("macaw", 0.2), ("lorikeet", 0.2), ("sulphur-crested cockatoo", 0.2)]] * 3) -> "parrot"
 
 The thresholds are calibrated on the caption evaluation set (tests/caption_set.py,
 benchmarks/caption_sense.py --sweep), not set by eye.
@@ -42,7 +42,7 @@ TOO_VAGUE = frozenset({
 })
 # The word a person uses for a category whose WordNet name is stiffer.
 PLAIN_WORDS = {"domestic cat": "cat", "motor vehicle": "vehicle", "minibike": "motorbike",
-               "domestic dog": "dog", "dog": "dog", "wading bird": "bird", "bird of prey": "bird"}
+               "wading bird": "bird", "bird of prey": "bird"}
 
 
 @cache
@@ -115,5 +115,4 @@ def subject_word(crops: Sequence[Sequence[tuple[str, float]]], whole: Sequence[S
 
 def is_clothing(word: str) -> bool:
     """Whether a subject word is something worn ("suit", "necktie"): said as worn by a person."""
-    return any(kind in ("clothing", "garment", "neckwear", "headdress") for kind in taxonomy().kinds(word)) \
-        or word in ("garment", "clothing")
+    return any(kind in ("clothing", "garment", "neckwear", "headdress") for kind in taxonomy().kinds(word))
