@@ -142,7 +142,7 @@ def test_analyze_with_a_vlm_fills_captions_boundaries_and_keyframes(taught, tmp_
     assert [captions[t].text for t in sorted(captions)] == expected
     assert all(c.engine == analysis.engines["captions"] for c in analysis.captions)
     assert all(b.caption is not None for b in analysis.boundaries)
-    # Keyframes: the model judges identical captions as no progression; each cut starts a shot.
+    # Keyframes: identical captions are never judged; each cut starts a shot.
     assert [k.time for k in analysis.keyframes] == pytest.approx([0.0, 3.0, 6.0])
     assert [k.reason for k in analysis.keyframes] == ["first frame", "new shot", "new shot"]
 
