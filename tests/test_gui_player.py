@@ -190,6 +190,26 @@ def test_play_then_pause(qtbot, view, index_video):
     assert settled_on(view, player.current_frame())
 
 
+def test_close_while_playing_stops_with_the_gil_released(qtbot, view, index_video):
+    from PySide6.QtMultimedia import QMediaPlayer
+
+    from videoreview.gui import unlocked
+
+    # The GIL-free calls are the ones made here (Linux's C++ ABI), and they do the job.
+    assert unlocked._function(unlocked.STOP) is not None and unlocked._function(unlocked.SET_SOURCE) is not None
+    open_video(qtbot, view, index_video)
+    qt = view.player._player
+    assert qt.source().isLocalFile()
+    with qtbot.waitSignal(view.player.playingChanged, timeout=WAIT_MS):
+        view.player.play()
+    with qtbot.waitSignal(view.player.videoChanged, timeout=WAIT_MS) as closed:
+        view.player.close()
+    assert closed.args == [None]
+    assert qt.playbackState() == QMediaPlayer.PlaybackState.StoppedState and qt.source().isEmpty()
+    open_video(qtbot, view, index_video)  # and it opens again
+    assert qt.source().toLocalFile() == str(index_video.path)
+
+
 def test_playing_to_the_end_keeps_the_last_frame(qtbot, view, index_video):
     open_video(qtbot, view, index_video)
     player = view.player

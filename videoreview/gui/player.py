@@ -27,6 +27,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer, QVideoFrame
 
 from ..records import VideoInfo
+from . import unlocked
 from .thumbnails import ThumbnailLoader
 
 MIN_RATE, MAX_RATE = 0.25, 4.0
@@ -117,7 +118,7 @@ class Player(QObject):
         self._stills.opened.connect(self._on_times)
         self._stills.failed.connect(self._on_stills_failed)
         self._request_frame(0, again=True)
-        self._player.setSource(QUrl.fromLocalFile(os.fspath(path)))
+        unlocked.set_source(self._player, QUrl.fromLocalFile(os.fspath(path)))
         self._player.setPlaybackRate(self._speed)
         self._player.pause()
         self.videoChanged.emit(info)
@@ -133,8 +134,8 @@ class Player(QObject):
         self._loaded, self._qt_failed, self._qt_frames = False, "", None
         self._awaiting = self._deferred = None
         self._shown_frame, self._shown_time = -1, 0.0
-        self._player.stop()
-        self._player.setSource(QUrl())
+        unlocked.stop(self._player)  # see unlocked.py: a plain stop() could deadlock
+        unlocked.set_source(self._player, QUrl())
         self._show_still(None)
         self._sync_playing()
         if was_open:

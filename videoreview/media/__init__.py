@@ -10,7 +10,7 @@ numpy only here (plus PyAV, decord2 and OpenCV): no Qt, no torch.
 
 from .files import find_videos
 from .probe import VIDEO_EXTENSIONS, VIDEO_FILE_FILTER, probe
-from .source import FrameBatch, FrameSource, open_video, scaled_size
+from .source import FrameBatch, FrameSource, open_video, scaled_size, short_side_size
 from .thumbs import save_thumbnail, thumbnail
 
 __all__ = [
@@ -23,5 +23,6 @@ __all__ = [
     "probe",
     "save_thumbnail",
     "scaled_size",
+    "short_side_size",
     "thumbnail",
 ]

@@ -235,3 +235,10 @@ def scaled_size(width: int, height: int, long_side: int) -> tuple[int, int]:
     the size to decode at for a model that needs no more pixels than that."""
     scale = min(1.0, long_side / max(width, height, 1))
     return max(2, round(width * scale / 2) * 2), max(2, round(height * scale / 2) * 2)
+
+
+def short_side_size(width: int, height: int, short: int) -> tuple[int, int]:
+    """(width, height) with the short side at ``short``, aspect kept, even numbers: the size
+    to decode at for square crops of ``short`` pixels."""
+    scale = short / max(1, min(width, height))
+    return max(short, round(width * scale / 2) * 2), max(short, round(height * scale / 2) * 2)

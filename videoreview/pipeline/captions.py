@@ -17,10 +17,10 @@ import numpy as np
 from ..engines.base import ProgressFn
 from ..engines.captions.builtin import (BuiltinCaptionEngine, Person, Sample, boundary_status, describe,
                                          measure_motion)
-from ..media import FrameSource, scaled_size
+from ..media import FrameSource, scaled_size, short_side_size
 from ..records import Analysis, BoundaryCaption, FrameCaption, Keyframe
 from ..summary.keyframes import Candidate, progression_keyframes
-from ..summary.phrases import said, sentence, written
+from ..engines.captions.phrases import said, sentence, written
 from .cancel import CancelToken
 from .faces import cut_frames
 
@@ -28,12 +28,6 @@ TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height
 LINE_HEIGHT = 0.25  # a line of on-screen text is at most this share of the picture high
 FEATURE_LONG_SIDE = 224  # the whole picture at this size, for appearance features (keyframes)
-
-
-def short_side_size(width: int, height: int, short: int) -> tuple[int, int]:
-    """(width, height) with the short side at ``short``, aspect kept, even numbers."""
-    scale = short / max(1, min(width, height))
-    return max(short, round(width * scale / 2) * 2), max(short, round(height * scale / 2) * 2)
 
 
 def square_crops(frame: np.ndarray) -> list[np.ndarray]:
@@ -176,11 +170,16 @@ def text_coverage(analysis: Analysis, window: float):
     Only line-shaped reads count: a box most of the picture high around a word or two is
     the recogniser seeing text in texture."""
     width, height = analysis.video.width, analysis.video.height
-    spans = [s for s in analysis.screen_text if s.box[3] <= LINE_HEIGHT * height and len(s.text.strip()) >= 4]
+    spans = sorted((s for s in analysis.screen_text if s.box[3] <= LINE_HEIGHT * height and len(s.text.strip()) >= 4),
+                   key=lambda s: s.start)
+    starts = [s.start for s in spans]
+    longest = max((s.end - s.start for s in spans), default=0.0)
     area = float(max(1, width * height))
 
     def share(time: float) -> float:
-        covered = sum(s.box[2] * s.box[3] for s in spans if s.start - window <= time < s.end + window)
+        # Only spans starting at most the longest span's length before can still be on.
+        nearby = spans[bisect.bisect_left(starts, time - window - longest):bisect.bisect_right(starts, time + window)]
+        covered = sum(s.box[2] * s.box[3] for s in nearby if s.start - window <= time < s.end + window)
         return min(1.0, covered / area)
 
     return share

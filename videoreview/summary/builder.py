@@ -19,8 +19,8 @@ from dataclasses import replace
 from typing import Protocol
 
 from ..engines.captions.builtin import NOTHING
+from ..engines.captions.phrases import said, sentence, written
 from ..records import SHOT_CHANGE_KINDS, Analysis, Keyframe, Summary
-from .phrases import said, sentence, written
 
 ENGINE = "builtin@1"
 PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
@@ -104,10 +104,12 @@ def _caption_at(analysis: Analysis, seconds: float) -> str:
 
 def _shot_scenes(analysis: Analysis, limit: int = 4) -> list[str]:
     """What each shot opens on, in order, each said once."""
+    captions = sorted(analysis.captions, key=lambda c: c.time)
+    times = [c.time for c in captions]
     scenes: list[str] = []
     for start in _shot_starts(analysis):
-        after = [c for c in analysis.captions if c.time >= start - 1e-6]
-        scene = _scene(after[0].text) if after else ""
+        first = bisect.bisect_left(times, start - 1e-6)
+        scene = _scene(captions[first].text) if first < len(captions) else ""
         if scene and scene not in scenes:
             scenes.append(scene)
     return scenes[:limit]

@@ -27,6 +27,7 @@ from typing import Callable, Sequence
 import cv2
 import numpy as np
 
+from .phrases import sentence
 from .subjects import is_clothing, subject_word
 
 PAN_PX = 0.25  # median flow, pixels per frame at 160 px width, above which the camera moves
@@ -212,10 +213,6 @@ class State:
         if self.text:
             return "the on-screen text"
         return f"the {self.subject}" if self.subject else None
-
-
-def sentence(text: str) -> str:
-    return f"{text[:1].upper()}{text[1:]}." if text else ""
 
 
 def _shot_windows(samples: list[Sample], shots: list[int]) -> list[tuple[list[int], int, list[int]]]:

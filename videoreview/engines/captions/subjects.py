@@ -19,7 +19,7 @@ benchmarks/caption_sense.py --sweep), not set by eye.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Sequence
 
 from ...taxonomy import TOO_GENERAL, taxonomy
@@ -69,13 +69,14 @@ def _depth(synset: str) -> int:
     return 1 + max((_depth(p) for p in parents), default=-1)
 
 
-def category_probabilities(labels: Sequence[tuple[str, float]]) -> dict[str, float]:
+@lru_cache(maxsize=4096)  # each frame is in several overlapping windows
+def _category_items(labels: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
     """One frame's classifier labels as probabilities of the categories above them."""
     out: dict[str, float] = {}
     for name, p in labels:
         for synset in _categories(name):
             out[synset] = out.get(synset, 0.0) + p
-    return out
+    return tuple(out.items())
 
 
 def sure_categories(window: Sequence[Sequence[tuple[str, float]]], sure: float, specific: float) -> dict[str, float]:
@@ -86,7 +87,7 @@ def sure_categories(window: Sequence[Sequence[tuple[str, float]]], sure: float, 
     present: dict[str, int] = {}
     classes = _classes()
     for labels in window:
-        for synset, p in category_probabilities(labels).items():
+        for synset, p in _category_items(tuple(labels)):
             totals[synset] = totals.get(synset, 0.0) + p
             bar = specific if synset in classes else sure
             present[synset] = present.get(synset, 0) + (p >= PRESENT * bar)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..records import Analysis, TextSpan, TranscriptSegment
+from ...records import Analysis, TextSpan, TranscriptSegment
 
 
 def quote(text: str, max_chars: int = 60) -> str:
