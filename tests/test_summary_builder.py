@@ -1,5 +1,7 @@
 """The builtin summary writer and keyframe budget on hand-made Analyses."""
 
+from dataclasses import replace
+
 import pytest
 
 from videoreview.records import (Analysis, Boundary, BoundaryCaption, FaceDetection, FrameCaption, Identity, Keyframe,
@@ -52,6 +54,15 @@ def test_keyframe_text_is_glue_between_placeholders_in_order():
     assert builder.build(scene(), "keyframes", 3).text == ""
     with pytest.raises(ValueError, match="unknown summary format"):
         builder.build(scene(), "poem")
+
+
+def test_keyframe_text_names_what_a_cut_brings():
+    base = scene()
+    captions = tuple(FrameCaption(c.time, c.frame, "New shot: a moped. The camera pans right." if c.time == 5 else
+                                  "A moped. The camera pans right." if 5 < c.time < 15 else c.text)
+                     for c in base.captions)
+    text = builder.build(replace(base, captions=captions), "keyframes+text", 3).text
+    assert "then it cuts to a moped in [KEYFRAME2]; then it cuts to P1 in close-up on the left" in text
 
 
 def test_reviewer_edited_summaries_are_kept():

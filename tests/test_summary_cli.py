@@ -66,6 +66,10 @@ def test_summarize_prints_the_summary_and_writes_the_exports(clip, home, tmp_pat
     saved = json.loads(out["json"].read_text(encoding="utf-8"))
     assert sorted((s["format"], len(s["keyframe_frames"])) for s in saved["summaries"]) == \
         [("keyframes+text", 1), ("keyframes+text", 2), ("keyframes+text", 3), ("text", 0)]
+    proc = run("summarize", clip.path, "--keyframes", "0", "-q", home=home)
+    assert proc.returncode == 0 and "KEYFRAME" not in proc.stdout and proc.stdout.startswith("A "), proc.stderr
+    proc = run("summarize", clip.path, "--keyframes", "-1", "-q", home=home)
+    assert proc.returncode == 2 and "'-1'" in proc.stderr
     under_a_file = out["csv"] / "x.srt"  # a file where the folder should be
     proc = run("summarize", clip.path, "--srt", under_a_file, "-q", home=home)
     assert proc.returncode == 1 and str(under_a_file) in proc.stderr and "Traceback" not in proc.stderr

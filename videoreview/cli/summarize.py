@@ -52,6 +52,12 @@ def _summaries_for(analysis, formats: list[str], writer_spec: str | None = None,
     return [saved.get(fmt) or written[fmt] for fmt in formats]
 
 
+def _keyframe_count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expects a number of keyframes (0 for text only), got {text!r}")
+    return int(text)
+
+
 def _read_reference(path: str):
     from ..summary.compare import read_reference
 
@@ -129,7 +135,7 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     analysis = one_analysis(args)
     if analysis is None:
         return EXIT_ERROR
-    formats = ["text", "1", "3"] + ([str(args.keyframes)] if args.keyframes not in (1, 3) else [])
+    formats = ["text", "1", "3"] + ([str(args.keyframes)] if args.keyframes not in (0, 1, 3) else [])
     try:
         summaries = _summaries_for(analysis, formats, args.writer, args.quiet)
     except argparse.ArgumentTypeError as exc:
@@ -185,7 +191,7 @@ def _write_pdf(analysis, path: str, summary, comparison) -> None:
 def add_parsers(sub) -> None:
     p = sub.add_parser("summarize", help="keyframe summaries of a video, and exports (PDF, subtitles, markers)")
     p.add_argument("video", metavar="VIDEO")
-    p.add_argument("--keyframes", type=int, default=3, metavar="N",
+    p.add_argument("--keyframes", type=_keyframe_count, default=3, metavar="N",
                    help="keyframes in the summary printed and put in the PDF (default 3; 0: text only)")
     p.add_argument("--pdf", metavar="PATH", help="a PDF report")
     p.add_argument("--json", metavar="PATH", help="the Analysis JSON, summaries included")

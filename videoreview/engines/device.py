@@ -5,12 +5,22 @@ model that would not fit is refused before it is loaded."""
 from __future__ import annotations
 
 import os
+import sys
 
 DEVICES = ("auto", "cuda", "mps", "cpu")
 
 
+def _no_gpu_here() -> bool:
+    """True where no GPU can be present, known without importing torch (~1 s): Linux with
+    neither NVIDIA's driver device nor WSL's GPU device."""
+    linux = sys.platform.startswith("linux")
+    return linux and not any(os.path.exists(d) for d in ("/dev/nvidiactl", "/dev/dxg", "/dev/kfd"))
+
+
 def present() -> list[str]:
     """The devices this machine has, best first ("cpu" always)."""
+    if _no_gpu_here():
+        return ["cpu"]
     import torch
 
     found = []

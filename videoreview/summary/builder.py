@@ -174,11 +174,16 @@ def builtin_text(analysis: Analysis, keyframes: list[Keyframe]) -> str:
         return " ".join(s for s in (first, middle, last) if s)
     parts = [f"It opens{' on ' + opening if opening else ''}, leading to [KEYFRAME1]"]
     for n in range(1, len(keyframes)):
-        between = _events(analysis, keyframes[n - 1].time, keyframes[n].time, limit=1)
-        scene = _caption_at(analysis, keyframes[n].time)
-        if between:
+        start, end = keyframes[n - 1].time, keyframes[n].time
+        between = _events(analysis, start, end, limit=1)
+        scene = _caption_at(analysis, end)
+        new_scene = scene and scene != _caption_at(analysis, start)
+        cut = any(b.kind in SHOT_CHANGE_KINDS and start < b.time <= end for b in analysis.boundaries)
+        if new_scene and cut:
+            parts.append(f"it cuts to {scene} in [KEYFRAME{n + 1}]")
+        elif between:
             parts.append(f"{', '.join(between)} until [KEYFRAME{n + 1}]")
-        elif scene and scene != _caption_at(analysis, keyframes[n - 1].time):
+        elif new_scene:
             parts.append(f"{scene} in [KEYFRAME{n + 1}]")
         else:
             parts.append(f"it continues until [KEYFRAME{n + 1}]")

