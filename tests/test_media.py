@@ -277,6 +277,30 @@ def test_iter_batches_streams(index_video):
     assert sizes == [30, 30, 30, 10]
 
 
+@pytest.mark.parametrize("name", ["index_video", "rotated_video", "vfr_video", "avi_bframes"])
+def test_one_pass_gives_each_reader_the_frames_and_size_it_asked_for(name, request):
+    """batches_for serves overlapping wants at different sizes from one decode: each
+    want gets its own frames, in order, in its batch size, the same pixels a read of its
+    own gives."""
+    v = request.getfixturevalue(name)
+    path = v if isinstance(v, os.PathLike) else v.path
+    with open_video(path, "pyav") as src:
+        n = src.info.frame_count
+        wants = [(np.arange(n), (64, 36), 16), (src.sample_indices(2.0), (160, 90), 3),
+                 (np.array([0, 1, n // 2, n // 2 + 1, n - 1]), None, 2), (np.array([], np.int64), (32, 18), 4)]
+        got = {k: [] for k in range(len(wants))}
+        for number, batch in src.batches_for(wants):
+            got[number].append(batch)
+        for number, (idx, size, batch) in enumerate(wants):
+            assert all(len(b) == batch for b in got[number][:-1]), number
+            frames = np.concatenate([b.frames for b in got[number]]) if got[number] else None
+            assert [i for b in got[number] for i in b.indices.tolist()] == idx.tolist()
+            if len(idx):
+                alone = src.frames_at_indices(idx, size)
+                assert np.array_equal(frames, alone.frames), number
+                assert np.array_equal(np.concatenate([b.times for b in got[number]]), alone.times)
+
+
 def test_unicode_path_works(unicode_video):
     info = probe(unicode_video)
     assert info.frame_count == 100 and info.path == os.fspath(unicode_video)

@@ -1,14 +1,18 @@
 """The pipeline on real files: builtin boundary engine, real decoder, real cache on disk."""
 
+import json
 import os
 import shutil
 from dataclasses import replace
+from unittest.mock import patch
 
 import pytest
 
 from videoreview.errors import Cancelled, MediaError
 from videoreview.metrics.boundaries import f1_at
+from videoreview.media import open_video
 from videoreview.pipeline import CancelToken, StageCache, analyze
+from videoreview.pipeline.stages import DEFAULT_ENGINES, build_stages
 from videoreview.records import Analysis, Boundary
 from videos import make_bad_inputs, make_cuts_video
 
@@ -40,6 +44,23 @@ def test_analyze_finds_the_cuts_and_records_engines(cuts, cache):
     assert stages[0] == "probe" and "boundaries" in stages
     fractions = [f for s, f in events if s == "boundaries"]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
+
+
+def test_one_decoding_pass_gives_each_stage_what_it_reads_alone(cuts, cache):
+    """The stages that read frames at fixed times share one decoding pass; each one's
+    result is the one its own pass gives, and the file is opened once."""
+    stages = build_stages(DEFAULT_ENGINES)
+    readers = [stage for stage in stages if hasattr(stage, "reader")]
+    assert {stage.name for stage in readers} == {"boundaries", "faces", "screen-text", "captions"}
+    opened = []
+    with patch("videoreview.pipeline.runner.open_video", side_effect=lambda *a, **k: opened.append(1) or open_video(*a, **k)):
+        analysis = analyze(cuts.path, cache=cache, use_cache=False, stages=stages)
+    assert len(opened) == 1
+    with open_video(cuts.path) as source:
+        for stage in readers:
+            alone = stage.compute(source, lambda fraction, message="": None, CancelToken())
+            key = (analysis.content_hash, stage.name, stage.engine.name, stage.engine.version)
+            assert json.loads(json.dumps(alone)) == cache.get(*key), stage.name
 
 
 def test_second_run_and_moved_file_come_from_cache(cuts, cache, tmp_path):

@@ -133,15 +133,23 @@ class PyAVReader:
     # -- reading
 
     def read(self, targets: Sequence[int], size: tuple[int, int]) -> Iterator[tuple[int, np.ndarray]]:
-        """(index, RGB frame) for each of ``targets`` (sorted, unique), in order: always
-        the index asked for, so a stage gets exactly the frames it asked for. A listed
-        frame that does not decode (damage mid-stream) has the next one that does stand
-        in for it, and past the last one that decodes, that last one (as a player holds
-        it); the probe drops such frames at the end of the index already."""
+        """(index, RGB frame at ``size``) for each of ``targets``, as ``read_frames`` has them."""
         from av.video.reformatter import VideoReformatter
 
         if self._reformatter is None:
             self._reformatter = VideoReformatter()
+        last = arr = None
+        for index, frame in self.read_frames(targets):
+            if frame is not last:  # a stand-in frame is converted once
+                last, arr = frame, to_rgb(frame, size, self._index.rotation, self._reformatter)
+            yield index, arr
+
+    def read_frames(self, targets: Sequence[int]) -> Iterator[tuple[int, object]]:
+        """(index, decoded av.VideoFrame) for each of ``targets`` (sorted, unique), in order:
+        always the index asked for, so a stage gets exactly the frames it asked for. A listed
+        frame that does not decode (damage mid-stream) has the next one that does stand
+        in for it, and past the last one that decodes, that last one (as a player holds
+        it); the probe drops such frames at the end of the index already."""
         k = 0
         while k < len(targets):
             target = int(targets[k])
@@ -154,9 +162,8 @@ class PyAVReader:
                 self._position(target, key)
                 got = self._decode_to(target)
             idx, frame = got
-            arr = to_rgb(frame, size, self._index.rotation, self._reformatter)
             while k < len(targets) and (int(targets[k]) <= idx or self._frames is None):
-                yield int(targets[k]), arr
+                yield int(targets[k]), frame
                 k += 1
 
     def _decode_to(self, target: int):

@@ -18,14 +18,14 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 
 from ..errors import MediaError
 from ..records import VideoInfo
 from . import _decord
-from ._pyav import PyAVReader
+from ._pyav import PyAVReader, to_rgb
 from .probe import scan
 
 BACKENDS = ("auto", "decord", "pyav")
@@ -173,7 +173,55 @@ class FrameSource:
         ends = np.append(t[1:] - 1e-6, np.inf)
         return np.flatnonzero((first / rate < ends) & (first < count)).astype(np.int64)
 
+    def batches_for(self, wants: Sequence[tuple[np.ndarray, tuple[int, int] | None, int]]
+                    ) -> Iterator[tuple[int, FrameBatch]]:
+        """One decoding pass serving several readers. Each want is (indices, size, batch):
+        its frames (sorted, unique indices), at that size, that many at a time. Yields
+        (number of the want, FrameBatch) as batches fill, in decoding order; each frame is
+        decoded once and scaled once per size that wants it (libswscale, in the decoder's
+        thread), and frames no want lists are not converted. Reads with PyAV, as a
+        whole-file pass does (see iter_batches); with decord forced, one pass per want."""
+        wants = [(np.asarray(idx, np.int64), self._size(size), max(1, int(batch))) for idx, size, batch in wants]
+        if self._requested == "decord":
+            for number, (idx, size, batch) in enumerate(wants):
+                for got in self._batches(idx, size, batch):
+                    yield number, got
+            return
+        if self._decord is not None:
+            self._decord.close()
+            self._decord = None
+            self.fallback_reason = "whole-file pass (PyAV keeps memory flat)"
+        if not any(len(idx) for idx, _, _ in wants):
+            return
+        from av.video.reformatter import VideoReformatter
+
+        union = np.unique(np.concatenate([idx for idx, _, _ in wants]))
+        members = [np.isin(union, idx) for idx, _, _ in wants]
+        scalers = {size: VideoReformatter() for _, size, _ in wants}
+        pending: list[list[tuple[int, np.ndarray]]] = [[] for _ in wants]
+        if self._pyav is None:
+            self._pyav = PyAVReader(self._index)
+        rotation = self._index.rotation
+        for k, (index, frame) in enumerate(self._pyav.read_frames(union)):
+            scaled: dict[tuple[int, int], np.ndarray] = {}
+            for number, (_, size, batch) in enumerate(wants):
+                if not members[number][k]:
+                    continue
+                if size not in scaled:
+                    scaled[size] = to_rgb(frame, size, rotation, scalers[size])
+                pending[number].append((index, scaled[size]))
+                if len(pending[number]) == batch:
+                    yield number, self._stacked(pending[number])
+                    pending[number] = []
+        for number, rest in enumerate(pending):
+            if rest:
+                yield number, self._stacked(rest)
+
     # -- internals
+
+    def _stacked(self, frames: list[tuple[int, np.ndarray]]) -> FrameBatch:
+        idx = np.array([i for i, _ in frames], np.int64)
+        return FrameBatch(idx, self.timestamps[idx], np.stack([f for _, f in frames]))
 
     def _size(self, size) -> tuple[int, int]:
         if size is None:

@@ -18,6 +18,7 @@ from ..engines.base import ProgressFn
 from ..engines.captions.builtin import (BuiltinCaptionEngine, Person, Sample, boundary_status, describe,
                                          measure_motion)
 from ..media import FrameSource, scaled_size, short_side_size
+from ..media.shared_pass import read_alone
 from ..records import Analysis, BoundaryCaption, FrameCaption, Keyframe
 from ..summary.keyframes import Candidate, progression_keyframes
 from ..engines.captions.phrases import said, sentence, written
@@ -50,38 +51,10 @@ class CaptionStage:
         self.sample_rate = sample_rate
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
-        info = source.info
-        indices = source.sample_indices(self.sample_rate)
-        flow_size = scaled_size(info.width, info.height, 160)
-        crop_size = short_side_size(info.width, info.height, CROP)
-        feature_size = scaled_size(info.width, info.height, FEATURE_LONG_SIDE)
-        samples = []
-        for start in range(0, len(indices), 16):
-            cancel.check()
-            chunk = indices[start:start + 16]
-            # One decode for the sampled frames and the frame after each (for motion).
-            batch = source.frames_at_indices(np.minimum(np.concatenate([chunk, chunk + 1]), info.frame_count - 1),
-                                             size=crop_size)
-            sampled = batch.frames[:len(chunk)]
-            # Appearance (keyframes) and labels from the whole picture, and labels again from
-            # square crops at the classifier's own scale: a subject is said only where the
-            # two views agree (a classifier sure and wrong is seldom so in both).
-            features, whole = self.engine.extract.features_and_probabilities(
-                np.stack([cv2.resize(f, feature_size, interpolation=cv2.INTER_AREA) for f in sampled]))
-            crops = np.stack([c for f in sampled for c in square_crops(f)])
-            _, crop_probs = self.engine.extract.features_and_probabilities(crops)
-            probs = crop_probs.reshape(len(chunk), -1, crop_probs.shape[1]).mean(axis=1)
-            small = [cv2.resize(f, flow_size, interpolation=cv2.INTER_AREA) for f in batch.frames]
-            for k, (frame, time) in enumerate(zip(batch.indices[:len(chunk)], batch.times)):
-                camera, zoom, motion = measure_motion(small[k], small[k + len(chunk)])
-                samples.append({
-                    "time": round(float(time), 6), "frame": int(frame), "labels": self._top(probs[k]),
-                    "whole": self._top(whole[k]),
-                    "camera": [round(camera[0], 3), round(camera[1], 3)], "zoom": round(zoom, 5),
-                    "motion": round(motion, 3), "feature": [round(float(x), 4) for x in features[k]],
-                })
-            progress(len(samples) / max(1, len(indices)), f"frame {len(samples)}/{len(indices)}")
-        return {"sample_rate": self.sample_rate, "samples": samples}
+        return read_alone(source, self.reader(source), progress, cancel)
+
+    def reader(self, source: FrameSource) -> "CaptionReader":
+        return CaptionReader(self, source)
 
     def _top(self, probabilities: np.ndarray) -> list:
         top = np.argsort(-probabilities)[:TOP_LABELS]
@@ -142,6 +115,71 @@ class CaptionStage:
         keyframes = keep_edited_keyframes(progression_keyframes(candidates),
                                           previous.keyframes if previous else ())
         return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
+
+
+class CaptionReader:
+    """Each sampled frame and the one after it (for motion), at the crop size
+    (media/shared_pass.py); measured 16 samples at a time."""
+
+    CHUNK = 16
+
+    def __init__(self, stage: CaptionStage, source: FrameSource) -> None:
+        info = source.info
+        self.stage = stage
+        self.last = info.frame_count - 1
+        self.sampled = source.sample_indices(stage.sample_rate)
+        self.indices = np.unique(np.concatenate([self.sampled, np.minimum(self.sampled + 1, self.last)]))
+        self.size = short_side_size(info.width, info.height, CROP)
+        self.batch = self.CHUNK
+        self.flow_size = scaled_size(info.width, info.height, 160)
+        self.feature_size = scaled_size(info.width, info.height, FEATURE_LONG_SIDE)
+        self.frames: dict[int, tuple[float, np.ndarray]] = {}  # decoded, not yet measured
+        self.next = 0  # position in self.sampled of the next sample to complete
+        self.ready: list[tuple[int, float, np.ndarray, np.ndarray]] = []  # frame, time, picture, next picture
+        self.samples: list[dict] = []
+
+    def take(self, batch) -> None:
+        for index, time, frame in zip(batch.indices, batch.times, batch.frames):
+            self.frames[int(index)] = (float(time), frame)
+        while self.next < len(self.sampled):
+            i = int(self.sampled[self.next])
+            j = min(i + 1, self.last)
+            if j not in self.frames:
+                break
+            time, frame = self.frames[i]
+            self.ready.append((i, time, frame, self.frames[j][1]))
+            self.next += 1
+            for done in [k for k in self.frames if k < j]:
+                del self.frames[done]
+        while len(self.ready) >= self.CHUNK:
+            self._measure(self.ready[:self.CHUNK])
+            del self.ready[:self.CHUNK]
+
+    def result(self) -> dict:
+        if self.ready:
+            self._measure(self.ready)
+        return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
+
+    def _measure(self, chunk: list[tuple[int, float, np.ndarray, np.ndarray]]) -> None:
+        extract = self.stage.engine.extract
+        sampled = [picture for _, _, picture, _ in chunk]
+        # Appearance (keyframes) and labels from the whole picture, and labels again from
+        # square crops at the classifier's own scale: a subject is said only where the
+        # two views agree (a classifier sure and wrong is seldom so in both).
+        features, whole = extract.features_and_probabilities(
+            np.stack([cv2.resize(f, self.feature_size, interpolation=cv2.INTER_AREA) for f in sampled]))
+        crops = np.stack([c for f in sampled for c in square_crops(f)])
+        _, crop_probs = extract.features_and_probabilities(crops)
+        probs = crop_probs.reshape(len(chunk), -1, crop_probs.shape[1]).mean(axis=1)
+        for k, (frame, time, picture, after) in enumerate(chunk):
+            small, small_after = (cv2.resize(f, self.flow_size, interpolation=cv2.INTER_AREA) for f in (picture, after))
+            camera, zoom, motion = measure_motion(small, small_after)
+            self.samples.append({
+                "time": round(time, 6), "frame": frame, "labels": self.stage._top(probs[k]),
+                "whole": self.stage._top(whole[k]),
+                "camera": [round(camera[0], 3), round(camera[1], 3)], "zoom": round(zoom, 5),
+                "motion": round(motion, 3), "feature": [round(float(x), 4) for x in features[k]],
+            })
 
 
 def heard_and_read(analysis: Analysis, times: list[float], window: float) -> list[str]:

@@ -17,6 +17,7 @@ import numpy as np
 from ..engines.base import ProgressFn
 from ..engines.faces.tracking import Detection, Track, iou, link_tracks
 from ..media import FrameSource, scaled_size
+from ..media.shared_pass import read_alone
 from ..records import SHOT_CHANGE_KINDS, Analysis, Boundary, FaceDetection, FaceTrack
 from .cancel import CancelToken
 from .identities import assign_identities
@@ -103,36 +104,50 @@ class FaceStage:
         self.detect_long_side = detect_long_side
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
-        info = source.info
-        size = scaled_size(info.width, info.height, self.detect_long_side)
-        scale = info.width / size[0]  # detection pixels -> display pixels
-        total = len(source.sample_indices(self.sample_rate))
-        reuse = EmbeddingReuse()
-        samples = []
-        for batch in source.sample(self.sample_rate, size=size, batch=8):
-            for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
-                cancel.check()
-                faces = self.engine.detect(frame)[:MAX_FACES_PER_FRAME]
-                crops = self.engine.crops(frame, faces)
-                vectors = reuse.vectors(faces, crops, lambda todo: self.engine.embed(frame, todo))
-                samples.append({
-                    "time": round(float(time), 6),
-                    "frame": int(frame_index),
-                    "faces": [
-                        {"box": [round(v * scale, 1) for v in face.box], "score": round(face.score, 4),
-                         "blur": round(sharpness(crop), 1), "embedding": [round(float(x), 5) for x in vector]}
-                        for face, vector, crop in zip(faces, vectors, crops)
-                    ],
-                })
-            progress(len(samples) / max(1, total), f"sample {len(samples)}/{total}")
-        return {"sample_rate": self.sample_rate, "samples": samples, "embedded": reuse.embedded,
-                "reused": reuse.reused}
+        return read_alone(source, self.reader(source), progress, cancel)
+
+    def reader(self, source: FrameSource) -> "FaceReader":
+        return FaceReader(self, source)
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
         faces, tracks = build_tracks(result["samples"], cut_frames(analysis.boundaries), self.engine.same_person)
         edits = previous.identity_edits if previous is not None else analysis.identity_edits
         analysis = replace(analysis, faces=faces, face_tracks=tracks, identity_edits=edits)
         return assign_identities([analysis], self.engine.cluster_distance, 1.0 / result["sample_rate"])[0]
+
+
+class FaceReader:
+    """The stage's samples at detection size (media/shared_pass.py)."""
+
+    def __init__(self, stage: FaceStage, source: FrameSource) -> None:
+        info = source.info
+        self.engine = stage.engine
+        self.sample_rate = stage.sample_rate
+        self.indices = source.sample_indices(stage.sample_rate)
+        self.size = scaled_size(info.width, info.height, stage.detect_long_side)
+        self.batch = 4  # ~0.4 s of detection: cancel is checked between batches
+        self.scale = info.width / self.size[0]  # detection pixels -> display pixels
+        self.reuse = EmbeddingReuse()
+        self.samples: list[dict] = []
+
+    def take(self, batch) -> None:
+        for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
+            faces = self.engine.detect(frame)[:MAX_FACES_PER_FRAME]
+            crops = self.engine.crops(frame, faces)
+            vectors = self.reuse.vectors(faces, crops, lambda todo: self.engine.embed(frame, todo))
+            self.samples.append({
+                "time": round(float(time), 6),
+                "frame": int(frame_index),
+                "faces": [
+                    {"box": [round(v * self.scale, 1) for v in face.box], "score": round(face.score, 4),
+                     "blur": round(sharpness(crop), 1), "embedding": [round(float(x), 5) for x in vector]}
+                    for face, vector, crop in zip(faces, vectors, crops)
+                ],
+            })
+
+    def result(self) -> dict:
+        return {"sample_rate": self.sample_rate, "samples": self.samples, "embedded": self.reuse.embedded,
+                "reused": self.reuse.reused}
 
 
 def build_tracks(samples: list[dict], cuts: list[int], same_person: float) -> tuple[tuple, tuple]:

@@ -8,6 +8,7 @@ from typing import Callable
 
 from ..errors import MediaError
 from ..media import FrameSource, open_video, probe
+from ..media.shared_pass import read_together
 from ..records import Analysis
 from ..summary.builder import ENGINE as BUILTIN_WRITER, build
 from .cache import StageCache
@@ -57,13 +58,24 @@ def analyze(
 
     source: FrameSource | None = None
     try:
+        # Stages that need no earlier results: from the cache, else read in one pass.
+        known: dict[str, object] = {}
+        independent = [stage for stage in stages if not hasattr(stage, "prepare")]
+        for stage in independent if use_cache else []:
+            cached = cache.get(*_key(stage, content_hash))
+            if cached is not None:
+                known[stage.name] = cached
+        read = [stage for stage in independent if stage.name not in known]
+        if len(read) > 1:
+            source = open_video(path, backend=backend)
+            known.update(_read_in_one_pass(source, read, progress, cancel))
         for stage in stages:
             cancel.check()
             prepare = getattr(stage, "prepare", None)
-            depends = prepare(analysis) if prepare else ""
-            version = f"{stage.engine.version}+{depends}" if depends else stage.engine.version
-            key = (content_hash, stage.name, stage.engine.name, version)
-            result = cache.get(*key) if use_cache else None
+            key = _key(stage, content_hash, prepare(analysis) if prepare else "")
+            result = known.pop(stage.name, None)
+            if result is None and prepare and use_cache:
+                result = cache.get(*key)
             if result is None:
                 if source is None:
                     source = open_video(path, backend=backend)
@@ -76,6 +88,9 @@ def analyze(
                 cancel.check()  # a stage cancelled in its last batch must not be cached as finished
                 cache.put(*key, result)
                 stage_progress(1.0, "done")
+            elif stage in read:
+                cache.put(*key, result)
+                progress(stage.name, 1.0, "done")
             else:
                 progress(stage.name, 1.0, "from cache")
             analysis = with_stage_engine(stage.apply(analysis, result, previous), stage)
@@ -84,6 +99,27 @@ def analyze(
         if source is not None:
             source.close()
     return _carry_summaries(analysis, previous)
+
+
+def _key(stage: Stage, content_hash: str, depends: str = "") -> tuple:
+    version = f"{stage.engine.version}+{depends}" if depends else stage.engine.version
+    return (content_hash, stage.name, stage.engine.name, version)
+
+
+def _read_in_one_pass(source: FrameSource, stages: list[Stage], progress: PipelineProgress,
+                      cancel: CancelToken) -> dict[str, object]:
+    """The results of the stages that read frames at fixed times, from one decoding pass
+    (media/shared_pass.py), by stage name. Stages without a reader are left out."""
+    readers = {stage.name: stage.reader(source) for stage in stages if hasattr(stage, "reader")}
+    readers = {name: reader for name, reader in readers.items() if reader is not None}
+    if not readers:
+        return {}
+    for name in readers:
+        progress(name, 0.0, "starting")
+    reports = [lambda fraction, message="", _name=name: progress(_name, fraction, message) for name in readers]
+    results = read_together(source, list(readers.values()), reports, cancel)
+    cancel.check()  # cancelled in the last batch: nothing is kept
+    return dict(zip(readers, results))
 
 
 def _carry_summaries(analysis: Analysis, previous: Analysis | None) -> Analysis:

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..engines.base import ProgressFn
 from ..media import FrameSource, scaled_size
+from ..media.shared_pass import read_alone
 from ..records import Analysis, TextSpan
 from .cancel import CancelToken
 
@@ -126,30 +127,48 @@ class ScreenTextStage:
         self.sample_rate = sample_rate
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
-        info = source.info
-        size = scaled_size(info.width, info.height, min(self.engine.long_side, max(info.width, info.height)))
-        scale = info.width / size[0]  # read pixels -> display pixels
-        total = len(source.sample_indices(self.sample_rate))
-        samples, read = [], 0
-        decide = WhenToRead(self.engine, size)
-        for batch in source.sample(self.sample_rate, size=size, batch=8):
-            for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
-                cancel.check()
-                sample = {"time": round(float(time), 6), "frame": int(frame_index)}
-                if decide.wanted(frame, float(time)):
-                    lines = self.engine.read(frame)
-                    decide.read(float(time), [line.box for line in lines])
-                    read += 1
-                    sample["lines"] = [{"text": b.text, "box": [round(v * scale, 1) for v in b.box],
-                                        "score": round(b.score, 3)} for b in lines]
-                samples.append(sample)
-            progress(len(samples) / max(1, total), f"sample {len(samples)}/{total}, {read} read")
-        return {"sample_rate": self.sample_rate, "samples": samples, "read": read}
+        return read_alone(source, self.reader(source), progress, cancel)
+
+    def reader(self, source: FrameSource) -> "TextReader":
+        return TextReader(self, source)
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
         engine = f"{self.engine.name}@{self.engine.version}"
         spans = merge_spans(result["samples"], engine, result["sample_rate"])
         return replace(analysis, screen_text=tuple(spans))
+
+
+class TextReader:
+    """The stage's samples at the reading size (media/shared_pass.py)."""
+
+    def __init__(self, stage: ScreenTextStage, source: FrameSource) -> None:
+        info = source.info
+        self.engine = stage.engine
+        self.sample_rate = stage.sample_rate
+        self.indices = source.sample_indices(stage.sample_rate)
+        self.size = scaled_size(info.width, info.height, min(self.engine.long_side, max(info.width, info.height)))
+        self.batch = 4  # a read takes up to ~0.3 s: cancel is checked between batches
+        self.scale = info.width / self.size[0]  # read pixels -> display pixels
+        self.decide = WhenToRead(self.engine, self.size)
+        self.samples: list[dict] = []
+        self.read = 0
+
+    def take(self, batch) -> None:
+        for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
+            sample = {"time": round(float(time), 6), "frame": int(frame_index)}
+            if self.decide.wanted(frame, float(time)):
+                lines = self.engine.read(frame)
+                self.decide.read(float(time), [line.box for line in lines])
+                self.read += 1
+                sample["lines"] = [{"text": b.text, "box": [round(v * self.scale, 1) for v in b.box],
+                                    "score": round(b.score, 3)} for b in lines]
+            self.samples.append(sample)
+
+    def status(self) -> str:
+        return f"sample {len(self.samples)}/{len(self.indices)}, {self.read} read"
+
+    def result(self) -> dict:
+        return {"sample_rate": self.sample_rate, "samples": self.samples, "read": self.read}
 
 
 def _overlap(a, b) -> float:

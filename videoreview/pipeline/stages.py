@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from ..engines.base import Engine, ProgressFn
 from ..media import FrameSource
+from ..media.shared_pass import Mapped
 from ..records import Analysis, Boundary
 from .cancel import CancelToken
 
@@ -27,6 +28,10 @@ class Stage(Protocol):
     # Optional: ``prepare(analysis) -> str`` is called before ``compute`` with the Analysis
     # so far, for a stage whose result depends on earlier stages; what it returns (a digest
     # of what it took) joins the cache key.
+    #
+    # Optional: ``reader(source)`` gives a FrameReader (media/shared_pass.py) whose result
+    # is what ``compute`` returns, or None; the runner then reads the frames of all such
+    # stages in one decoding pass. Only for stages without ``prepare``.
 
 
 class BoundaryStage:
@@ -37,6 +42,11 @@ class BoundaryStage:
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> list[dict]:
         return [b.to_dict() for b in self.engine.detect(source, progress, cancel)]
+
+    def reader(self, source: FrameSource):
+        if not hasattr(self.engine, "reader"):
+            return None
+        return Mapped(self.engine.reader(source), lambda found: [b.to_dict() for b in found])
 
     def apply(self, analysis: Analysis, result: list[dict], previous: Analysis | None) -> Analysis:
         found = [Boundary.from_dict(d) for d in result]

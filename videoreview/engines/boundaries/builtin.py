@@ -13,14 +13,11 @@ beyond those (a 20-minute video at 5 samples/s: 6000 x 1280 float32 = 31 MB).
 
 from __future__ import annotations
 
-from contextlib import closing
 from dataclasses import replace
 
 import numpy as np
 
-from ...heap import release_free_memory
 from ...media import scaled_size
-from ...media.prefetch import prefetched
 from ...records import Boundary
 from ..base import ProgressFn, no_progress
 
@@ -75,65 +72,13 @@ class BuiltinBoundaryEngine:
         return self._transnet, self._features
 
     def detect(self, source, progress: ProgressFn = no_progress, cancel=None) -> list[Boundary]:
-        # torch and scipy load here, when a video is analysed: not when its boundaries come
-        # from the cache, nor when a process only needs the engine's name and version.
-        from .events import EventDetector, MotionEnergy, bin_to_samples, transition_spans
-        from .transnet import TransNetStream, resize_frames
+        from ...media.shared_pass import read_alone
 
-        transnet, extract = self._models()
-        info = source.info
-        total = max(1, info.frame_count)
-        size = scaled_size(info.width, info.height, self.decode_long_side)
-        stride = self.stride or (transnet_stride(info.fps) if self.device == "cpu" else 1)
-        wanted = np.zeros(total, bool)
-        wanted[source.sample_indices(self.sample_rate)] = True
+        return read_alone(source, self.reader(source), progress, cancel)
 
-        stream = TransNetStream(transnet, window=self.window)
-        motion, plain_diff = MotionEnergy(), MotionEnergy(denoise=False)
-        probs, motion_values, diffs, frame_times = [], [], [], []
-        sample_frames, sample_times, features = [], [], []
-        # Decoding runs a few batches ahead in a thread (see media/prefetch.py); closing()
-        # stops it before the caller closes the source, also on cancel or error.
-        with closing(prefetched(source.iter_batches(size=size, batch=self.batch))) as batches:
-            for number, batch in enumerate(batches):
-                if cancel is not None:
-                    cancel.check()
-                if number % 10 == 9:
-                    release_free_memory()  # keeps peak memory flat over long videos (see heap.py)
-                small = resize_frames(batch.frames)
-                probs.append(stream.push(small[batch.indices % stride == 0]))
-                motion_values.append(motion.push(small))
-                diffs.append(plain_diff.push(small))
-                frame_times.append(batch.times)
-                pick = wanted[np.minimum(batch.indices, total - 1)]
-                if pick.any():
-                    features.append(extract(batch.frames[pick]))
-                    sample_frames.append(batch.indices[pick])
-                    sample_times.append(batch.times[pick])
-                progress(min(1.0, (batch.indices[-1] + 1) / total), f"frame {batch.indices[-1] + 1}/{total}")
-        probs.append(stream.finish())
-        if not frame_times:
-            return []
-
-        times = np.concatenate(frame_times)
-        threshold = self.threshold if self.threshold is not None else (0.5 if stride == 1 else 0.3)
-        transitions = self._transitions(np.concatenate(probs), times, np.concatenate(diffs), stride, threshold)
-        boundaries = [
-            Boundary(time=round(float(times[tr.frame]), 6), frame=tr.frame, kind=tr.kind,
-                     confidence=round(tr.peak, 4), engine=self.name)
-            for tr in transitions
-        ]
-        if features:
-            s_times = np.concatenate(sample_times)
-            s_frames = np.concatenate(sample_frames)
-            s_motion = bin_to_samples(times, np.concatenate(motion_values), s_times)
-            peaks = EventDetector().detect(s_times, np.concatenate(features), s_motion,
-                                           transition_spans(transitions, times))
-            for peak in peaks:
-                frame = int(s_frames[peak.index])  # the first sample after the change
-                boundaries.append(Boundary(time=round(float(times[frame]), 6), frame=frame, kind="event",
-                                           confidence=round(peak.confidence, 4), engine=self.name))
-        return sorted(boundaries, key=lambda b: b.time)
+    def reader(self, source) -> "BoundaryReader":
+        """What ``detect`` does, as a reader for a decoding pass shared with other stages."""
+        return BoundaryReader(self, source)
 
     def _transitions(self, probs: np.ndarray, times: np.ndarray, diffs: np.ndarray, stride: int, threshold: float):
         """TransNetV2 transitions with frame indices of the full-rate video."""
@@ -149,3 +94,71 @@ class BuiltinBoundaryEngine:
                 frame = (start + end + 1) // 2
             out.append(replace(tr, start=start, end=end, frame=frame, time=float(times[frame])))
         return out
+
+
+class BoundaryReader:
+    """Every frame at the engine's decode size, batch by batch (media/shared_pass.py);
+    ``result()`` gives the Boundary records."""
+
+    def __init__(self, engine: BuiltinBoundaryEngine, source) -> None:
+        # torch-free models and scipy load here, when a video is analysed: not when its
+        # boundaries come from the cache, nor when a process only needs the engine's name.
+        from .events import MotionEnergy
+        from .transnet import TransNetStream
+
+        self.engine = engine
+        self.transnet, self.extract = engine._models()
+        info = source.info
+        self.indices = np.arange(info.frame_count, dtype=np.int64)
+        self.size = scaled_size(info.width, info.height, engine.decode_long_side)
+        self.batch = engine.batch
+        self.total = max(1, info.frame_count)
+        self.stride = engine.stride or (transnet_stride(info.fps) if engine.device == "cpu" else 1)
+        self.wanted = np.zeros(self.total, bool)
+        self.wanted[source.sample_indices(engine.sample_rate)] = True
+        self.stream = TransNetStream(self.transnet, window=engine.window)
+        self.motion, self.plain_diff = MotionEnergy(), MotionEnergy(denoise=False)
+        self.probs, self.motion_values, self.diffs, self.frame_times = [], [], [], []
+        self.sample_frames, self.sample_times, self.features = [], [], []
+
+    def take(self, batch) -> None:
+        from .transnet import resize_frames
+
+        small = resize_frames(batch.frames)
+        self.probs.append(self.stream.push(small[batch.indices % self.stride == 0]))
+        self.motion_values.append(self.motion.push(small))
+        self.diffs.append(self.plain_diff.push(small))
+        self.frame_times.append(batch.times)
+        pick = self.wanted[np.minimum(batch.indices, self.total - 1)]
+        if pick.any():
+            self.features.append(self.extract(batch.frames[pick]))
+            self.sample_frames.append(batch.indices[pick])
+            self.sample_times.append(batch.times[pick])
+
+    def result(self) -> list[Boundary]:
+        from .events import EventDetector, bin_to_samples, transition_spans
+
+        engine = self.engine
+        self.probs.append(self.stream.finish())
+        if not self.frame_times:
+            return []
+        times = np.concatenate(self.frame_times)
+        threshold = engine.threshold if engine.threshold is not None else (0.5 if self.stride == 1 else 0.3)
+        transitions = engine._transitions(np.concatenate(self.probs), times, np.concatenate(self.diffs),
+                                          self.stride, threshold)
+        boundaries = [
+            Boundary(time=round(float(times[tr.frame]), 6), frame=tr.frame, kind=tr.kind,
+                     confidence=round(tr.peak, 4), engine=engine.name)
+            for tr in transitions
+        ]
+        if self.features:
+            s_times = np.concatenate(self.sample_times)
+            s_frames = np.concatenate(self.sample_frames)
+            s_motion = bin_to_samples(times, np.concatenate(self.motion_values), s_times)
+            peaks = EventDetector().detect(s_times, np.concatenate(self.features), s_motion,
+                                           transition_spans(transitions, times))
+            for peak in peaks:
+                frame = int(s_frames[peak.index])  # the first sample after the change
+                boundaries.append(Boundary(time=round(float(times[frame]), 6), frame=frame, kind="event",
+                                           confidence=round(peak.confidence, 4), engine=engine.name))
+        return sorted(boundaries, key=lambda b: b.time)
