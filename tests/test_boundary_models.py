@@ -285,7 +285,7 @@ def test_efficientnet_recognises_a_drawn_clock():
     """End to end check of weights, TF padding and input scaling: ImageNet 409 is
     'analog clock', 892 'wall clock'."""
     net = lite0.load_efficientnet_lite0()
-    x = torch.from_numpy(draw_clock()).permute(2, 0, 1)[None].float().sub(fx.INPUT_MEAN).div(fx.INPUT_STD)
+    x = torch.from_numpy(draw_clock()).permute(2, 0, 1)[None].float().sub(lite0.INPUT_MEAN).div(lite0.INPUT_STD)
     with torch.inference_mode():
         logits = net(x)
         folded = lite0.fold_batchnorm(net)(x)
@@ -304,7 +304,7 @@ def test_onnx_extractor_matches_the_torch_network_at_any_size(extractor, fresh_h
     for h, w in ((224, 224), (126, 224), (224, 398), (127, 225), (352, 480), (27, 48)):
         frames = rng.integers(0, 256, (3, h, w, 3), dtype=np.uint8)
         with torch.inference_mode():
-            x = torch.from_numpy(frames).permute(0, 3, 1, 2).float().sub(fx.INPUT_MEAN).div(fx.INPUT_STD)
+            x = torch.from_numpy(frames).permute(0, 3, 1, 2).float().sub(lite0.INPUT_MEAN).div(lite0.INPUT_STD)
             pooled = net.pooled(x)
             probs = torch.softmax(net._fc(pooled), 1).numpy()
             feats = torch.nn.functional.normalize(pooled, dim=1).numpy()

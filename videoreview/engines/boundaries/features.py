@@ -28,7 +28,6 @@ from .transnet import area_resize
 __all__ = ["FeatureExtractor", "shared_extractor", "imagenet_labels", "FEATURE_DIM"]
 
 FEATURE_DIM = 1280
-INPUT_MEAN, INPUT_STD = 127.0, 128.0  # the Lite models' input scaling: (x - 127) / 128
 EXPORT_VERSION = 1  # raise when the exported graph (lite0_torch.export_lite0) changes
 
 

@@ -16,7 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .features import FEATURE_DIM, INPUT_MEAN, INPUT_STD
+FEATURE_DIM = 1280  # the head's width: features.FEATURE_DIM
+INPUT_MEAN, INPUT_STD = 127.0, 128.0  # the Lite models' input scaling: (x - 127) / 128
 
 BN_EPS = 1e-3  # TensorFlow's default for these models
 
