@@ -5,7 +5,8 @@
 Builds a clip from the two real photographs the tests use (tests/faces.py): shots of
 one person, of the other, and of both, faces 100-220 px tall, 4 s each, with hard cuts.
 Runs the pipeline (boundaries, then faces sampled at 2 fps) in a fresh process per face
-detector and prints, for the faces + identities stage alone: realtime factor (video
+engine (blazeface, dlib-hog, dlib-cnn) and prints, for the faces + identities stage alone
+(its own decoding pass, after the boundaries): realtime factor (video
 seconds per second), peak RSS of the process, descriptors computed vs reused, and
 B-cubed precision / recall of the identities over face tracks.
 """
@@ -41,10 +42,9 @@ def make_clip(path: Path, seconds: float):
     return make_face_video(path, shots, size=(1280, 720))
 
 
-def worker(path: str, detector: str) -> dict:
+def worker(path: str, engine: str) -> dict:
     from videoreview.pipeline import StageCache, analyze, build_stages
 
-    stages = build_stages({"boundaries": "builtin", "faces": f"dlib-{detector}"})
     marks: dict[str, float] = {}
 
     def progress(stage: str, fraction: float, message: str) -> None:
@@ -53,7 +53,9 @@ def worker(path: str, detector: str) -> dict:
 
     with tempfile.TemporaryDirectory() as cache_root:
         cache = StageCache(Path(cache_root))
-        analysis = analyze(path, cache=cache, use_cache=False, stages=stages, progress=progress)
+        analyze(path, cache=cache, stages=build_stages({"boundaries": "builtin"}))  # the cuts, cached
+        analysis = analyze(path, cache=cache, stages=build_stages({"boundaries": "builtin", "faces": engine}),
+                           progress=progress)
         elapsed = time.perf_counter() - marks["start"]  # faces compute + apply (tracks, identities)
         (entry,) = [p for p in cache.entries() if "faces" in p.name]
         stats = json.loads(entry.read_text())["result"]
@@ -73,7 +75,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--cnn-seconds", type=float, default=8.0, help="0 skips the CNN detector")
-    parser.add_argument("--worker", nargs=2, metavar=("PATH", "DETECTOR"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", nargs=2, metavar=("PATH", "ENGINE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(*args.worker)))
@@ -84,10 +86,11 @@ def main() -> None:
     from videoreview.metrics.identities import bcubed
 
     folder = Path(tempfile.mkdtemp(prefix="bench-faces-"))
-    runs = [("hog", args.seconds)] + ([("cnn", args.cnn_seconds)] if args.cnn_seconds else [])
-    for detector, seconds in runs:
+    runs = [("blazeface", args.seconds), ("dlib-hog", args.seconds)] + (
+        [("dlib-cnn", args.cnn_seconds)] if args.cnn_seconds else [])
+    for engine, seconds in runs:
         clip = make_clip(folder / f"faces-{int(seconds)}s-720p25.mp4", seconds)
-        out = subprocess.run([sys.executable, __file__, "--worker", str(clip.path), detector],
+        out = subprocess.run([sys.executable, __file__, "--worker", str(clip.path), engine],
                              check=True, capture_output=True, text=True)
         result = json.loads(out.stdout.strip().splitlines()[-1])
         votes: dict[int, Counter] = {}
@@ -95,7 +98,7 @@ def main() -> None:
             votes.setdefault(track, Counter())[clip.person_at(frame, box)] += 1
         truth = {str(t): c.most_common(1)[0][0] for t, c in votes.items() if c.most_common(1)[0][0]}
         score = bcubed({t: p for t, p in result["tracks"].items()}, truth)
-        print(f"dlib-{detector}: {seconds:.0f} s clip, faces+identities {result['seconds']:.1f} s = "
+        print(f"{engine}: {seconds:.0f} s clip, faces+identities {result['seconds']:.1f} s = "
               f"{result['duration'] / result['seconds']:.2f}x realtime, peak {result['peak_rss_mb']:.0f} MB, "
               f"{len(result['faces'])} faces in {len(result['tracks'])} tracks, descriptors computed "
               f"{result['embedded']} / reused {result['reused']}, identities {result['identities']} "

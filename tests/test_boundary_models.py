@@ -149,6 +149,31 @@ def test_onnx_transnet_matches_the_torch_model(transnet, fresh_home):
     assert model.stat().st_mtime_ns == made
 
 
+def test_still_windows_are_skipped_and_change_nothing():
+    """Long still shots (a grainy static picture) around a cut and a half-second dissolve:
+    TransNetV2 skips the windows where nothing changes, and finds the same transitions
+    as when it looks at every window."""
+    rng = np.random.default_rng(5)
+
+    def still(seed, n):
+        picture = scene_shot(seed, 1)[0].astype(np.float32)
+        return np.clip(picture + rng.normal(0, 3, (n, *picture.shape)), 0, 255).astype(np.uint8)
+
+    a, b, c = still(1, 400), still(2, 300), still(3, 400)
+    fade = np.linspace(0, 1, 8)[:, None, None, None]
+    dissolve = (b[-8:] * (1 - fade) + c[:8] * fade).astype(np.uint8)
+    frames = tn.resize_frames(np.concatenate([a, b[:-8], dissolve, c[8:]]))
+    model = tn.OnnxTransNet(window=200)
+    results = []
+    for skip in (False, True):
+        stream = tn.TransNetStream(model, window=200, skip_still=skip)
+        probs = np.concatenate([stream.push(frames), stream.finish()])
+        results.append(([(t.frame, t.kind) for t in tn.transitions_from_probs(probs, threshold=0.3)], stream.skipped))
+    (everything, none_skipped), (gated, skipped) = results
+    assert none_skipped == 0 and skipped >= 4  # of 8 windows, those away from the cut and the dissolve
+    assert gated == everything and [kind for _, kind in everything] == ["cut", "gradual"]
+
+
 class WindowProbe(torch.nn.Module):
     """Stands in for TransNetV2: each frame's logit is its own code plus a thousandth of
     its window's mean code, so any difference in windowing or padding shows."""

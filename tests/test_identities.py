@@ -41,8 +41,9 @@ def true_track_people(analysis, clip) -> dict[int, str]:
     return {track: count.most_common(1)[0][0] for track, count in votes.items()}
 
 
-def test_engine_finds_both_photographed_faces(clips):
-    engine = registry.create("faces", "dlib-hog")
+@pytest.mark.parametrize("name", ["blazeface", "dlib-hog"])
+def test_engine_finds_both_photographed_faces(clips, name):
+    engine = registry.create("faces", name)
     scene = clips[0]
     both = 125  # the shot with the two people
     with open_video(scene.path) as src:

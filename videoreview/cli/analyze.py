@@ -31,6 +31,7 @@ def analyze_each(args: argparse.Namespace, outputs: bool):
 
     from ..pipeline import CancelToken, StageCache, analyze, build_stages
     from ..pipeline.child import saved_analysis
+    from ..pipeline.progress import Overall
     from ..records import Analysis
 
     stages = build_stages(parse_engines(args.engines), chosen().device)
@@ -50,11 +51,10 @@ def analyze_each(args: argparse.Namespace, outputs: bool):
             previous = saved_analysis(str(video))  # ...or those made in the window
         bar = tqdm(total=100, desc=video.name, unit="%", file=sys.stderr, disable=args.quiet,
                    bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
-        names = ["probe"] + [s.name for s in stages]
+        overall = Overall(["probe"] + [s.name for s in stages])
 
         def progress(stage: str, fraction: float, message: str) -> None:
-            done = (names.index(stage) + max(0.0, min(1.0, fraction))) / len(names) * 100
-            bar.n = round(done, 1)
+            bar.n = round(overall.update(stage, fraction) * 100, 1)
             bar.set_postfix_str(f"{stage}: {message}" if message else stage, refresh=False)
             bar.refresh()
 

@@ -8,7 +8,7 @@ whoever read the user's choice (choices.choose); engines never read the choices 
 
     capability   protocol                   builtin                          a model
     boundaries   boundaries/protocol.py     builtin (TransNetV2 + events)    -
-    faces        faces/protocol.py          dlib-hog, dlib-cnn               -
+    faces        faces/protocol.py          blazeface, dlib-hog, dlib-cnn    -
     captions     captions/protocol.py       builtin (measured captions)      a VLM
     scoring      scoring/protocol.py        builtin (MiniLM evidence)        a VLM
     summaries    scoring/protocol.py        builtin: None, the builder's     a VLM
@@ -111,7 +111,7 @@ class Capability:
 
 CAPABILITIES: dict[str, Capability] = {
     "boundaries": Capability({"builtin": _boundaries}),
-    "faces": Capability({"dlib-hog": _dlib("hog"), "dlib-cnn": _dlib("cnn")}),
+    "faces": Capability({"blazeface": _dlib("blazeface"), "dlib-hog": _dlib("hog"), "dlib-cnn": _dlib("cnn")}),
     "captions": Capability({"builtin": _captions}, _vlm),
     "scoring": Capability({"builtin": _builtin_scoring}, _vlm_scoring),
     "summaries": Capability({"builtin": _off}, _vlm),

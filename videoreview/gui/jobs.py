@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..pipeline import CancelToken
 from ..pipeline.child import run_analysis, saved_analysis
+from ..pipeline.progress import Overall
 from ..records import Analysis
 from .background import ChildTasks, ChildWorker
 
@@ -55,6 +56,7 @@ class _Worker(ChildWorker):
         self.job = job
         self._started = 0.0
         self._stage_started: dict[str, float] = {}
+        self._overall: Overall | None = None
 
     @Slot()
     def run(self) -> None:
@@ -80,10 +82,10 @@ class _Worker(ChildWorker):
     def _progress(self, stage: str, fraction: float, message: str) -> None:
         now = time.monotonic()
         stage_start = self._stage_started.setdefault(stage, now)
-        names = self.job.stage_names or [stage]
+        if self._overall is None or self._overall.names != (self.job.stage_names or [stage]):
+            self._overall = Overall(self.job.stage_names or [stage])
         fraction = max(0.0, min(1.0, fraction))
-        index = names.index(stage) if stage in names else 0
-        overall = (index + fraction) / len(names)
+        overall = self._overall.update(stage, fraction)
         self.progress.emit(JobProgress(self.job.path, stage, fraction, overall, message,
                                        _eta(now - self._started, overall), _eta(now - stage_start, fraction)))
 

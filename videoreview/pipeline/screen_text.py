@@ -1,7 +1,8 @@
 """The on-screen text stage: titles, slides, signs and captions burnt into the picture.
 
 ``compute`` (cached) samples frames (2 a second) and reads a frame only when its text may
-have changed since the last frame read, and at most once a second (``MIN_GAP``). Reading
+have changed since the last frame read, and at most once a second (``MIN_GAP``; samples
+inside the gap are not looked at, a change in them is seen at the next one). Reading
 costs about 0.3 s a frame on 2 CPU cores, nearly all of it the text detector; deciding
 costs almost nothing, or a coarse detection (0.07 s) on a moving picture:
 
@@ -83,20 +84,19 @@ class WhenToRead:
         self.edges: np.ndarray | None = None  # of the last frame read
         self.boxes: list[tuple] = []  # its lines
         self.time = -MIN_GAP
-        self.pending = False
 
     def wanted(self, frame: np.ndarray, time: float) -> bool:
+        if self.edges is not None and time - self.time < MIN_GAP - 1e-6:
+            return False  # no reading before the gap is over: what changed is seen then
         edge_map = edges(frame)
-        if self.edges is None:
-            self.pending = True
-        elif not self.pending and changed(edge_map, self.edges):
-            self.pending = self._text_changed(edge_map) or self._new_text(frame, edge_map)
         self._candidate = edge_map
-        return self.pending and time - self.time >= MIN_GAP - 1e-6
+        if self.edges is None:
+            return True
+        return changed(edge_map, self.edges) and (self._text_changed(edge_map) or self._new_text(frame, edge_map))
 
     def read(self, time: float, boxes: list[tuple]) -> None:
         """The frame last given to ``wanted`` was read: its lines are at ``boxes``."""
-        self.edges, self.boxes, self.time, self.pending = self._candidate, boxes, time, False
+        self.edges, self.boxes, self.time = self._candidate, boxes, time
 
     def _text_changed(self, edge_map: np.ndarray) -> bool:
         for x, y, w, h in self.boxes:

@@ -97,7 +97,7 @@ def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
     return stages
 
 
-DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin", "faces": "dlib-hog", "speech": "whisper-base",
+DEFAULT_ENGINES: dict[str, str] = {"boundaries": "builtin", "faces": "blazeface", "speech": "whisper-base",
                                    "screen-text": "pp-ocrv6", "captions": "builtin"}
 
 

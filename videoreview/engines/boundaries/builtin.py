@@ -44,7 +44,7 @@ def refine_cut(diffs: np.ndarray, after: int, first: int) -> int:
 class BuiltinBoundaryEngine:
     name = "builtin"
     # Bump when anything that changes the output changes: it is part of the cache key.
-    version = "2"
+    version = "3"
 
     def __init__(self, device: str = "cpu", sample_rate: float = 5.0, decode_long_side: int = 160,
                  batch: int = 60, threshold: float | None = None, window: int = 200, stride: int | None = None):
@@ -116,7 +116,7 @@ class BoundaryReader:
         self.stride = engine.stride or (transnet_stride(info.fps) if engine.device == "cpu" else 1)
         self.wanted = np.zeros(self.total, bool)
         self.wanted[source.sample_indices(engine.sample_rate)] = True
-        self.stream = TransNetStream(self.transnet, window=engine.window)
+        self.stream = TransNetStream(self.transnet, window=engine.window, skip_still=True)
         self.motion, self.plain_diff = MotionEnergy(), MotionEnergy(denoise=False)
         self.probs, self.motion_values, self.diffs, self.frame_times = [], [], [], []
         self.sample_frames, self.sample_times, self.features = [], [], []

@@ -1,6 +1,6 @@
 """Faces: detect faces in frames and embed each into an identity vector; track and cluster.
 
-    engine = registry.create("faces", "dlib-hog")        # or "dlib-cnn"
+    engine = registry.create("faces", "blazeface")       # or "dlib-hog", "dlib-cnn"
     faces = engine.detect(frame)                          # [Face(box, score, landmarks)]
     vectors = engine.embed(frame, faces)                  # float32 [n, engine.dim]
 
@@ -20,7 +20,7 @@ def cluster_distance(engine: str) -> float:
     """The clustering distance of a face engine given as "name" or "name@version" (as
     Analysis.engines records it), without loading its models."""
     name = engine.split("@", 1)[0]
-    if name.startswith("dlib-") or not name:
+    if name.startswith("dlib-") or name in ("blazeface", ""):
         from .dlib_faces import DlibFaceEngine
 
         return DlibFaceEngine.cluster_distance

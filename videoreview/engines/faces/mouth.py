@@ -30,12 +30,10 @@ class FaceMesh:
 
     def _load(self):
         if self._interpreter is None:
-            from ai_edge_litert.interpreter import Interpreter
-
             from ...models.catalog import builtin_weights
+            from ..litert import interpreter as litert_interpreter
 
-            interpreter = Interpreter(model_content=builtin_weights(self._entry), num_threads=1)
-            interpreter.allocate_tensors()
+            interpreter = litert_interpreter(builtin_weights(self._entry))
             self._input = interpreter.get_input_details()[0]["index"]
             self._landmarks, self._presence = (d["index"] for d in interpreter.get_output_details())
             self._interpreter = interpreter
