@@ -477,26 +477,26 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
 # ---------------------------------------------------------------------------------------
 
 
-def benchmark(batch_sizes: Sequence[int] = (1, 2, 4), windows: int = 6, repeats: int = 3) -> dict[int, float]:
-    """Frames per second of TransNetV2 through TransNetStream for each batch size
-    (best of ``repeats``), on random frames. ``python -m videoreview.engines.boundaries.transnet``"""
-    model = TorchTransNet(load_transnet())
+def benchmark(window: int = 200, frames: int = 750, repeats: int = 2) -> dict[str, float]:
+    """Frames per second of TransNetV2 through TransNetStream on random frames, best of
+    ``repeats``: on ONNX Runtime (as analysis runs it) and in torch, at ``window``.
+    ``python -m videoreview.engines.boundaries.transnet``"""
     rng = np.random.default_rng(0)
-    frames = rng.integers(0, 256, (windows * STEP, 27, 48, 3), dtype=np.uint8)
+    pushed = rng.integers(0, 256, (frames, 27, 48, 3), dtype=np.uint8)
     result = {}
-    for b in batch_sizes:
+    for name, model in (("onnxruntime", OnnxTransNet(window=window)), ("torch", TorchTransNet(load_transnet()))):
+        TransNetStream(model, window=window).push(pushed[:window])  # warm up
         best = float("inf")
         for _ in range(repeats):
-            stream = TransNetStream(model, batch_windows=b)
+            stream = TransNetStream(model, window=window)
             start = time.perf_counter()
-            stream.push(frames)
+            stream.push(pushed)
             stream.finish()
             best = min(best, time.perf_counter() - start)
-        result[b] = len(frames) / best
+        result[name] = len(pushed) / best
     return result
 
 
 if __name__ == "__main__":
-    print(f"torch threads: {limit_torch_threads()}")
-    for b, fps in benchmark().items():
-        print(f"batch_windows={b}: {fps:.0f} frames/s")
+    for name, fps in benchmark().items():
+        print(f"TransNetV2 on {name}, windows of 200: {fps:.0f} frames/s")
