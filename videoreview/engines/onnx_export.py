@@ -2,8 +2,8 @@
 
 ONNX Runtime fuses each convolution with its activation and plans memory once:
 EfficientNet-Lite0 runs 1.3-2.8x faster than in torch's eager mode on these CPUs (224x224
-to 398x224); TransNetV2 about as fast on idle cores, faster beside a busy thread. Either
-way analysis then needs no torch (~1 s to import). An export lies in ``$VIDEOREVIEW_HOME/onnx/<key>/``, written to a temporary folder and
+to 398x224); TransNetV2 about as fast. Either way analysis then needs no torch (~1 s to
+import). An export lies in ``$VIDEOREVIEW_HOME/onnx/<key>/``, written to a temporary folder and
 renamed into place, so it is made once per key and a crash mid-export leaves nothing
 half written.
 """

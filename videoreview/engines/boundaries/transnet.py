@@ -222,8 +222,9 @@ def export_transnet(folder, window: int) -> None:
 class OnnxTransNet:
     """TransNetV2 on ONNX Runtime, a window predictor like ``TorchTransNet`` for windows of
     ``window`` frames. Largest difference from the torch model ~1e-7 (see the tests). On 2
-    idle CPU cores about torch's speed (112-121 frames/s against 119 at window 200), 1.6x
-    it when another thread is busy beside it (66 against 41); and torch is not imported."""
+    idle CPU cores about torch's speed (112-121 frames/s against 119-129 at window 200),
+    beside a thread decoding 720p video a little faster (85-87 against 76-79); and torch
+    is not imported."""
 
     def __init__(self, device: str = "cpu", window: int = WINDOW) -> None:
         from importlib.metadata import version
