@@ -5,7 +5,9 @@
 Generates a 720p 25 fps H.264 clip (tests/videos.py) and a 10-frame one, then measures,
 each in a fresh process:
   - start-up: ``videoreview --version``, and ``videoreview analyze --no-cache`` of the
-    10-frame clip (launch to exit, and launch to the first frame analysed);
+    10-frame clip (launch to exit, and launch to the first frame analysed); and the
+    window's analysis process (``pipeline.child.run_analysis``, spawned as the window
+    does) on 10-, 11- and 12-frame clips never analysed before: spawn to first frame;
   - the pipeline with the default engines on the clip, no cache: analysis time (after
     the imports), realtime factor, and peak RSS; with --long-minutes also on longer clips,
     to show whether memory stays flat with length;
@@ -16,7 +18,9 @@ The ONNX exports are made before the timings (once per machine, not per run).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -54,6 +58,50 @@ def run_worker(path: Path) -> dict:
     out = subprocess.run([sys.executable, __file__, "--worker", str(path), str(time.time())],
                          check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def fresh_home():
+    """An empty VIDEOREVIEW_HOME (no cached results), with this machine's ONNX exports."""
+    from videoreview.paths import data_dir
+
+    exports = data_dir() / "onnx"
+    old = os.environ.get("VIDEOREVIEW_HOME")
+    with tempfile.TemporaryDirectory() as home:
+        (Path(home) / "onnx").symlink_to(exports, target_is_directory=True)
+        os.environ["VIDEOREVIEW_HOME"] = home
+        try:
+            yield
+        finally:
+            if old is None:
+                del os.environ["VIDEOREVIEW_HOME"]
+            else:
+                os.environ["VIDEOREVIEW_HOME"] = old
+
+
+def child_first_frame(path: Path) -> float:
+    """Seconds from spawning the window's analysis process on ``path`` to its first
+    progress report of a frame analysed."""
+    import multiprocessing
+
+    from videoreview.pipeline.child import run_analysis
+
+    context = multiprocessing.get_context("spawn")
+    receive, send = context.Pipe(duplex=False)
+    cancel = context.Event()
+    start = time.perf_counter()
+    child = context.Process(target=run_analysis, args=(str(path), None, None, send, cancel))
+    child.start()
+    send.close()
+    first = None
+    while True:
+        kind, payload = receive.recv()
+        if kind == "progress" and first is None and payload[0] != "probe" and payload[1] > 0:
+            first = time.perf_counter() - start
+        if kind in ("done", "failed", "cancelled"):
+            break
+    child.join()
+    return first
 
 
 def wall(command: list[str]) -> float:
@@ -95,8 +143,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as out:
         small = median_wall(VIDEOREVIEW + ["analyze", "-q", "--no-cache", "-o", f"{out}/a.json", str(tiny)])
     first = run_worker(tiny)["first_frame_after_launch"]
+    fresh = []
+    with fresh_home():
+        for frames in (10, 11, 12):
+            make_long_video(folder / f"fresh-{frames}.mp4", frames / 25)
+            fresh.append(child_first_frame(folder / f"fresh-{frames}.mp4"))
     print(f"start-up: --version {version:.2f} s; analyze of a 10-frame 720p clip {small:.2f} s "
-          f"(launch to first frame analysed {first:.2f} s)")
+          f"(launch to first frame analysed {first:.2f} s); the window's analysis process, "
+          f"spawn to first frame analysed: {', '.join(f'{t:.2f}' for t in fresh)} s")
 
     print(f"{'clip':<28} {'analysis':>9} {'realtime':>9} {'peak RSS':>9} {'ffmpeg decode':>14} {'ratio':>6}")
     for path, seconds in [(clip, args.seconds)] + [
