@@ -121,3 +121,14 @@ def test_reviewer_caption_survives_reanalysis(cuts_video, tmp_path):
     again = analyze(cuts_video.path, cache=StageCache(tmp_path / "cache"), previous=edited)
     assert again.captions[1].text == "A reviewer's caption" and again.captions[1].edited
     assert len(again.captions) == len(first.captions)
+
+
+def test_features_are_stored_compactly_and_cached_lists_still_load():
+    from videoreview.pipeline.captions import pack_feature, unpack_feature
+
+    vector = np.random.default_rng(0).normal(size=1280).astype(np.float32)
+    vector /= np.linalg.norm(vector)
+    packed = pack_feature(vector)
+    assert isinstance(packed, str) and len(packed) < 3500  # a list of 1280 rounded floats: ~9 kB of JSON
+    assert np.abs(unpack_feature(packed) - vector).max() < 1e-3
+    assert np.array_equal(unpack_feature([0.5, -0.25]), np.array([0.5, -0.25], np.float32))

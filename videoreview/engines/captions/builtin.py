@@ -42,7 +42,7 @@ TEXT_FILLS = 0.12  # share of the picture covered by on-screen text at which tex
 
 class BuiltinCaptionEngine:
     """Holds the classifier the captions stage measures with; the words are composed below.
-    The classifier (and torch) loads on first use: never when the captions come from the cache."""
+    The classifier (on ONNX Runtime) loads on first use: never when the captions come from the cache."""
 
     name = "builtin"
     version = "2"
