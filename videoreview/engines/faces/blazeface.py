@@ -47,17 +47,19 @@ class BlazeFace:
         192 pixels across a whole 16:9 frame leave a 30 px face of a 640x360 frame 9 px
         wide, too small for the model; in a tile of 360x360 it is 16 px."""
         h, w = frame.shape[:2]
-        parts = [self._candidates(frame[y:y + th, x:x + tw], x, y, (x, y, x + tw, y + th) != (0, 0, w, h), w, h)
-                 for x, y, tw, th in [(0, 0, w, h)] + tiles(w, h)]
+        parts = [self._candidates(frame, (0, 0, w, h))] + [self._candidates(frame, tile) for tile in tiles(w, h)]
         boxes, scores, points = (np.concatenate(a) for a in zip(*parts))
         return [(tuple(float(v) for v in box), float(score), kps.astype(np.float32))
                 for box, score, kps in _weighted_nms(boxes, scores, points)]
 
-    def _candidates(self, image: np.ndarray, x0: int, y0: int, is_tile: bool, frame_w: int, frame_h: int):
-        """Boxes [n, 4], scores [n] and keypoints [n, 6, 2] above MIN_SCORE in ``image``
-        (placed at x0, y0 of the frame), in frame pixels. In a tile, a box touching a side
-        that is not the frame's edge is dropped: it holds part of a face that another tile
-        or the whole frame holds whole."""
+    def _candidates(self, frame: np.ndarray, region: tuple[int, int, int, int]):
+        """Boxes [n, 4], scores [n] and keypoints [n, 6, 2] above MIN_SCORE in ``region``
+        (x, y, width, height) of ``frame``, in frame pixels. A box touching a side of the
+        region that is not the frame's edge is dropped: it holds part of a face that
+        another tile or the whole frame holds whole."""
+        x0, y0, w, h = region
+        frame_h, frame_w = frame.shape[:2]
+        image = frame[y0:y0 + h, x0:x0 + w]
         h, w = image.shape[:2]
         scale = INPUT / max(w, h)
         nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
@@ -78,7 +80,7 @@ class BlazeFace:
         size = raw[:, 2:4] * INPUT / scale
         boxes = np.concatenate([centre - size / 2, size], 1)
         points = to_frame(raw[:, 4:].reshape(-1, 6, 2) + anchors[:, None, :])
-        if is_tile and len(boxes):
+        if len(boxes):
             margin = 2.0
             inside = np.ones(len(boxes), bool)
             inside &= (boxes[:, 0] > x0 + margin) | (x0 == 0)
