@@ -26,7 +26,6 @@ class Job:
     engines: dict[str, str] | None  # None: those chosen (see choices.py) when the job starts
     previous: Analysis | None = None  # the reviewer's current state: its edits are kept
     cancel: CancelToken = field(default_factory=CancelToken)
-    stage_names: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -71,7 +70,7 @@ class _Worker(ChildWorker):
 
     def on_message(self, kind: str, payload) -> None:
         if kind == "stages":
-            self.job.stage_names = payload
+            self._overall = Overall(payload)
         elif kind == "progress":
             self._progress(*payload)
         elif kind == "partial":
@@ -82,10 +81,8 @@ class _Worker(ChildWorker):
     def _progress(self, stage: str, fraction: float, message: str) -> None:
         now = time.monotonic()
         stage_start = self._stage_started.setdefault(stage, now)
-        if self._overall is None or self._overall.names != (self.job.stage_names or [stage]):
-            self._overall = Overall(self.job.stage_names or [stage])
         fraction = max(0.0, min(1.0, fraction))
-        overall = self._overall.update(stage, fraction)
+        overall = self._overall.update(stage, fraction) if self._overall else fraction  # names not sent yet
         self.progress.emit(JobProgress(self.job.path, stage, fraction, overall, message,
                                        _eta(now - self._started, overall), _eta(now - stage_start, fraction)))
 

@@ -107,7 +107,7 @@ class BoundaryReader:
         from .transnet import TransNetStream
 
         self.engine = engine
-        self.transnet, self.extract = engine._models()
+        transnet, self.extract = engine._models()
         info = source.info
         self.indices = np.arange(info.frame_count, dtype=np.int64)
         self.size = scaled_size(info.width, info.height, engine.decode_long_side)
@@ -116,7 +116,7 @@ class BoundaryReader:
         self.stride = engine.stride or (transnet_stride(info.fps) if engine.device == "cpu" else 1)
         self.wanted = np.zeros(self.total, bool)
         self.wanted[source.sample_indices(engine.sample_rate)] = True
-        self.stream = TransNetStream(self.transnet, window=engine.window, skip_still=True)
+        self.stream = TransNetStream(transnet, window=engine.window, skip_still=True)
         self.motion, self.plain_diff = MotionEnergy(), MotionEnergy(denoise=False)
         self.probs, self.motion_values, self.diffs, self.frame_times = [], [], [], []
         self.sample_frames, self.sample_times, self.features = [], [], []

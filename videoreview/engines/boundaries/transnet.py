@@ -190,8 +190,15 @@ class TorchTransNet:
 
         device = next(self.model.parameters()).device
         with torch.inference_mode():
-            one_hot, extra = self.model(torch.from_numpy(windows).to(device))
-            return torch.sigmoid(torch.cat([one_hot, extra["many_hot"]], 2)).float().cpu().numpy()
+            return _probabilities(self.model, torch.from_numpy(windows).to(device)).float().cpu().numpy()
+
+
+def _probabilities(model, frames):
+    """The model's two heads as probabilities [B, window, 2]: ``[one_hot, many_hot]``."""
+    import torch
+
+    one_hot, extra = model(frames)
+    return torch.sigmoid(torch.cat([one_hot, extra["many_hot"]], 2))
 
 
 EXPORT_VERSION = 1  # raise when the exported graph changes
@@ -210,8 +217,7 @@ def export_transnet(folder, window: int) -> None:
             self.model = model
 
         def forward(self, frames):
-            one_hot, extra = self.model(frames)
-            return torch.sigmoid(torch.cat([one_hot, extra["many_hot"]], 2))
+            return _probabilities(self.model, frames)
 
     example = torch.zeros(1, window, FRAME_SIZE[1], FRAME_SIZE[0], 3, dtype=torch.uint8)
     torch_to_onnx(Probabilities(load_transnet()), (example,), folder / "model.onnx", ["frames"], ["probabilities"], {})

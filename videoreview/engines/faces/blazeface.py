@@ -14,6 +14,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .tracking import iou
+
 INPUT = 192
 GRID = 48  # anchors: one per cell of a 48x48 grid (stride 4), centred, unit size
 MIN_SCORE = 0.6
@@ -106,15 +108,6 @@ def tiles(w: int, h: int) -> list[tuple[int, int, int, int]]:
     return [(x, y, side, side) for y in starts(h) for x in starts(w)]
 
 
-def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    x0 = np.maximum(box[0], boxes[:, 0])
-    y0 = np.maximum(box[1], boxes[:, 1])
-    x1 = np.minimum(box[0] + box[2], boxes[:, 0] + boxes[:, 2])
-    y1 = np.minimum(box[1] + box[3], boxes[:, 1] + boxes[:, 3])
-    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    return inter / (box[2] * box[3] + boxes[:, 2] * boxes[:, 3] - inter + 1e-12)
-
-
 def _weighted_nms(boxes: np.ndarray, scores: np.ndarray, points: np.ndarray):
     """MediaPipe's WEIGHTED suppression: the best remaining detection takes every one that
     overlaps it by more than MIN_IOU, and its box and keypoints become their score-weighted
@@ -125,7 +118,7 @@ def _weighted_nms(boxes: np.ndarray, scores: np.ndarray, points: np.ndarray):
     for i in range(len(scores)):
         if not left[i]:
             continue
-        group = left & (_iou(boxes[i], boxes) > MIN_IOU)
+        group = left & (np.array([iou(boxes[i], box) for box in boxes]) > MIN_IOU)
         group[i] = True
         weights = scores[group] / scores[group].sum()
         yield (weights[:, None] * boxes[group]).sum(0), scores[i], (weights[:, None, None] * points[group]).sum(0)
