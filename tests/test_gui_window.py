@@ -135,6 +135,16 @@ def test_overlays_show_what_the_analysis_says_at_the_frame_shown(qtbot, window, 
     assert not window.transport.overlay_buttons["captions"].isChecked()
 
 
+def test_the_window_fits_a_small_screen_with_a_video_open(qtbot, window, scene):
+    """What the transport row and the panels show must not hold the window wider than a
+    1280-pixel screen leaves, at any frame (the time label once grew with the frame number)."""
+    analysed(qtbot, window, scene.path)
+    for frame in (0, scene.frame_count - 1):
+        window.player.seek_frame(frame)
+        shown(qtbot, window, frame)
+        assert window.minimumSizeHint().width() <= 1100
+
+
 def state_label(window) -> str:
     return window.view.overlay_state()["boundary"] or ""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyle, QToolBar, QToolButton, QWidget
 
 from ..records import VideoInfo
 from .player import Player
@@ -34,13 +34,13 @@ class TransportBar(QWidget):
         layout.setContentsMargins(6, 2, 6, 2)
         layout.setSpacing(2)
 
-        def button(icon: QStyle.StandardPixmap, tip: str, slot) -> QToolButton:
+        def button(icon: QStyle.StandardPixmap, tip: str, slot, into=layout) -> QToolButton:
             b = QToolButton(self)
             b.setIcon(self.style().standardIcon(icon, None, self))
             b.setToolTip(tip)
             b.setAutoRaise(True)
             b.clicked.connect(slot)
-            layout.addWidget(b)
+            into.addWidget(b)
             return b
 
         sp = QStyle.StandardPixmap
@@ -62,21 +62,22 @@ class TransportBar(QWidget):
         layout.addWidget(self.time_label)
         layout.addStretch(1)
 
+        # Speed, mute and the overlay toggles: what does not fit goes under the bar's »
+        # button, so the row never holds the window wider than a small screen.
+        tools = QToolBar(self)
+        tools.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        layout.addWidget(tools)
         self.speed_box = QComboBox(self)
         for speed in SPEEDS:
             self.speed_box.addItem(f"{speed:g}×", speed)
         self.speed_box.setCurrentIndex(SPEEDS.index(1.0))
         self.speed_box.setToolTip("Playback speed (J / K / L shuttle: backward / stop / forward, again for faster)")
         self.speed_box.currentIndexChanged.connect(lambda i: player.set_rate(self.speed_box.itemData(i)))
-        layout.addWidget(self.speed_box)
+        tools.addWidget(self.speed_box)
 
-        self.mute_button = button(sp.SP_MediaVolume, "Mute", player.set_muted)
+        self.mute_button = button(sp.SP_MediaVolume, "Mute", player.set_muted, into=tools)
         self.mute_button.setCheckable(True)
-
-        separator = QFrame(self)
-        separator.setFrameShape(QFrame.Shape.VLine)
-        separator.setFrameShadow(QFrame.Shadow.Sunken)
-        layout.addWidget(separator)
+        tools.addSeparator()
         self.overlay_buttons: dict[str, QToolButton] = {}
         for name, text in OVERLAY_TOGGLES:
             b = QToolButton(self)
@@ -85,7 +86,7 @@ class TransportBar(QWidget):
             b.setChecked(True)
             b.setToolTip(f"Show {text.lower()} on the video")
             b.toggled.connect(lambda on, name=name: self.overlayToggled.emit(name, on))
-            layout.addWidget(b)
+            tools.addWidget(b)
             self.overlay_buttons[name] = b
 
         player.frameShown.connect(self._show_time)
@@ -112,8 +113,12 @@ class TransportBar(QWidget):
             b.setEnabled(info is not None)
         if info is None:
             self.time_label.setText("--:--.-- / --:--.--")
-        else:
-            self._show_time(0, 0.0)
+            self.time_label.setMinimumWidth(0)
+            return
+        # As wide as the longest text this video can show, so the row does not jump as frames change.
+        self._show_time(info.frame_count, info.duration)
+        self.time_label.setMinimumWidth(self.time_label.sizeHint().width())
+        self._show_time(0, 0.0)
 
     def _show_time(self, frame: int, seconds: float) -> None:
         if self._info is None:
