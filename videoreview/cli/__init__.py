@@ -12,7 +12,7 @@ import os
 import sys
 
 from ..errors import Cancelled
-from . import analyze, evaluate, library, models, speech, summarize
+from . import analyze, evaluate, library, models, notes, speech, summarize
 from .common import EXIT_ERROR, EXIT_USAGE, chosen, print_error
 
 __all__ = ["main", "build_parser", "print_error", "EXIT_ERROR", "EXIT_USAGE"]
@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate.add_parsers(sub)
     summarize.add_parsers(sub)
     speech.add_parsers(sub)
+    notes.add_parsers(sub)
     p = sub.add_parser("gui", help="open the window (the default with no command)")
     p.add_argument("videos", nargs="*", metavar="VIDEO", help="videos or folders to open and analyse")
     p.add_argument("--screenshot", metavar="OUT.png",

@@ -53,7 +53,8 @@ def analyze(
         raise MediaError(path, "no decodable video frames")
     progress("probe", 1.0, f"{info.duration:.1f} s, {info.frame_count} frames")
     content_hash = cache.content_hash(path)
-    analysis = Analysis(video=info, content_hash=content_hash)
+    # The reviewer's notes are theirs: analysis never changes them.
+    analysis = Analysis(video=info, content_hash=content_hash, notes=previous.notes if previous else ())
     on_stage(analysis)
 
     source: FrameSource | None = None
