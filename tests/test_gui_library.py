@@ -2,8 +2,9 @@
 analysed through the window's queue by the real library process, a query in plain words
 lands on the right video, double-clicking a result opens it at the moment, grounding
 inside the open video jumps through ranked timestamps, a reviewer's rename is indexed,
-a spoken phrase opens its video where it is said, with the words under the picture, and
-a dead library process or a damaged catalog gets one clear message.
+a spoken phrase opens its video where it is said, with the words under the picture,
+notes added in review are listed among the open notes of every video and open their video
+at the note, and a dead library process or a damaged catalog gets one clear message.
 
 Facts the clips were made with (see test_library_cli.py): the cuts clip has no people;
 in the face scene P2 is on screen from 2 s to 6 s."""
@@ -183,6 +184,40 @@ def test_a_spoken_phrase_opens_its_video_where_it_is_said(qtbot, window, indexed
     qtbot.waitUntil(lambda: window.player.current_frame() == round(moments[0].start * fps), timeout=REPLY_MS)
     qtbot.waitUntil(lambda: window.view.overlay_state()["speech"] is not None, timeout=REPLY_MS)
     assert "umbrella" in window.view.overlay_state()["speech"].lower()  # the words under the picture
+
+
+def test_open_notes_of_every_video_are_listed_and_open_the_video_at_the_note(qtbot, window, indexed):
+    from videoreview.notes import changes
+
+    cuts, people = indexed["cuts clip.mp4"].path, indexed["people é.mp4"].path
+
+    def add_note(path: str, frame: int, text: str, tag: str, status: str = "open") -> None:
+        window.open_at(path, -1.0)
+        qtbot.waitUntil(lambda: window.current.path == path and not window.current.busy, timeout=INDEX_MS)
+        note = changes.new_note(window.current.analysis, frame, text, tag=tag, author="Ada")
+        assert window.review.apply_edit("Add a note", lambda a: changes.add_note(a, note))
+        if status != "open":
+            assert window.review.apply_edit("Resolve", lambda a: changes.change_note(a, note.id, status=status))
+
+    add_note(cuts, 130, "Flash frame after the cut", "red")
+    add_note(cuts, 20, "Already fixed", "green", status="resolved")
+    add_note(people, 75, "Name the woman on the left", "yellow")
+    panel = window.library_panel
+    qtbot.waitUntil(lambda: len(panel.notes) == 2, timeout=REPLY_MS)  # the edits indexed, the list refreshed
+    assert [(n.path, n.start, n.text, n.tag) for n in panel.notes] == [
+        (cuts, 5.2, "Flash frame after the cut", "red"), (people, 3.0, "Name the woman on the left", "yellow")]
+    assert panel.tabs.tabText(2) == "Open notes (2)"
+    heads = [panel.notes_list.topLevelItem(n) for n in range(panel.notes_list.topLevelItemCount())]
+    assert [h.text(0) for h in heads] == ["cuts clip.mp4 — 1 open note", "people é.mp4 — 1 open note"]
+    assert "Flash frame after the cut" in heads[0].child(0).text(0) and "Ada" in heads[0].child(0).text(0)
+
+    panel.tabs.setCurrentIndex(2)
+    assert window.current.path == people
+    rect = panel.notes_list.visualItemRect(heads[0].child(0))
+    QTest.mouseClick(panel.notes_list.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
+    QTest.mouseDClick(panel.notes_list.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
+    qtbot.waitUntil(lambda: window.current.path == cuts and window._opened_in_player == cuts, timeout=REPLY_MS)
+    qtbot.waitUntil(lambda: window.player.current_frame() == 130, timeout=REPLY_MS)  # the note's frame, 5.2 s
 
 
 def test_a_damaged_catalog_is_reported_and_left_as_it_was(qtbot, home, tmp_path, monkeypatch):

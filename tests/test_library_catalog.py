@@ -15,7 +15,9 @@ from videoreview.errors import LibraryError, VideoReviewError
 from videoreview.library import catalog as catalog_module
 from videoreview.library.catalog import SCHEMA_VERSION, Catalog
 from videoreview.library.search import Searcher, fts_query
-from videoreview.library.units import file_words, units_of
+from videoreview.library.units import DRAWING_ONLY, file_words, units_of
+from videoreview.notes import changes
+from videoreview.records import Shape
 from videoreview.library import vectors as vectors_module
 from videoreview.library.vectors import VectorIndex
 from helpers import Words, garden, kitchen
@@ -59,6 +61,21 @@ def test_units_carry_their_spans_and_the_people_on_screen():
     assert file_words("/x/holiday_2024-beach.MP4") == "holiday 2024 beach"
 
 
+def test_notes_are_units_that_keep_their_note():
+    analysis = kitchen("/v/kitchen.mp4")
+    logo = changes.new_note(analysis, 50, "The  logo\nis cut off", tag="red", author="Ada")
+    fade = changes.new_note(analysis, 100, "Check the fade", end_frame=150, author="Grace")
+    sketch = changes.new_note(analysis, 200, "", drawing=(Shape("arrow", ((0.1, 0.1), (0.5, 0.5))),), author="Ada")
+    for note in (logo, fade, sketch):
+        analysis = changes.add_note(analysis, note)
+    analysis = changes.change_note(analysis, fade.id, status="resolved")
+    notes = {u.note.id: u for u in units_of(analysis) if u.kind == "note"}
+    assert (notes[logo.id].text, notes[logo.id].start, notes[logo.id].end) == ("The logo is cut off", 2.0, 2.0)
+    assert notes[logo.id].people == ("P1",)  # on screen at 2 s
+    assert (notes[fade.id].start, notes[fade.id].end, notes[fade.id].note.status) == (4.0, 6.0, "resolved")
+    assert notes[sketch.id].text == DRAWING_ONLY  # still listed among the open notes
+
+
 def test_a_new_catalog_has_the_schema_wal_and_foreign_keys(library):
     catalog, _ = library
     assert catalog.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION
@@ -81,12 +98,13 @@ def test_an_older_catalog_is_migrated_and_keeps_its_videos(tmp_path, files):
     db.commit()
     db.close()
     with Catalog(path, readonly=True) as catalog:  # a search of an old catalog upgrades it first
-        assert catalog.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 3
+        assert catalog.query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 4
         assert [v.path for v in catalog.videos()] == ["/videos/old.mp4"]
         plan = " ".join(str(r) for r in catalog.query(
             "EXPLAIN QUERY PLAN SELECT count(*) FROM units WHERE embedding IS NOT NULL"))
         assert "units_with_vector" in plan
         assert catalog.frame_embeddings("some model")[0].size == 0  # schema 3's frame columns
+        assert catalog.query("SELECT count(*) FROM unit_notes")[0][0] == 0  # schema 4's notes
 
 
 def test_search_finds_the_moment_and_the_video(library, files):

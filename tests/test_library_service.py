@@ -1,8 +1,8 @@
 """What the library process does for the window (library.service), called directly on a
 real catalog in a temp VIDEOREVIEW_HOME, with hand-made analyses saved as the pipeline
 saves them: indexing a saved analysis, grounding inside one video, catching up on
-analyses saved after they were indexed (an edit as the window closed), and what is left
-to analyse."""
+analyses saved after they were indexed (an edit as the window closed), what is left
+to analyse, and reviewers' notes: searched, filtered and listed across videos."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from helpers import Words, garden, kitchen
 from videoreview.errors import LibraryError, VideoReviewError
 from videoreview.library.service import LibraryService, _call
+from videoreview.notes import changes
 from videoreview.pipeline import store
 
 
@@ -88,3 +89,62 @@ def test_a_failed_analysis_is_noted_only_for_catalogued_videos(service, tmp_path
 def test_unknown_requests_are_refused(service):
     with pytest.raises(VideoReviewError, match="unknown request"):
         _call(service, "close", (), print)
+
+
+def with_notes(analysis, *notes):
+    """``analysis`` with notes (frame, text, tag, author, status)."""
+    for frame, text, tag, author, status in notes:
+        note = changes.new_note(analysis, frame, text, tag=tag, author=author)
+        analysis = changes.add_note(analysis, note)
+        if status != "open":
+            analysis = changes.change_note(analysis, note.id, status=status)
+    return analysis
+
+
+def test_notes_are_searched_filtered_and_listed_across_videos(service, tmp_path):
+    paths = {}
+    for name, make, notes in (
+            ("kitchen.mp4", kitchen, [(250, "The logo is cut off", "red", "Ada", "open"),
+                                      (50, "Too dark: lift the shadows", "yellow", "Grace", "open"),
+                                      (100, "Logo colour is wrong", "red", "Grace", "resolved")]),
+            ("garden.mp4", garden, [(150, "The dog's logo collar flickers", "green", "Ada", "open")])):
+        paths[name] = video_file(tmp_path, name)
+        analysis = with_notes(make(paths[name]), *notes)
+        store.save(analysis)
+        service.index(paths[name], analysis.content_hash)
+    kitchen_path, garden_path = (os.path.realpath(paths[n]) for n in ("kitchen.mp4", "garden.mp4"))
+
+    found = service.search("cut off logo", top=3)
+    assert (found[0].kind, found[0].text, found[0].start, found[0].path) == (
+        "note", "The logo is cut off", 10.0, kitchen_path)
+    notes_only = service.search("logo", kind="note", top=20)
+    assert {m.text for m in notes_only} == {"The logo is cut off", "Logo colour is wrong",
+                                            "The dog's logo collar flickers"}
+    assert {m.text for m in service.search("logo", tag="red", top=20)} == {"The logo is cut off",
+                                                                         "Logo colour is wrong"}
+    assert [m.text for m in service.search("logo", status="resolved", top=20)] == ["Logo colour is wrong"]
+    assert {m.text for m in service.search("logo dark", author="grace", top=20)} == {  # any case
+        "Too dark: lift the shadows", "Logo colour is wrong"}
+    assert service.search("logo", tag="red", author="Ada", status="open", top=20)[0].text == "The logo is cut off"
+    assert service.search("logo", tag="purple") == []
+
+    # Open notes across the library: video (path) then time order, the resolved one left out.
+    listed = _call(service, "notes", ("open",), print)  # as the window asks for them
+    assert [(n.path, n.start, n.text, n.tag, n.author) for n in listed] == [
+        (garden_path, 6.0, "The dog's logo collar flickers", "green", "Ada"),
+        (kitchen_path, 2.0, "Too dark: lift the shadows", "yellow", "Grace"),
+        (kitchen_path, 10.0, "The logo is cut off", "red", "Ada")]
+    assert {n.status for n in listed} == {"open"}
+    assert [n.text for n in service.notes("resolved")] == ["Logo colour is wrong"]
+    assert len(service.notes(None)) == 4
+    assert [n.text for n in service.notes(None, tag="red", author="GRACE")] == ["Logo colour is wrong"]
+
+    # Resolving a note in review (indexed again) takes it off the list; forgetting a video its notes.
+    analysis = store.load_saved(kitchen(kitchen_path).content_hash)
+    dark = next(n for n in analysis.notes if n.text.startswith("Too dark"))
+    store.save(changes.change_note(analysis, dark.id, status="resolved"))
+    service.index(kitchen_path, analysis.content_hash)
+    assert [n.text for n in service.notes()] == ["The dog's logo collar flickers", "The logo is cut off"]
+    service.remove(next(v.id for v in service.videos() if v.path == garden_path))
+    assert [n.text for n in service.notes()] == ["The logo is cut off"]
+    assert service.catalog.query("SELECT count(*) FROM unit_notes")[0][0] == 3  # the garden's went with it

@@ -18,7 +18,7 @@ from videoreview.errors import RecordError
 from videoreview.media import probe
 from videoreview.notes import changes
 from videoreview.notes.files import export_notes, import_notes
-from videoreview.notes.smpte import timecode
+from videoreview.smpte import timecode
 from videoreview.pipeline import store
 from videoreview.records import Analysis, Note, Shape
 

@@ -1,17 +1,19 @@
-"""`videoreview library add PATH... | list | remove ID | search QUERY | rebuild`."""
+"""`videoreview library add PATH... | list | remove ID | search QUERY | notes | rebuild`."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from ..errors import VideoReviewError
+from ..records import NOTE_STATUSES, NOTE_TAGS
 from .common import EXIT_ERROR, parse_engines, print_error
 
 
 def add_parsers(sub) -> None:
-    p = sub.add_parser("library", help="the library of analysed videos: add, list, remove, search, rebuild")
+    p = sub.add_parser("library", help="the library of analysed videos: add, list, remove, search, notes, rebuild")
     commands = p.add_subparsers(dest="library_command", metavar="ACTION", required=True)
     a = commands.add_parser(
         "add", help="add video files or folders (recursively); analyse and index what is new",
@@ -35,8 +37,23 @@ def add_parsers(sub) -> None:
     s.add_argument("--top", type=int, default=10, metavar="K")
     s.add_argument("--video", type=int, metavar="ID", help="only in this video (see 'library list')")
     s.add_argument("--identity", metavar="NAME", help="only while this person is on screen: P2, or a given name")
+    s.add_argument("--kind", metavar="KIND", help="only this kind of moment: caption, labels, boundary, speech, "
+                                                  "text, summary, identity, file or note")
+    s.add_argument("--tag", choices=NOTE_TAGS, help="only notes with this tag (colour)")
+    s.add_argument("--status", choices=NOTE_STATUSES, help="only notes that are open, or resolved")
+    s.add_argument("--author", metavar="NAME", help="only notes by this reviewer (any case)")
     s.add_argument("--json", action="store_true", help="a ranked list of {path, video_id, start, end, text, score}")
     s.set_defaults(run=cmd_search)
+    n = commands.add_parser("notes", help="reviewers' notes across the library (the open ones unless told)",
+                            description="Reviewers' notes in every video of the library, video by video in "
+                                        "time order: video, timecode, tag, author, text.")
+    n.add_argument("--status", choices=(*NOTE_STATUSES, "all"), default="open", help="open (the default), "
+                                                                                     "resolved or all notes")
+    n.add_argument("--tag", choices=NOTE_TAGS, help="only notes with this tag (colour)")
+    n.add_argument("--author", metavar="NAME", help="only notes by this reviewer (any case)")
+    n.add_argument("--json", action="store_true", help="a list of {path, video_id, id, start, end, frame, "
+                                                       "last_frame, text, tag, status, author}")
+    n.set_defaults(run=cmd_notes)
     r = commands.add_parser("rebuild", help="rebuild the catalog's index from the saved analyses (and the "
                                             "vector index); a damaged catalog is moved aside first")
     r.set_defaults(run=cmd_rebuild)
@@ -154,13 +171,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     from ..timecode import format_time
     from ..library.frames import chosen_frame_embedder
     from ..library.indexer import text_embedder
-    from ..library.search import Searcher, query_words
+    from ..library.search import NoteFilter, Searcher, query_words
+    from ..library.units import KINDS
 
+    if args.kind is not None and args.kind not in KINDS:
+        print_error(f"--kind {args.kind!r} is not one of {', '.join(KINDS)}")
+        return EXIT_ERROR
     try:
         query_words(args.query)  # a query with no words fails before the model loads
         with _catalog(readonly=True) as catalog:
             searcher = Searcher(catalog, text_embedder(), chosen_frame_embedder())
-            moments = searcher.search(args.query, top=args.top, video_id=args.video, identity=args.identity)
+            moments = searcher.search(args.query, top=args.top, video_id=args.video, identity=args.identity,
+                                      kind=args.kind, notes=NoteFilter(args.tag, args.status, args.author))
     except VideoReviewError as exc:
         print_error(str(exc))
         return EXIT_ERROR
@@ -179,6 +201,39 @@ def cmd_search(args: argparse.Namespace) -> int:
         for m in (m for m in moments if m.path == path):
             print(f"  {format_time(m.start)}-{format_time(m.end)}  {m.score:.4f}  [{m.kind}] {m.text[:100]}")
     return 0
+
+
+def cmd_notes(args: argparse.Namespace) -> int:
+    from ..library.search import NoteFilter, list_notes
+
+    status = None if args.status == "all" else args.status
+    try:
+        with _catalog(readonly=True) as catalog:
+            notes = list_notes(catalog, NoteFilter(args.tag, status, args.author))
+    except VideoReviewError as exc:
+        print_error(str(exc))
+        return EXIT_ERROR
+    if args.json:
+        json.dump([n.to_json() for n in notes], sys.stdout, ensure_ascii=False, indent=2)
+        print()
+        return 0
+    if not notes:
+        print("no notes")
+    for n in notes:
+        status = f"  {n.status:8}" if args.status == "all" else ""
+        print(f"{os.path.basename(n.path)}  {_when(n)}{status}  {n.tag:6}  {n.author}: {n.text}")
+    return 0
+
+
+def _when(note) -> str:
+    """The note's timecode(s), as `videoreview notes` prints them."""
+    from ..smpte import timecode
+    from ..timecode import format_time
+
+    if not note.fps:  # not probed: no frame rate for a timecode
+        return format_time(note.start) + (f"-{format_time(note.end)}" if note.end > note.start else "")
+    return timecode(note.frame, note.fps) + (f"-{timecode(note.last_frame, note.fps)}"
+                                             if note.last_frame > note.frame else "")
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:

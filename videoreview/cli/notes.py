@@ -39,7 +39,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
     from ..notes import changes
     from ..notes.author import set_reviewer_name
     from ..notes.files import export_notes, import_notes
-    from ..notes.smpte import frame_from_text
+    from ..smpte import frame_from_text
     from ..pipeline import store
 
     try:
@@ -101,7 +101,7 @@ def _by_prefix(analysis, prefix: str):
 
 
 def _print(analysis, as_json: bool) -> None:
-    from ..notes.smpte import timecode
+    from ..smpte import timecode
 
     if as_json:
         print(json.dumps([n.to_dict() for n in analysis.notes], indent=2, ensure_ascii=False))

@@ -30,3 +30,9 @@ def identity_color(pid: str) -> QColor:
     else:
         hue = zlib.crc32(pid.encode("utf-8")) % 360
     return QColor.fromHsv(hue, 200, 235)
+
+# A note's tag: the marker colours the editors share (records.NOTE_TAGS), as they show them.
+NOTE_COLORS: dict[str, QColor] = {
+    "blue": QColor("#2f7df6"), "cyan": QColor("#19c3d9"), "green": QColor("#34c759"), "yellow": QColor("#ffcc00"),
+    "red": QColor("#ff3b30"), "pink": QColor("#ff5fa2"), "purple": QColor("#9b59d0"),
+}

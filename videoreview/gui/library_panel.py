@@ -6,6 +6,8 @@ library_client.py); analysing stays with the window's analysis queue, so a folde
 here and a video dropped on the window share one queue. Results are moments grouped by
 video; double-click opens the video at the moment. Scope "This video" is grounding inside
 the open video: ranked timestamps that ▶ / ◀ (F3 / Shift+F3) jump the player through.
+The Open notes tab lists reviewers' open notes in every video (what is left to do);
+double-click opens the video at the note.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..library.catalog import Video
-from ..library.search import Moment
+from ..library.search import LibraryNote, Moment
 from ..media import VIDEO_FILE_FILTER
 from ..timecode import format_time
+from .colors import NOTE_COLORS
 from .jobs import AnalysisQueue, JobProgress
 from .library_client import LibraryClient
 from .stills import StillLoader
@@ -34,12 +37,20 @@ THUMB = QSize(96, 54)
 STATUS_TEXT = {"new": "not analysed yet", "analysing": "analysing", "done": "", "failed": "failed",
                "missing": "file missing"}
 KIND_TEXT = {"caption": "caption", "boundary": "event", "summary": "summary", "identity": "person",
-             "labels": "labels", "file": "file name", "speech": "said", "text": "on screen"}
+             "labels": "labels", "file": "file name", "speech": "said", "text": "on screen", "note": "note"}
+NOTES_TAB = 2
 
 
 def _placeholder() -> QIcon:
     pixmap = QPixmap(THUMB)
     pixmap.fill(QColor("#3a3a3a"))
+    return QIcon(pixmap)
+
+
+def _tag_icon(tag: str) -> QIcon:
+    """A swatch of the note's tag colour, as its marker shows on the timeline."""
+    pixmap = QPixmap(12, 12)
+    pixmap.fill(NOTE_COLORS.get(tag, QColor("#888888")))
     return QIcon(pixmap)
 
 
@@ -56,6 +67,7 @@ class LibraryPanel(QWidget):
         self.queue = queue
         self.videos: list[Video] = []
         self.moments: list[Moment] = []  # in the order shown (grouped by video)
+        self.notes: list[LibraryNote] = []  # the open notes, in the order shown
         self.current_path: str | None = None  # the video open in the window
         self.match = -1  # the result the player was last sent to
         self._search_id = 0
@@ -98,6 +110,13 @@ class LibraryPanel(QWidget):
         self.match_label = QLabel("")
         self.previous_button.clicked.connect(lambda: self.jump(-1))
         self.next_button.clicked.connect(lambda: self.jump(1))
+
+        self.notes_list = QTreeWidget()
+        self.notes_list.setHeaderHidden(True)
+        self.notes_list.setWordWrap(True)
+        self.notes_list.itemActivated.connect(self._open_note)
+        self.notes_label = QLabel("No open notes.")
+        self.notes_label.setWordWrap(True)
 
         self.video_list = QListWidget()
         self.video_list.setIconSize(THUMB)
@@ -145,6 +164,12 @@ class LibraryPanel(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(search_page, "Results")
         self.tabs.addTab(self.video_list, "Videos")
+        notes_page = QWidget()
+        notes_layout = QVBoxLayout(notes_page)
+        notes_layout.setContentsMargins(0, 0, 0, 0)
+        notes_layout.addWidget(self.notes_label)
+        notes_layout.addWidget(self.notes_list, 1)
+        self.tabs.addTab(notes_page, "Open notes")
         status = QHBoxLayout()
         status.addWidget(self.queue_label, 1)
         status.addWidget(self.stop_button)
@@ -234,6 +259,7 @@ class LibraryPanel(QWidget):
     # -- the videos ----------------------------------------------------------------------------
     def refresh(self) -> None:
         self.client.request("videos", done=self._show_videos, error=self.problem.emit)
+        self.client.request("notes", "open", done=self._show_notes, error=self.problem.emit)
 
     def _show_videos(self, videos: list[Video]) -> None:
         self.videos = videos
@@ -290,6 +316,40 @@ class LibraryPanel(QWidget):
     def remove(self, video_id: int) -> None:
         """Forget a video (the file and its saved analysis stay)."""
         self.client.request("remove", video_id, done=lambda _: self._on_indexed(), error=self.problem.emit)
+
+    # -- the open notes ------------------------------------------------------------------------
+    def _show_notes(self, notes: list[LibraryNote]) -> None:
+        """The open notes grouped by video (the library lists them by video, then time)."""
+        self.notes = notes
+        self.notes_list.clear()
+        self.tabs.setTabText(NOTES_TAB, f"Open notes ({len(notes)})" if notes else "Open notes")
+        self.notes_label.setText(f"{len(notes)} open note{'s' * (len(notes) != 1)}" if notes else "No open notes.")
+        by_video: dict[str, list[int]] = {}
+        for n, note in enumerate(notes):
+            by_video.setdefault(note.path, []).append(n)
+        for path, numbers in by_video.items():
+            count = f"{len(numbers)} open note{'s' * (len(numbers) != 1)}"
+            head = QTreeWidgetItem([f"{os.path.basename(path)} — {count}"])
+            head.setToolTip(0, path)
+            head.setData(0, Qt.UserRole, numbers[0])  # the video's row opens it at its first note
+            self.notes_list.addTopLevelItem(head)
+            for n in numbers:
+                self._add_note_item(head, n, notes[n])
+            head.setExpanded(True)
+
+    def _add_note_item(self, head: QTreeWidgetItem, n: int, note: LibraryNote) -> None:
+        when = format_time(note.start) + (f"–{format_time(note.end)}" if note.end > note.start else "")
+        snippet = note.text if len(note.text) <= 140 else note.text[:139] + "…"
+        item = QTreeWidgetItem(head, [f"{when}  {note.tag}" + (f" · {note.author}" if note.author else "")
+                                      + f"\n{snippet}"])
+        item.setIcon(0, _tag_icon(note.tag))
+        item.setToolTip(0, note.text)
+        item.setData(0, Qt.UserRole, n)
+
+    def _open_note(self, item: QTreeWidgetItem) -> None:
+        note = self.notes[item.data(0, Qt.UserRole)]
+        self.openRequested.emit(note.path, note.start)
+        self.message.emit(f"Note in {os.path.basename(note.path)} at {format_time(note.start)}: {note.text[:80]}")
 
     # -- the queue -----------------------------------------------------------------------------
     def _on_queue_progress(self, progress: JobProgress) -> None:

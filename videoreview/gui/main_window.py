@@ -20,6 +20,7 @@ from .job_status import JobStatus
 from .jobs import AnalysisQueue, JobProgress
 from .library_client import LibraryClient
 from .library_panel import LibraryPanel
+from .notes_panel import NotesPanel
 from .notice_bar import NoticeBar
 from .panels import DetailsPanel, IdentitiesPanel, VideosPanel
 from .review import ReviewEdits
@@ -94,12 +95,17 @@ class MainWindow(QMainWindow):
         self.summaries_dock = self._dock("Summaries", self.summary_panel, Qt.BottomDockWidgetArea)
         self.library_panel = LibraryPanel(self.library, self.queue)
         self.library_dock = self._dock("Library", self.library_panel, Qt.LeftDockWidgetArea)
+        self.notes_panel = NotesPanel(self.view.drawing, self.player.current_frame)
+        self.notes_dock = self._dock("Notes", self.notes_panel, Qt.RightDockWidgetArea)
+        self.tabifyDockWidget(self.details_dock, self.notes_dock)  # a tab beside Details, not a third row
+        self.details_dock.raise_()
+        self.marks: list[int | None] = [None, None]  # in and out frames marked with I and O
 
         self.job_status = JobStatus()
         self.statusBar().addPermanentWidget(self.job_status)
 
         build_menus(self, [self.videos_dock, self.library_dock, self.details_dock, self.identities_dock,
-                           self.summaries_dock])
+                           self.notes_dock, self.summaries_dock])
         self._connect()
         self._restore_settings()
         self.show_document(None)
@@ -155,6 +161,10 @@ class MainWindow(QMainWindow):
         lp.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.library.error.connect(self.notice)
         self.details.editRequested.connect(self.review.apply_edit)
+        self.notes_panel.editRequested.connect(self.review.apply_edit)
+        self.notes_panel.seekRequested.connect(self.player.seek)
+        self.notes_panel.noteSelected.connect(lambda note_id: self.select("note", note_id))
+        self.notes_panel.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.details.selectRequested.connect(lambda kind, key: self.select(kind or None, key))
 
     # -- opening videos ---------------------------------------------------------------------
@@ -294,6 +304,7 @@ class MainWindow(QMainWindow):
             self.thumbnails.close()
             self.thumbnails = None
         self._opened_in_player = None
+        self.clear_marks()
         self.player.close()
         self.details.show_item(None, None)
         self.summary_panel.set_document(document)
@@ -316,6 +327,7 @@ class MainWindow(QMainWindow):
         self.view.set_analysis(analysis)
         self.timeline.set_analysis(analysis)
         self.details.set_analysis(analysis)
+        self.notes_panel.set_analysis(analysis)
         wanted = self.gallery.set_analysis(analysis)
         if self.thumbnails is not None:  # (strip thumbnails: the timeline asks through thumbnailsWanted)
             for key, frame, box in wanted:
@@ -424,9 +436,56 @@ class MainWindow(QMainWindow):
 
     def select(self, kind: str | None, key) -> None:
         self.timeline.set_selection(kind, key)
+        if kind == "note":  # notes have their own panel
+            self.details.show_item(None, None)
+            self.notes_panel.select(key)
+            self.notes_dock.show()
+            self.notes_dock.raise_()
+            return
         self.details.show_item(kind, key)
         if kind is not None:
             self.details_dock.raise_()
+
+    # -- notes ------------------------------------------------------------------------------
+    def mark(self, which: int) -> None:
+        """I (0) and O (1): the frame on screen starts or ends the range the next note covers."""
+        if self.current is None or self.current.analysis is None:
+            return
+        self.marks[which] = self.player.current_frame()
+        self._show_marks()
+
+    def clear_marks(self) -> None:
+        self.marks = [None, None]
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        frames = [f for f in self.marks if f is not None]
+        fps = self.current.analysis.video.fps if self.current and self.current.analysis else 25.0
+        self.timeline.set_marks((min(frames) / fps, (max(frames) + 1) / fps) if frames else None)
+
+    def add_note(self) -> None:
+        """N: the Notes panel's composer at the playhead, over the marked range if there is one."""
+        if self.current is None or self.current.analysis is None:
+            return
+        here = self.player.current_frame()
+        marked = [f for f in self.marks if f is not None]
+        if len(marked) == 1:
+            marked.append(here)  # only I (or O): the range runs to the playhead
+        start, end = (min(marked), max(marked)) if marked else (here, here)
+        self.player.pause()
+        self.notes_dock.show()
+        self.notes_dock.raise_()
+        self.notes_panel.compose(start, end if end != start else None)
+        self.clear_marks()
+
+    def draw_on_frame(self) -> None:
+        """D: the paused frame becomes a canvas for a note's drawing (D again: done)."""
+        if self.current is None or self.current.analysis is None:
+            return
+        self.player.pause()
+        self.notes_dock.show()
+        self.notes_dock.raise_()
+        self.notes_panel.draw_button.toggle()
 
     # -- messages, help, settings ------------------------------------------------------------
     def notice(self, message: str) -> None:

@@ -1,5 +1,6 @@
 """Edit > Settings…: where the library lives, the analysis cache (its size, and a button
-to clear it), the engines and device, the theme, and how the overlays look. Every change
+to clear it), the name your notes are signed with, the engines and device, the theme, and
+how the overlays look. Every change
 applies at once and is saved; there is nothing to confirm."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
 
+from ..notes.author import reviewer_name, set_reviewer_name
 from ..paths import cache_dir, folder_size, library_location
 from .engine_choices import EngineChoices
 from .theme import THEMES, save_overlay_style, saved_theme
@@ -67,6 +69,10 @@ class SettingsDialog(QDialog):
         row.addWidget(self.cache, 1)
         row.addWidget(self.clear_button)
         form.addRow("Analysis cache", row)
+        self.author = QLineEdit(reviewer_name(), placeholderText="your login name")
+        self.author.editingFinished.connect(lambda: set_reviewer_name(self.author.text()))
+        form.addRow("Your name", self.author)
+        form.addRow("", QLabel("Signs the notes you write (exports and imports carry it).", wordWrap=True))
         self.theme = QComboBox()
         self.theme.addItems([t.capitalize() for t in THEMES])
         self.theme.setCurrentIndex(THEMES.index(saved_theme()))

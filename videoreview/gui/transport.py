@@ -16,7 +16,8 @@ from .player import Player
 from ..timecode import format_time
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
-OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"), ("speech", "Speech"))
+OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"), ("speech", "Speech"),
+                   ("notes", "Notes"))
 
 
 class TransportBar(QWidget):
@@ -24,7 +25,7 @@ class TransportBar(QWidget):
     nextBoundary = Signal()
     previousKeyframe = Signal()
     nextKeyframe = Signal()
-    overlayToggled = Signal(str, bool)  # overlay name ("captions", "boundaries", "faces", "speech"), shown
+    overlayToggled = Signal(str, bool)  # overlay name (see OVERLAY_TOGGLES), shown
 
     def __init__(self, player: Player, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -1,5 +1,6 @@
 """The video picture with the analysis drawn over it: what is said as subtitles, captions,
-a flash and a label at each boundary, and boxes around the faces.
+a flash and a label at each boundary, boxes around the faces, and the reviewer's notes
+(their text while they apply, their drawings on their frame).
 
 The scene is in the video's display pixels (rotation applied), the coordinates every
 record uses, and the view scales it to fit; so overlay sizes are fractions of the video
@@ -18,12 +19,15 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, 
 from PySide6.QtMultimediaWidgets import QGraphicsVideoItem
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
 
-from ..records import Analysis, Boundary, FaceDetection, FrameCaption, VideoInfo
+from ..records import Analysis, Boundary, FaceDetection, FrameCaption, Shape, VideoInfo
 from ..summary.export.subtitles import Cue, speech_cues
-from .colors import BOUNDARY_COLORS, EDITED_COLOR, identity_color
+from .colors import BOUNDARY_COLORS, EDITED_COLOR, NOTE_COLORS, identity_color
+from .drawing_layer import DrawingLayer
 from .player import Player
+from .shapes import paint_shapes
 
-OVERLAYS = ("captions", "boundaries", "faces", "speech")
+OVERLAYS = ("captions", "boundaries", "faces", "speech", "notes")
+NOTE_SECONDS = 2.0  # how long a note at one frame stays on screen after it
 FLASH_SECONDS = 0.4  # how long a boundary flashes after its frame
 FACE_HOLD_SECONDS = 0.6  # faces are sampled every ~0.5 s: a detection stands until then
 UNASSIGNED_COLOR = QColor("#9aa0a6")
@@ -98,6 +102,12 @@ class _Face:
     color: QColor
 
 
+@dataclass(frozen=True)
+class _Notes:
+    labels: tuple[tuple[str, str, bool], ...]  # text, tag, resolved
+    drawings: tuple[Shape, ...]
+
+
 class _AnalysisIndex:
     """The records of one Analysis sorted by time, for lookups by bisection."""
 
@@ -115,6 +125,7 @@ class _AnalysisIndex:
         self.names = {identity.id: identity.name for identity in analysis.identities}
         self.cues = speech_cues(analysis)  # what is said, as the exported subtitles have it
         self.cue_starts = [c.start for c in self.cues]
+        self.notes = analysis.notes  # in time order; a few hundred at most
 
     # ``slack`` is half a frame: a record at the shown frame counts even if its time and
     # the frame's timestamp differ by rounding.
@@ -147,6 +158,18 @@ class _AnalysisIndex:
     def cue_at(self, t: float, slack: float) -> Cue | None:
         i = bisect_right(self.cue_starts, t + slack) - 1
         return self.cues[i] if i >= 0 and t < self.cues[i].end + slack else None
+
+    def notes_at(self, t: float, frame: int, slack: float) -> "_Notes | None":
+        """The notes that apply at ``t`` (a range over it, a point note for NOTE_SECONDS
+        after it) and the drawings of the notes on ``frame``."""
+        shown = [n for n in self.notes if n.time - slack <= t <= (n.end_time + slack if n.is_range
+                                                                  else n.time + NOTE_SECONDS)]
+        drawings = tuple(shape for n in self.notes if n.frame == frame for shape in n.drawing)
+        if not shown and not drawings:
+            return None
+        labels = tuple((f"{n.author}: {n.text}" if n.author else n.text, n.tag, n.status == "resolved")
+                       for n in shown if n.text)
+        return _Notes(labels, drawings)
 
     def face_label(self, face: FaceDetection) -> str:
         if face.identity is None:
@@ -307,6 +330,35 @@ class _FaceOverlay(_Overlay):
             painter.drawText(tab, Qt.AlignmentFlag.AlignCenter, face.label)
 
 
+class _NotesOverlay(_Overlay):
+    """The reviewer's notes: their drawings on their frame, and their text, each with its
+    tag colour, top left while they apply."""
+
+    def paint(self, painter, option, widget=None) -> None:
+        notes: _Notes | None = self.content
+        if notes is None:
+            return
+        paint_shapes(painter, self.rect, notes.drawings)
+        h = self.rect.height()
+        font = _font(max(9.0, h * 0.032 * self.style.caption_size), QFont.Weight.Medium)
+        metrics = QFontMetricsF(font)
+        pad, y = font.pixelSize() * 0.4, h * 0.03
+        painter.setFont(font)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        for text, tag, resolved in notes.labels[:4]:
+            text = metrics.elidedText(("✓ " if resolved else "") + text, Qt.TextElideMode.ElideRight,
+                                      self.rect.width() * 0.6)
+            box = QRectF(h * 0.03, y, metrics.horizontalAdvance(text) + 3 * pad + pad, metrics.height() + pad)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(0, 0, 0, 170))
+            painter.drawRoundedRect(box, pad, pad)
+            painter.setBrush(NOTE_COLORS[tag])
+            painter.drawRect(QRectF(box.left(), box.top(), pad, box.height()))
+            painter.setPen(QColor("white"))
+            painter.drawText(box.adjusted(2 * pad, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, text)
+            y += box.height() + pad * 0.6
+
+
 class VideoView(QGraphicsView):
     """Shows ``player``'s video fitted to the view, with the overlays of ``set_analysis``.
     A click on a face box emits ``faceClicked``; a right-click ``faceMenuRequested``."""
@@ -332,9 +384,12 @@ class VideoView(QGraphicsView):
             "boundaries": _BoundaryOverlay(2),
             "captions": _CaptionOverlay(3),
             "speech": _SpeechOverlay(4),
+            "notes": _NotesOverlay(5),
         }
         for item in self._overlays.values():
             self.scene().addItem(item)
+        self.drawing = DrawingLayer()  # over everything, while a note's drawing is edited
+        self.scene().addItem(self.drawing)
         self._wanted = {name: True for name in OVERLAYS}
         self._index: _AnalysisIndex | None = None
         self._set_video_size(1280, 720)
@@ -386,7 +441,8 @@ class VideoView(QGraphicsView):
 
     def overlay_state(self) -> dict:
         """What the overlays draw now: ``caption`` text, ``caption_edited``, ``boundary``
-        label, ``speech`` (None when not drawn) and ``faces`` as [(label, (x, y, w, h)), ...]."""
+        label, ``speech`` (None when not drawn), ``faces`` as [(label, (x, y, w, h)), ...],
+        ``notes`` (the texts shown) and ``drawing`` (the shapes drawn)."""
 
         def drawn(name: str):
             item = self._overlays[name]
@@ -395,12 +451,15 @@ class VideoView(QGraphicsView):
         caption: _Caption | None = drawn("captions")
         flash: _Flash | None = drawn("boundaries")
         faces: tuple[_Face, ...] = drawn("faces") or ()
+        notes: _Notes | None = drawn("notes")
         return {
             "caption": caption.text if caption else None,
             "caption_edited": bool(caption and caption.edited),
             "boundary": flash.label if flash else None,
             "faces": [(face.label, face.box) for face in faces],
             "speech": drawn("speech"),
+            "notes": [text for text, _, _ in notes.labels] if notes else [],
+            "drawing": list(notes.drawings) if notes else [],
         }
 
     def face_at(self, pos: QPoint) -> FaceDetection | None:
@@ -415,7 +474,8 @@ class VideoView(QGraphicsView):
         return None
 
     def mousePressEvent(self, event) -> None:
-        face = self.face_at(event.position().toPoint()) if event.button() == Qt.MouseButton.LeftButton else None
+        picking = event.button() == Qt.MouseButton.LeftButton and not self.drawing.active
+        face = self.face_at(event.position().toPoint()) if picking else None
         if face is not None:
             self.faceClicked.emit(face)
         super().mousePressEvent(event)
@@ -454,6 +514,7 @@ class VideoView(QGraphicsView):
         self._fit_still()
         for item in self._overlays.values():
             item.set_rect(rect)
+        self.drawing.set_rect(rect)
         self._fit()
 
     def _on_video_changed(self, info: VideoInfo | None) -> None:
@@ -492,6 +553,7 @@ class VideoView(QGraphicsView):
             for face in self._shown_faces
         )
         self._overlays["faces"].set_content(faces or None)
+        self._overlays["notes"].set_content(index.notes_at(t, self.player.current_frame(), slack))
 
     def _fit(self) -> None:
         """Scale the scene (the video) to fill the view, aspect kept."""

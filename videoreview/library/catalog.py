@@ -3,10 +3,10 @@
 Videos (path, content hash, probe, status), their analyses, identities with the names
 reviewers gave, and the searchable units (see units.py) with an FTS5 index over their
 text and their text embeddings (the FAISS index in vectors.py is built from these, so it
-can always be rebuilt). WAL mode, foreign keys on, the schema versioned in
-``PRAGMA user_version`` and brought up to date by the migrations below; a file from a
-newer videoreview is refused, never changed. Every change is one transaction: a crash
-leaves the catalog as it was before it or after it.
+can always be rebuilt), and the tag, status and author of the notes among them. WAL
+mode, foreign keys on, the schema versioned in ``PRAGMA user_version`` and brought up to
+date by the migrations below; a file from a newer videoreview is refused, never changed.
+Every change is one transaction: a crash leaves the catalog as it was before it or after it.
 
 A file added again from another place is recognised by its content hash (the row's path
 moves); a file that has gone is marked ``missing``, not deleted.
@@ -105,6 +105,20 @@ MIGRATIONS = (
     ALTER TABLE units ADD COLUMN frame_embedding BLOB;
     ALTER TABLE units ADD COLUMN frame_model TEXT;
     CREATE INDEX units_frame_model ON units (frame_model) WHERE frame_model IS NOT NULL;
+    """,
+    # Reviewer notes: a "note" unit's tag, status and author (search filters, the list of
+    # open notes) and its frames (timecodes as the notes command prints them). Videos
+    # indexed before take their notes in at their next indexing (an edit, or a rebuild).
+    """
+    CREATE TABLE unit_notes (
+        unit_id INTEGER PRIMARY KEY REFERENCES units (id) ON DELETE CASCADE,
+        note_id TEXT NOT NULL,
+        frame INTEGER NOT NULL,
+        last_frame INTEGER NOT NULL,
+        tag TEXT NOT NULL,
+        status TEXT NOT NULL,
+        author TEXT NOT NULL
+    );
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -349,6 +363,11 @@ class Catalog:
                             " ".join(unit.people), blob, frame, frame_model if frame is not None else None))
                 db.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (?, ?, ?)",
                                [(next_id + n, video_id, pid) for pid in unit.people])
+                if unit.note is not None:
+                    note = unit.note
+                    db.execute("INSERT INTO unit_notes (unit_id, note_id, frame, last_frame, tag, status, author) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?)", (next_id + n, note.id, note.frame, note.last_frame,
+                                                                note.tag, note.status, note.author))
             self.set_meta(db, "next_unit_id", str(next_id + len(units)))
             self._bump(db)
         return len(units)

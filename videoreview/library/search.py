@@ -4,7 +4,9 @@ reciprocal rank (RRF, k = 60, as Cormack et al. 2009), returning moments.
 
 The user's words are never passed to FTS5 as syntax: each word is quoted and the words
 are OR-ed, so quotes, operators, parentheses and SQL in a query are just text. Filters
-(one video, an identity by id or reviewer-given name) apply to both lists.
+(one video, an identity by id or reviewer-given name, a kind of unit, a note's tag,
+status or author) apply to both lists. ``list_notes`` lists reviewers' notes across the
+library without a query (the open ones: what is left to do).
 """
 
 from __future__ import annotations
@@ -63,9 +65,29 @@ def fts_query(words: list[str]) -> str:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in content)
 
 
-def _filters(video_id: int | None, identity: str | None) -> tuple[str, list]:
+@dataclass(frozen=True)
+class NoteFilter:
+    """Which notes: None for any tag, status or author (names in any case)."""
+
+    tag: str | None = None
+    status: str | None = None
+    author: str | None = None
+
+    def sql(self) -> tuple[list[str], list]:
+        """Conditions over unit_notes ``n`` and their parameters."""
+        parts, params = [], []
+        for column, value in (("tag", self.tag), ("status", self.status), ("author", self.author)):
+            if value is not None:
+                parts.append(f"lower(n.{column}) = lower(?)")
+                params.append(value.strip())
+        return parts, params
+
+
+def _filters(video_id: int | None, identity: str | None, kind: str | None = None,
+             notes: NoteFilter = NoteFilter()) -> tuple[str, list]:
     """SQL over units ``u`` for one video and / or one identity (its id or a reviewer's
-    name for it, any case): the WHERE text ('' for none) and its parameters."""
+    name for it, any case), one kind of unit, notes with a tag, status or author: the
+    WHERE text ('' for none) and its parameters."""
     parts, params = [], []
     if video_id is not None:
         parts.append("u.video_id = ?")
@@ -75,6 +97,13 @@ def _filters(video_id: int | None, identity: str | None) -> tuple[str, list]:
                      "ON i.video_id = up.video_id AND i.pid = up.pid WHERE lower(i.pid) = lower(?) "
                      "OR lower(i.name) = lower(?))")
         params += [identity.strip(), identity.strip()]
+    if kind is not None:
+        parts.append("u.kind = ?")
+        params.append(kind)
+    conditions, values = notes.sql()
+    if conditions:  # only note units have a row in unit_notes: this limits the search to notes
+        parts.append(f"u.id IN (SELECT n.unit_id FROM unit_notes n WHERE {' AND '.join(conditions)})")
+        params += values
     return " AND ".join(parts), params
 
 
@@ -89,10 +118,10 @@ class Searcher:
         self.vectors = VectorIndex(catalog) if embedder is not None else None
         self._frame_matrix: tuple[int, np.ndarray, np.ndarray] | None = None  # (generation, ids, vectors)
 
-    def search(self, query: str, top: int = 10, video_id: int | None = None,
-               identity: str | None = None) -> list[Moment]:
+    def search(self, query: str, top: int = 10, video_id: int | None = None, identity: str | None = None,
+               kind: str | None = None, notes: NoteFilter = NoteFilter()) -> list[Moment]:
         words = query_words(query)
-        where, params = _filters(video_id, identity)
+        where, params = _filters(video_id, identity, kind, notes)
         wanted = max(1, top) * CANDIDATES
         ranked = [self._text_ranks(words, wanted, where, params)]
         if self.embedder is not None:
@@ -156,7 +185,7 @@ class Searcher:
     def _moments(self, scored: list[tuple[int, float]], top: int) -> list[Moment]:
         """Moments for the best units: one per (video, span), the best text kept."""
         out: list[Moment] = []
-        seen: set[tuple[int, float, float]] = set()
+        seen: set[tuple] = set()
         for start in range(0, len(scored), 200):
             chunk = scored[start:start + 200]
             rows = self.catalog.query(
@@ -169,7 +198,8 @@ class Searcher:
                 if row is None:  # the vector index was a step behind: a unit since removed
                     continue
                 _, video_id, path, begin, end, text, kind, people = row
-                key = (video_id, round(begin, 2), round(end, 2))
+                # Each note is its own moment, even where another note or unit has its span.
+                key = (video_id, round(begin, 2), round(end, 2)) if kind != "note" else ("note", unit_id)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -177,3 +207,40 @@ class Searcher:
                 if len(out) >= top:
                     return out
         return out
+
+
+@dataclass(frozen=True)
+class LibraryNote:
+    """A reviewer's note as the library lists it."""
+
+    video_id: int
+    path: str
+    note_id: str
+    start: float  # seconds: where the player goes
+    end: float
+    frame: int
+    last_frame: int
+    fps: float | None
+    text: str
+    tag: str
+    status: str
+    author: str
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "video_id": self.video_id, "id": self.note_id, "start": round(self.start, 3),
+                "end": round(self.end, 3), "frame": self.frame, "last_frame": self.last_frame, "text": self.text,
+                "tag": self.tag, "status": self.status, "author": self.author}
+
+
+def list_notes(catalog: Catalog, notes: NoteFilter = NoteFilter(status="open")) -> list[LibraryNote]:
+    """The notes of every video in the library (by default the open ones), in video (path)
+    then time order: a to-do list gone through video by video, each video's notes in
+    the order the player meets them, that stays in place as notes are resolved (newest
+    change first would reorder it under the reviewer at every edit)."""
+    conditions, params = notes.sql()
+    rows = catalog.query(
+        "SELECT u.video_id, v.path, n.note_id, u.start, u.end, n.frame, n.last_frame, v.fps, u.text, n.tag, "
+        "n.status, n.author FROM unit_notes n JOIN units u ON u.id = n.unit_id JOIN videos v ON v.id = u.video_id"
+        f"{' WHERE ' + ' AND '.join(conditions) if conditions else ''} ORDER BY v.path, n.frame, n.last_frame, u.id",
+        params)
+    return [LibraryNote(*row) for row in rows]

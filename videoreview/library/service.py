@@ -24,7 +24,7 @@ from ..pipeline import CancelToken, StageCache, store
 from .catalog import Catalog, Video
 from .frames import chosen_frame_embedder
 from .indexer import AddResult, catalogue, rebuild, text_embedder
-from .search import Moment, Searcher, query_words
+from .search import LibraryNote, Moment, NoteFilter, Searcher, list_notes, query_words
 
 Progress = Callable[[object], None]
 
@@ -125,9 +125,11 @@ class LibraryService:
     def remove(self, video_id: int) -> bool:
         return self.catalog.remove(video_id)
 
-    def search(self, query: str, top: int = 50, video_path: str | None = None,
-               identity: str | None = None) -> list[Moment]:
-        """Moments for ``query``; with ``video_path``, only in that video (grounding)."""
+    def search(self, query: str, top: int = 50, video_path: str | None = None, identity: str | None = None,
+               kind: str | None = None, tag: str | None = None, status: str | None = None,
+               author: str | None = None) -> list[Moment]:
+        """Moments for ``query``; with ``video_path``, only in that video (grounding);
+        ``kind`` one kind of unit; ``tag``, ``status``, ``author`` only such notes."""
         query_words(query)  # an empty query fails before anything loads
         video_id = None
         if video_path is not None:
@@ -138,7 +140,13 @@ class LibraryService:
         frames = self.frames  # first: a changed choice drops the searcher
         if self._searcher is None:
             self._searcher = Searcher(self.catalog, self.embedder, frames)
-        return self._searcher.search(query, top=top, video_id=video_id, identity=identity or None)
+        return self._searcher.search(query, top=top, video_id=video_id, identity=identity or None, kind=kind,
+                                     notes=NoteFilter(tag, status, author))
+
+    def notes(self, status: str | None = "open", tag: str | None = None,
+              author: str | None = None) -> list[LibraryNote]:
+        """Reviewers' notes across the library (``status`` None: open and resolved)."""
+        return list_notes(self.catalog, NoteFilter(tag, status, author))
 
     def rebuild(self) -> str | None:
         """`videoreview library rebuild`: where an unusable catalog was moved, or None."""
@@ -180,7 +188,7 @@ def serve(conn, cancel_event) -> None:
 def _call(service: LibraryService, action: str, args: tuple, progress: Progress):
     if action == "add":
         return service.add(*args, progress=progress)
-    if action not in ("resume", "index", "failed", "videos", "remove", "search", "rebuild"):
+    if action not in ("resume", "index", "failed", "videos", "remove", "search", "notes", "rebuild"):
         raise VideoReviewError(f"library: unknown request {action!r}")
     return getattr(service, action)(*args)
 

@@ -7,22 +7,27 @@ builtin classifier's labels at a frame with what the sure ones are kinds of, "ma
 "parrot, bird, animal", over the caption's span), ``speech`` (what is said,
 a subtitle cue at a time, with the speaker's name: a phrase finds the moment it is said),
 ``text`` (a line of on-screen text, while it is shown), ``file`` (the file name's words,
-the whole video). Each unit lists the identities on screen during it, so a
-search can ask for "scenes with P2".
+the whole video), ``note`` (a reviewer's note, at its frame or over its range; the unit
+keeps the note, so the catalog can store its tag, status and author for filters). Each
+unit lists the identities on screen during it, so a search can ask for "scenes with P2".
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..records import Analysis
+from ..records import Analysis, Note
 from ..summary.builder import PLACEHOLDER
 from ..summary.export.subtitles import speech_cues
 
 BOUNDARY_CONTEXT = 1.0  # seconds either side of a boundary that its caption describes
 SURE_LABEL = 0.2  # a classifier label this probable (or the top one) adds its kinds to the labels unit
+KINDS = ("caption", "labels", "boundary", "speech", "text", "summary", "identity", "file", "note")
+# A note with only a drawing still needs a text: without a unit it would be missing from
+# the library's list of open notes.
+DRAWING_ONLY = "(a drawing)"
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,7 @@ class Unit:
     end: float
     text: str
     people: tuple[str, ...] = ()  # identity ids on screen during the span
+    note: Note | None = None  # kind "note": the note itself (its id, tag, status, author, frames)
 
 
 def file_words(path: str) -> str:
@@ -91,5 +97,8 @@ def units_of(analysis: Analysis) -> list[Unit]:
             text = f"{i.name} ({i.id})" if i.name else i.id
             u = unit("identity", min(a.start for a in i.appearances), max(a.end for a in i.appearances), text)
             out.append(None if u is None else Unit(u.kind, u.start, u.end, u.text, (i.id,)))
+    for n in analysis.notes:
+        u = unit("note", n.time, n.end_time if n.end_time is not None else n.time, n.text.strip() or DRAWING_ONLY)
+        out.append(None if u is None else replace(u, note=n))
     out.append(unit("file", 0.0, duration, file_words(analysis.video.path)))
     return [u for u in out if u is not None]

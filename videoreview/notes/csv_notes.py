@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
+from ..smpte import frame_of, timecode
 from .changes import time_of
 from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
-from .smpte import frame_of, timecode
 
 COLUMNS = ("ID", "Timecode In", "Timecode Out", "Frame In", "Frame Out", "FPS", "Tag", "Status", "Author",
            "Comment", "Created", "Changed")

@@ -19,9 +19,9 @@ from pathlib import Path
 
 from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
+from ..smpte import exact_rate, frame_of, is_drop_frame, nominal_rate, timecode
 from .changes import time_of
 from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
-from .smpte import exact_rate, frame_of, is_drop_frame, nominal_rate, timecode
 
 START = "01:00:00:00"
 RESOLVE_COLOURS = {"blue": "Blue", "cyan": "Cyan", "green": "Green", "yellow": "Yellow", "red": "Red",

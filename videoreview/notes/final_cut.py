@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..records import Analysis, Note, write_atomic
-from .smpte import NTSC, exact_rate, is_drop_frame, nominal_rate
+from ..smpte import NTSC, exact_rate, is_drop_frame, nominal_rate
 
 
 def _sub(parent: ET.Element, tag: str, text: object = None, **attributes) -> ET.Element:

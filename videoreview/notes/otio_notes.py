@@ -10,9 +10,9 @@ from pathlib import Path
 
 from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
+from ..smpte import exact_rate
 from .changes import time_of
 from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
-from .smpte import exact_rate
 
 # OTIO's MarkerColor names for our tags
 COLOURS = {"blue": "BLUE", "cyan": "CYAN", "green": "GREEN", "yellow": "YELLOW", "red": "RED", "pink": "PINK",

@@ -71,6 +71,14 @@ class TimelineModel:
         self.t_starts, self.t_reach = spans(self.texts)
         self.t_index = {i: i for i in range(len(self.texts))}  # a span is selected by its place in the list
 
+        # The reviewer's notes (already in time order): a range lasts to the end of its last frame.
+        self.notes = list(analysis.notes)
+        self.n_starts = np.array([n.time for n in self.notes], np.float64)
+        ends = np.array([(n.end_time if n.is_range else n.time) + 1 / self.fps for n in self.notes], np.float64)
+        self.n_reach = np.maximum.accumulate(ends) if self.notes else self.n_starts
+        self.n_ends = ends
+        self.n_index = {n.id: i for i, n in enumerate(self.notes)}
+
         self.keyframes: list[Keyframe] = sorted(analysis.keyframes, key=lambda k: (k.time, k.frame))
         self.k_times = np.array([k.time for k in self.keyframes], np.float64)
         self.k_index = {k.frame: i for i, k in enumerate(self.keyframes)}

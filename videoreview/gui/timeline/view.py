@@ -62,6 +62,7 @@ class Timeline(QWidget):
         self._fit = True  # showing the whole video: stays so when the widget is resized
         self._position = 0.0
         self._selection: tuple[str, object] | None = None
+        self._marks: tuple[float, float] | None = None  # the range marked with I and O
         self._press: _Press | None = None
         self.thumbs = Thumbnails()
         self._wanted: list[int] = []
@@ -159,6 +160,15 @@ class Timeline(QWidget):
 
     def selection(self) -> tuple[str, object] | None:
         return self._selection
+
+    def set_marks(self, marks: tuple[float, float] | None) -> None:
+        """Show the range being marked for a note (start and end times), or none."""
+        if marks != self._marks:
+            self._marks = marks
+            self.update()
+
+    def marks(self) -> tuple[float, float] | None:
+        return self._marks
 
     def selected_index(self, kind: str, index: dict) -> int | None:
         """The selected item's position in a model index (kind's key -> index), if of ``kind``."""

@@ -1,5 +1,6 @@
 """The PDF report of one video: its facts, a summary, the people, the keyframes, the
-boundaries, a ViSIL comparison of summaries and which engine produced what.
+boundaries, the reviewer's notes (each with its frame and drawing), a ViSIL comparison of
+summaries and which engine produced what.
 
 A4 portrait, made for printing: black text of at least 9 pt on white, thin grey rules,
 the video's file name and the page number in every footer. All text goes through Unicode
@@ -26,7 +27,9 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ...records import Analysis, FaceDetection, Identity, Summary, write_atomic
+from ... import smpte
+from ...errors import RecordError
+from ...records import Analysis, FaceDetection, Identity, Note, Summary, write_atomic
 from ...timecode import format_time
 from ..builder import keyframe_time
 from ..compare import Comparison
@@ -52,6 +55,11 @@ MAX_PICTURE_ASPECT = 1.0  # portrait pictures are shown no taller than wide
 MAX_CAPTION_CHARS = 300  # a caption under a keyframe; the subtitles export has them whole
 MAX_MISSING_SHOWN = 20
 REPLACEMENT = "\ufffd"  # drawn for characters no installed font covers (Noto Sans has it)
+NOTE_PICTURE_SHARE = 0.5  # of the text width: a note's picture is larger than a keyframe's, to show its drawing
+SWATCH = 2.6  # mm, the side of a note's tag colour square
+# A note's tag as the window shows it (gui/colors.py NOTE_COLORS).
+TAG_COLOURS = {"blue": "#2f7df6", "cyan": "#19c3d9", "green": "#34c759", "yellow": "#ffcc00", "red": "#ff3b30",
+               "pink": "#ff5fa2", "purple": "#9b59d0"}
 
 KEYFRAME_PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
 
@@ -120,10 +128,12 @@ def _strings(value) -> Iterator[str]:
 
 @dataclass
 class _Pictures:
-    """JPEG bytes by frame index (keyframes) and by identity id (face crops)."""
+    """JPEG bytes by frame index (keyframes, notes' frames without a drawing), by identity
+    id (face crops) and by note id (a note's frame with its drawing on it)."""
 
     frames: dict[int, bytes] = field(default_factory=dict)
     faces: dict[str, bytes] = field(default_factory=dict)
+    drawn: dict[str, bytes] = field(default_factory=dict)
 
 
 def _decode_pictures(analysis: Analysis, summary: Summary | None,
@@ -134,22 +144,29 @@ def _decode_pictures(analysis: Analysis, summary: Summary | None,
 
     exemplars = {i.id: i.exemplar for i in analysis.identities if i.exemplar is not None}
     frames = {k.frame for k in analysis.keyframes} | set(summary.keyframe_frames if summary else ())
+    # A note without a drawing shows its frame as it is: the same picture as a keyframe there.
+    plain_notes = {n.frame for n in analysis.notes if not n.drawing}
     try:
         with open_video(video_path, backend="pyav") as source:
             info = source.info
-        wanted = sorted(f for f in frames | {e.frame for e in exemplars.values()} if 0 <= f < info.frame_count)
+        wanted = sorted(f for f in frames | {n.frame for n in analysis.notes} | {e.frame for e in exemplars.values()}
+                        if 0 <= f < info.frame_count)
         size = scaled_size(info.width, info.height, PICTURE_PX)
         decoded = _decode(video_path, wanted, size)
         scale = size[0] / info.width
-        pictures = _Pictures({f: _jpeg(decoded[f]) for f in frames if f in decoded},
+        pictures = _Pictures({f: _jpeg(decoded[f]) for f in frames | plain_notes if f in decoded},
                             {pid: _jpeg(_face_crop(decoded[e.frame], e, scale))
-                             for pid, e in exemplars.items() if e.frame in decoded})
+                             for pid, e in exemplars.items() if e.frame in decoded},
+                            {n.id: _jpeg(_with_drawing(decoded[n.frame], n)) for n in analysis.notes
+                             if n.drawing and n.frame in decoded})
     except Exception as exc:  # any decoder or file trouble: the report goes out without pictures
         return _Pictures(), f"no pictures: could not read frames from {os.fspath(video_path)} ({exc})"
-    beyond = len(frames) - len(pictures.frames)
-    if beyond:
-        return pictures, f"{beyond} keyframe(s) lie beyond the end of {os.fspath(video_path)}: shown without a picture"
-    return pictures, None
+    problems = []
+    for count, what in ((len(frames - pictures.frames.keys()), "keyframe(s)"),
+                        (sum(n.frame not in decoded for n in analysis.notes), "note(s)")):
+        if count:
+            problems.append(f"{count} {what} lie beyond the end of {os.fspath(video_path)}: shown without a picture")
+    return pictures, "; ".join(problems) or None
 
 
 def _decode(video_path: str | os.PathLike, wanted: list[int], size: tuple[int, int]) -> dict[int, np.ndarray]:
@@ -174,6 +191,17 @@ def _decode(video_path: str | os.PathLike, wanted: list[int], size: tuple[int, i
         for part in pool.map(read, runs):
             decoded.update(part)
     return decoded
+
+
+def _with_drawing(picture: np.ndarray, note: Note) -> np.ndarray:
+    """The frame with the note's drawing on it (Pillow, which fpdf2 brings)."""
+    from PIL import Image
+
+    from .drawings import draw_shapes
+
+    image = Image.fromarray(picture)
+    draw_shapes(image, note.drawing)
+    return np.asarray(image)
 
 
 def _face_crop(picture: np.ndarray, face: FaceDetection, scale: float) -> np.ndarray:
@@ -329,6 +357,7 @@ class _Report:
         self.boundaries()
         self.transcript()
         self.screen_text()
+        self.notes()
         if comparison is not None:
             self.visil(comparison)
         self.engines()
@@ -436,6 +465,75 @@ class _Report:
         self.heading("On-screen text")
         rows = [(self.stamp(s.start), self.stamp(s.end), s.text) for s in spans]
         self.table(("From", "To", "Text"), rows, (18, 18, 144), ("LEFT", "LEFT", "LEFT"))
+
+    def notes(self) -> None:
+        """The reviewer's notes in time order, each beside its frame (with its drawing on it)."""
+        notes = sorted(self.analysis.notes, key=lambda n: (n.frame, n.last_frame))
+        if not notes:
+            return
+        pdf = self.pdf
+        width = (pdf.epw - GAP) * NOTE_PICTURE_SHARE
+        height = width * min(self.aspect(), MAX_PICTURE_ASPECT)
+        text_width = pdf.epw - width - GAP
+        heights = [max(height, self.note_text(n, text_width, dry_run=True)) for n in notes]
+        self.heading("Notes", keep=heights[0] + 12)
+        for note, row_height in zip(notes, heights):
+            if pdf.get_y() + row_height > pdf.page_break_trigger:
+                pdf.add_page()
+            top, page = pdf.get_y(), pdf.page
+            picture = self.pictures.drawn.get(note.id) if note.drawing else self.pictures.frames.get(note.frame)
+            self.picture(picture, pdf.l_margin, top, width, height)
+            pdf.set_xy(pdf.l_margin + width + GAP, top)
+            self.note_text(note, text_width)
+            # A text longer than a page flows onto the next: then it alone says where the next note goes.
+            bottom = max(top + height, pdf.get_y()) if pdf.page == page else pdf.get_y()
+            pdf.set_xy(pdf.l_margin, bottom + GAP)
+
+    def note_text(self, note: Note, width: float, dry_run: bool = False) -> float:
+        """Draw (or with ``dry_run`` only measure) at the cursor, ``width`` wide: a note's
+        timecode; its tag (a square of its colour and its name), status and author; its text."""
+        pdf = self.pdf
+        x = pdf.get_x()
+        total = self.lines(self.note_timecode(note), width, BODY_PT, "B", dry_run)
+        pdf.set_font(FAMILY, "", SMALL_PT)
+        facts = pdf.font_size * LINE
+        if not dry_run:
+            y, margin = pdf.get_y(), pdf.c_margin
+            left = x + margin  # where the lines' text starts
+            with pdf.local_context(fill_color=_rgb(TAG_COLOURS[note.tag])):
+                pdf.rect(left, y + (facts - SWATCH) / 2, SWATCH, SWATCH, style="DF")  # grey edge: yellow shows on white
+            pdf.c_margin = 0  # the pieces of this line follow each other without gaps
+            pdf.set_x(left + SWATCH + 1.2)
+            pdf.cell(h=facts, text=f"{note.tag.capitalize()} · ")
+            pdf.set_font(FAMILY, "B" if note.status == "resolved" else "", SMALL_PT)
+            pdf.cell(h=facts, text=note.status.capitalize())
+            pdf.set_font(FAMILY, "", SMALL_PT)
+            if note.author:
+                room = x + width - margin - pdf.get_x()
+                pdf.cell(room, facts, _fit(pdf, f" · by {note.author}", room))
+            pdf.c_margin = margin
+            pdf.set_xy(x, y + facts + 1)
+        total += facts + 1
+        if note.text.strip():
+            total += self.lines(note.text.strip(), width, BODY_PT, "", dry_run)
+        return total
+
+    def lines(self, text: str, width: float, size: float, style: str, dry_run: bool) -> float:
+        """``text`` wrapped to ``width`` at the cursor, which then stays at its left edge; its height."""
+        pdf = self.pdf
+        pdf.set_font(FAMILY, style, size)
+        return pdf.multi_cell(width, pdf.font_size * LINE, text, align="L", new_x="LEFT", new_y="NEXT",
+                              dry_run=dry_run, output="HEIGHT")
+
+    def note_timecode(self, note: Note) -> str:
+        """SMPTE "IN" or "IN – OUT" (the last frame shown); mm:ss.ff at a rate without timecode."""
+        fps = self.analysis.video.fps
+        try:
+            start = smpte.timecode(note.frame, fps)
+            return f"{start} – {smpte.timecode(note.last_frame, fps)}" if note.is_range else start
+        except RecordError:  # a rate editors have no timecode for (12.5 fps, say): the report's own times
+            start = self.stamp(note.time)
+            return f"{start} – {self.stamp(note.end_time)}" if note.is_range and note.end_time is not None else start
 
     def visil(self, comparison: Comparison) -> None:
         approximate = any(r.approximate for r in comparison.rows)
@@ -548,6 +646,11 @@ class _Report:
     def aspect(self) -> float:
         info = self.analysis.video
         return info.height / info.width if info.width and info.height else 9 / 16
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    """"#rrggbb" as three 0..255 numbers."""
+    return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
 
 
 def _provenance(items: Sequence) -> tuple[str, str]:

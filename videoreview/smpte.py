@@ -1,5 +1,6 @@
 """SMPTE timecodes (HH:MM:SS:FF, drop-frame HH:MM:SS;FF at 29.97 and 59.94) for the
-editors' formats, through OpenTimelineIO's opentime, which implements drop-frame counting.
+editors' note formats and the PDF report, through OpenTimelineIO's opentime, which
+implements drop-frame counting.
 
 Frame rates are snapped to the exact NTSC rates (24000/1001, 30000/1001, 60000/1001) when
 a probe's float is within 0.005 of one, so 29.97 counts drop-frame like an editor does.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import RecordError
+from .errors import RecordError
 
 NTSC = (24000 / 1001, 30000 / 1001, 60000 / 1001)
 DROP_FRAME = (30000 / 1001, 60000 / 1001)  # the rates whose timecode editors write drop-frame
