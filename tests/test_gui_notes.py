@@ -63,7 +63,7 @@ def drag(window: MainWindow, start: tuple[float, float], end: tuple[float, float
     QTest.mouseRelease(viewport, Qt.LeftButton, Qt.NoModifier, b)
 
 
-def test_notes_in_the_window(qtbot, home, window, scene):
+def test_notes_in_the_window(qtbot, home, window, scene, tmp_path):
     analysis = open_analysed(qtbot, window, scene.path)
     width, height = analysis.video.width, analysis.video.height
 
@@ -132,6 +132,29 @@ def test_notes_in_the_window(qtbot, home, window, scene):
     panel._clicked(panel.tree.topLevelItem(0), 0)
     qtbot.waitUntil(lambda: window.player.current_frame() == 50, timeout=FRAME_MS)
     assert window.timeline.selection() == ("note", edited.notes[0].id)
+
+    # Export for an editor, delete a note, import the file back: the note returns as it was.
+    panel.ask_save_path = lambda: str(tmp_path / "notes.edl")
+    panel.export_button.click()
+    assert (tmp_path / "notes.edl").read_text(encoding="utf-8").count("|C:ResolveColor") == 2
+    panel.tree.setCurrentItem(panel.tree.topLevelItem(0))
+    panel.delete_selected()
+    assert [n.text for n in window.current.analysis.notes] == ["The logo is cut off"]
+    panel.ask_open_path = lambda: str(tmp_path / "notes.edl")
+    panel.import_button.click()
+
+    def carried(notes):  # what an EDL carries of a note
+        return [(n.id, n.frame, n.end_frame, n.text, n.tag, n.status, n.author) for n in notes]
+
+    assert carried(window.current.analysis.notes) == carried(edited.notes)
+    QTest.keyClick(window, Qt.Key_Z, Qt.ControlModifier)  # the import is one undoable step
+    QTest.keyClick(window, Qt.Key_Z, Qt.ControlModifier)  # and so was the delete
+    assert window.current.analysis.notes == edited.notes
+    bad = tmp_path / "bad.csv"
+    bad.write_text("not, a, notes file\n", encoding="utf-8")
+    panel.import_file(str(bad))
+    assert window.last_notice.startswith(str(bad)) and "not a notes CSV" in window.last_notice
+    assert window.current.analysis.notes == edited.notes
 
     # Re-analysis keeps the notes exactly; so does a new window (a restart).
     with qtbot.waitSignal(window.queue.finished, timeout=ANALYSIS_MS):

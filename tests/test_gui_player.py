@@ -382,7 +382,7 @@ def test_overlays_toggle_and_update_with_new_analyses(qtbot, view, index_video):
     view.set_analysis(Analysis(analysis.video, captions=analysis.captions))  # only the captions stage so far
     show(qtbot, view, 25)
     assert view.overlay_state() == {"caption": "one", "caption_edited": False, "boundary": None, "faces": [],
-                                    "speech": None}
+                                    "speech": None, "notes": [], "drawing": []}
     view.set_analysis(analysis)
     assert view.overlay_state()["faces"] == ALICE_AND_P2
     show(qtbot, view, 50)
@@ -400,7 +400,7 @@ def test_overlays_toggle_and_update_with_new_analyses(qtbot, view, index_video):
     assert view.overlay_state()["faces"] == ALICE_AND_P2
     view.set_analysis(None)
     assert view.overlay_state() == {"caption": None, "caption_edited": False, "boundary": None, "faces": [],
-                                    "speech": None}
+                                    "speech": None, "notes": [], "drawing": []}
     with pytest.raises(ValueError):
         view.set_overlay_visible("subtitles", True)
 

@@ -258,14 +258,14 @@ def test_with_two_faces_on_screen_the_moving_mouth_speaks(tmp_path, home):
 
 def test_an_analysis_from_before_speech_loads_and_a_newer_one_is_refused():
     from videoreview.errors import RecordError
-    from videoreview.records import Analysis
+    from videoreview.records import SCHEMA_VERSION, Analysis
 
     old = {"schema_version": 2, "video": {"path": "a.mp4", "duration": 4.0, "fps": 25.0, "frame_count": 100,
                                           "width": 320, "height": 180}, "captions": []}
     loaded = Analysis.from_dict(old)
     assert loaded.speech is None and loaded.transcript == () and loaded.screen_text == ()
     with pytest.raises(RecordError, match="newer videoreview"):
-        Analysis.from_dict({**old, "schema_version": 4})
+        Analysis.from_dict({**old, "schema_version": SCHEMA_VERSION + 1})
 
 
 def test_vlm_prompts_carry_what_is_said_and_written_only_when_there_is_some():

@@ -165,6 +165,7 @@ class MainWindow(QMainWindow):
         self.notes_panel.seekRequested.connect(self.player.seek)
         self.notes_panel.noteSelected.connect(lambda note_id: self.select("note", note_id))
         self.notes_panel.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.notes_panel.problem.connect(self.notice)
         self.details.selectRequested.connect(lambda kind, key: self.select(kind or None, key))
 
     # -- opening videos ---------------------------------------------------------------------

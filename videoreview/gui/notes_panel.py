@@ -5,23 +5,39 @@ and O, if any); typing and Enter adds the note. The list filters by status, tag 
 a click seeks to the note, Enter or a double-click edits its text, the checkbox resolves
 it, Delete removes it. "Draw" turns the paused frame into a canvas (pen, arrow, rectangle,
 ellipse, text); "Done" puts the drawing on the selected note at that frame, or on a new one.
-Every change is one undoable edit (``editRequested``), saved as it is made.
+Export… writes the notes in the format the file's suffix names (notes/files.py); Import…
+merges a file's notes in. Every change is one undoable edit (``editRequested``), saved as
+it is made.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
-from PySide6.QtWidgets import (QColorDialog, QComboBox, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QPushButton,
-                               QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QColorDialog, QComboBox, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QLineEdit,
+                               QPushButton, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from ..errors import VideoReviewError
 from ..notes import changes
+from ..notes.files import export_notes, import_notes
 from ..smpte import timecode
 from ..records import NOTE_TAGS, Analysis, Note
 from .colors import NOTE_COLORS
 from .drawing_layer import TOOL_NAMES, TOOLS, DrawingLayer
 
 STATUS_FILTERS = ("All", "Open", "Resolved")
+EXPORT_FILTERS = ("DaVinci Resolve markers (*.edl)", "Final Cut Pro 7 / Premiere XML (*.xml)", "FCPXML (*.fcpxml)",
+                  "OpenTimelineIO (*.otio)", "CSV (*.csv)", "SubRip subtitles (*.srt)", "WebVTT subtitles (*.vtt)",
+                  "videoreview notes (*.json)")
+IMPORT_FILTER = "Notes (*.json *.csv *.edl *.otio);;All files (*)"
+
+
+def _local_shortcut(keys: QKeySequence, widget: QWidget, slot) -> None:
+    """A key that acts only while ``widget`` has the focus: the window's own actions (Esc
+    cancels the analysis, Delete removes a boundary) keep those keys everywhere else."""
+    shortcut = QShortcut(keys, widget)
+    shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+    shortcut.activated.connect(slot)
 
 
 def tag_icon(tag: str) -> QIcon:
@@ -34,7 +50,8 @@ class NotesPanel(QWidget):
     editRequested = Signal(str, object)  # undo text, change (Analysis -> Analysis)
     seekRequested = Signal(float)
     noteSelected = Signal(str)  # note id
-    message = Signal(str)
+    message = Signal(str)  # a line for the status bar
+    problem = Signal(str)  # what the reviewer must read: a file that could not be read, a conflict
 
     def __init__(self, drawing: DrawingLayer, frame_now, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,8 +65,7 @@ class NotesPanel(QWidget):
         self.composer_label = QLabel()
         self.composer = QLineEdit(placeholderText="Type the note and press Enter (Esc: cancel)")
         self.composer.returnPressed.connect(self._add_composed)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), self.composer, self.cancel_compose,
-                  context=Qt.ShortcutContext.WidgetShortcut)
+        _local_shortcut(QKeySequence(Qt.Key.Key_Escape), self.composer, self.cancel_compose)
         self.new_tag = QComboBox(toolTip="Tag (marker colour) of new notes")
         for tag in NOTE_TAGS:
             self.new_tag.addItem(tag_icon(tag), tag, tag)
@@ -82,8 +98,7 @@ class NotesPanel(QWidget):
         self.tree.itemClicked.connect(self._clicked)
         self.tree.itemActivated.connect(lambda item, _column: self.edit_text(item.data(0, Qt.ItemDataRole.UserRole)))
         self.tree.itemChanged.connect(self._checked)
-        QShortcut(QKeySequence.StandardKey.Delete, self.tree, self.delete_selected,
-                  context=Qt.ShortcutContext.WidgetShortcut)
+        _local_shortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.tree, self.delete_selected)
         layout.addWidget(self.tree, 1)
 
         self._make_drawing_row(layout)
@@ -109,6 +124,14 @@ class NotesPanel(QWidget):
         row.addWidget(self.colour_button)
         row.addWidget(self.undo_shape)
         row.addStretch(1)
+        self.export_button = QPushButton("Export…", toolTip="The notes for an editor (EDL, XML, FCPXML, OTIO), "
+                                                            "a spreadsheet (CSV), subtitles or another reviewer (JSON)")
+        self.export_button.clicked.connect(self.ask_export)
+        self.import_button = QPushButton("Import…", toolTip="Merge notes from a JSON, CSV, EDL or OTIO file "
+                                                            "(by note id: nothing is duplicated)")
+        self.import_button.clicked.connect(self.ask_import)
+        row.addWidget(self.export_button)
+        row.addWidget(self.import_button)
         layout.addLayout(row)
         self._show_drawing_tools(False)
 
@@ -227,6 +250,58 @@ class NotesPanel(QWidget):
         (frame, end), text, tag = self._compose_at, self.composer.text(), self.new_tag.currentData()
         self.editRequested.emit("Add note", lambda a: changes.add_note(a, changes.new_note(a, frame, text, end, tag)))
         self.cancel_compose()
+
+    # -- files -------------------------------------------------------------------------------
+    def ask_save_path(self) -> str:
+        """Where to export ('' when the reviewer cancels); tests replace this."""
+        video = self.analysis.video.path
+        path, chosen = QFileDialog.getSaveFileName(self, "Export notes", video.rsplit(".", 1)[0] + " notes.edl",
+                                                   ";;".join(EXPORT_FILTERS))
+        if path and "." not in path.rsplit("/", 1)[-1]:
+            path += chosen[chosen.index("*") + 1:-1]  # no suffix typed: the chosen format's
+        return path
+
+    def ask_open_path(self) -> str:
+        path, _ = QFileDialog.getOpenFileName(self, "Import notes", "", IMPORT_FILTER)
+        return path
+
+    def ask_export(self) -> None:
+        if self.analysis is None:
+            return
+        path = self.ask_save_path()
+        if not path:
+            return
+        try:
+            export_notes(self.analysis, path)
+        except OSError as exc:
+            self.problem.emit(f"{path}: {exc.strerror or exc}")
+            return
+        except VideoReviewError as exc:
+            self.problem.emit(str(exc))
+            return
+        self.message.emit(f"{len(self.analysis.notes)} notes written to {path}")
+
+    def ask_import(self) -> None:
+        if self.analysis is None:
+            return
+        path = self.ask_open_path()
+        if path:
+            self.import_file(path)
+
+    def import_file(self, path: str) -> None:
+        """Merge the notes of ``path`` in, as one undoable edit; say what it did."""
+        try:
+            merged, report, messages = import_notes(self.analysis, path)
+        except (OSError, VideoReviewError) as exc:
+            self.problem.emit(str(exc))
+            return
+        if merged != self.analysis:
+            self.editRequested.emit(f"Import notes from {path.rsplit('/', 1)[-1]}", lambda a: merged)
+        summary = f"{path}: {report.summary()}"
+        if messages:
+            self.problem.emit("\n".join([summary, *messages]))
+        else:
+            self.message.emit(summary)
 
     # -- drawing -----------------------------------------------------------------------------
     def start_drawing(self) -> None:
