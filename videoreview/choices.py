@@ -96,6 +96,15 @@ def check_choice(key: str, name: str, catalog=None) -> None:
     capability = BY_KEY[key]
     if name in capability.builtins:
         return
+    if name.startswith("server:") and key == "scoring":
+        raise ValueError(f"{name}: scoring needs the log-probabilities of the prompt's words, which a model "
+                         "server's chat API does not give; choose a local model folder to score with")
+    if name.startswith("server:") and key in ("captions", "summaries"):
+        from .models.servers import servers
+
+        if name.removeprefix("server:") not in servers():
+            raise ValueError(f"{name}: no such model server (videoreview models server list)")
+        return
     if os.sep in name and registry.CAPABILITIES[key].model is not None:  # a model folder, chosen by its path
         if not Path(name).is_dir():
             raise ValueError(f"{name}: the model folder is not there")

@@ -61,7 +61,8 @@ def analyze_each(args: argparse.Namespace, outputs: bool):
         try:
             analysis = analyze(video, progress=progress, cancel=CancelToken(), cache=cache,
                                use_cache=not args.no_cache, backend=args.backend, previous=previous,
-                               stages=stages)
+                               stages=stages, notice=lambda text: bar.write(f"videoreview: notice: {text}",
+                                                                            file=sys.stderr))
         except VideoReviewError as exc:
             bar.close()
             print_error(str(exc))

@@ -1,5 +1,5 @@
 """`videoreview models list [--json] | pull NAME | remove NAME | verify NAME | path NAME |
-add DIR | use NAME | device | convert-llava-onevision SRC DST`."""
+add DIR | use NAME | device | convert-llava-onevision SRC DST | server add|list|remove|key`."""
 
 from __future__ import annotations
 
@@ -49,6 +49,33 @@ def add_parsers(sub) -> None:
     convert.add_argument("src", metavar="SRC")
     convert.add_argument("dst", metavar="DST", help="a new folder; use it as captions=vlm:DST")
     convert.set_defaults(run=cmd_convert)
+    _server_parsers(actions)
+
+
+def _server_parsers(actions) -> None:
+    server = actions.add_parser("server", help="model servers (vLLM, Ollama, LM Studio: an OpenAI-compatible "
+                                               "API) to caption and write summaries with: --engines "
+                                               "captions=server:NAME")
+    servers = server.add_subparsers(dest="server_command", metavar="ACTION", required=True)
+    add = servers.add_parser("add", help="add (or change) a server")
+    add.add_argument("name", metavar="NAME")
+    add.add_argument("url", metavar="URL", help="the API's base, e.g. http://localhost:8000/v1 (vLLM), "
+                                                "http://localhost:11434/v1 (Ollama)")
+    add.add_argument("--model", required=True, metavar="M", help="the model name the server knows")
+    add.add_argument("--api-key-env", default="", metavar="VAR",
+                     help="the environment variable holding the key (default: the system keyring, if any)")
+    add.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight at once (4)")
+    add.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds to wait for a reply (120)")
+    add.set_defaults(run=cmd_server_add)
+    ls = servers.add_parser("list", help="the servers added")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(run=cmd_server_list)
+    remove = servers.add_parser("remove", help="forget a server")
+    remove.add_argument("name", metavar="NAME")
+    remove.set_defaults(run=cmd_server_remove)
+    key = servers.add_parser("key", help="store a server's API key in the system keyring (read from stdin)")
+    key.add_argument("name", metavar="NAME")
+    key.set_defaults(run=cmd_server_key)
 
 
 def _command(work):
@@ -190,3 +217,45 @@ def cmd_convert(args: argparse.Namespace) -> str:
     from ..engines.captions.llava_convert import convert
 
     return f"converted to {convert(Path(args.src), Path(args.dst))}"
+
+
+@_command
+def cmd_server_add(args: argparse.Namespace) -> str:
+    from ..models.servers import Server, add_server
+
+    add_server(Server(args.name, args.url, args.model, args.api_key_env, args.concurrency, args.timeout))
+    return f"{args.name}: {args.url} ({args.model}); use it with --engines captions=server:{args.name}"
+
+
+@_command
+def cmd_server_list(args: argparse.Namespace) -> str:
+    from dataclasses import asdict
+
+    from ..models.servers import servers
+
+    known = servers()
+    if args.json:
+        return json.dumps([asdict(s) for s in known.values()], indent=2)
+    if not known:
+        return "no model servers (videoreview models server add NAME URL --model M)"
+    return "\n".join(f"{s.name}  {s.url}  model {s.model}  key from {s.api_key_env or 'the keyring'}  "
+                     f"{s.concurrency} at once, {s.timeout:g} s" for s in known.values())
+
+
+@_command
+def cmd_server_remove(args: argparse.Namespace) -> str:
+    from ..models.servers import remove_server
+
+    remove_server(args.name)
+    return f"{args.name}: removed"
+
+
+@_command
+def cmd_server_key(args: argparse.Namespace) -> str:
+    import getpass
+
+    from ..models.servers import store_key
+
+    key = getpass.getpass(f"API key for {args.name}: ") if sys.stdin.isatty() else sys.stdin.readline().strip()
+    store_key(args.name, key)
+    return f"{args.name}: key stored in the system keyring"

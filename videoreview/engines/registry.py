@@ -49,6 +49,9 @@ def _dlib(detector: str) -> Factory:
     return make
 
 
+SERVER = "server:"  # the engine name of a model server: server:NAME
+
+
 def _captions(device: str):
     from .captions.builtin import BuiltinCaptionEngine
 
@@ -56,6 +59,10 @@ def _captions(device: str):
 
 
 def _vlm(spec: str, device: str):
+    if spec.startswith(SERVER):  # a model on a server the user added (models/servers.py)
+        from .captions.server import ServerEngine
+
+        return ServerEngine(spec.removeprefix(SERVER), device)
     from .captions.vlm import VLMEngine  # transformers loads only when a VLM is chosen
 
     return VLMEngine(spec, device)
@@ -69,6 +76,12 @@ def _builtin_scoring(device: str):
 
 def _vlm_scoring(spec: str, device: str):
     from .scoring.vlm import VLMScoring
+
+    if spec.startswith(SERVER):
+        from ..errors import ModelError
+
+        raise ModelError(spec, "scoring by ViSIL needs the log-probabilities of the prompt's words, which the "
+                               "chat completions API does not give: choose a local model folder to score with")
 
     return VLMScoring(_vlm(spec, device))
 

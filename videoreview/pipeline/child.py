@@ -100,9 +100,14 @@ def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis |
         else:
             stages = build_stages(engines, chosen_device())
         conn.send(("stages", ["probe"] + [s.name for s in stages]))
+        for stage in stages:  # before the first request: the user is told where the frames go
+            sent_to = getattr(getattr(stage, "engine", None), "sends_frames_to", None)
+            if sent_to:
+                conn.send(("notice", f"Frames of the video are sent to {sent_to} to be captioned"))
         # With a previous Analysis on screen, stage-by-stage results would only flicker.
         analysis = analyze(path, progress=progress, cancel=cancel, cache=StageCache(), previous=previous,
-                           stages=stages, on_stage=None if previous is not None else (lambda a: conn.send(("partial", a))))
+                           stages=stages, on_stage=None if previous is not None else (lambda a: conn.send(("partial", a))),
+                           notice=lambda text: conn.send(("notice", text)))
         cancel.check()
         store.save(analysis)
         return analysis

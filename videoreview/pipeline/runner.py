@@ -14,6 +14,7 @@ from ..summary.builder import ENGINE as BUILTIN_WRITER, build
 from .cache import StageCache
 from .cancel import CancelToken
 from .edits import set_summaries
+from .fallback import FellBack
 from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
 
 # stage name, fraction of that stage done in [0, 1], message
@@ -36,13 +37,16 @@ def analyze(
     previous: Analysis | None = None,
     stages: list[Stage] | None = None,
     on_stage: Callable[[Analysis], None] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> Analysis:
     """Analyse one video. Raises MediaError for a file that is not a usable video,
     Cancelled when ``cancel`` is set; in both cases nothing in the cache is changed.
     ``on_stage`` gets the Analysis so far after the probe and after each stage, so a
-    window can fill in as results arrive."""
+    window can fill in as results arrive; ``notice`` gets a line for each chosen model
+    that failed on the way (its stage then finished with the builtin engine)."""
     progress = progress or _ignore
     on_stage = on_stage or (lambda analysis: None)
+    notice = notice or (lambda text: None)
     cancel = cancel or CancelToken()
     cache = cache or StageCache()
     stages = stages if stages is not None else build_stages(engines or DEFAULT_ENGINES)
@@ -85,7 +89,14 @@ def analyze(
                     progress(_name, fraction, message)
 
                 stage_progress(0.0, "starting")
-                result = stage.compute(source, stage_progress, cancel)
+                try:
+                    result = stage.compute(source, stage_progress, cancel)
+                except FellBack as fell:  # not cached: the model is asked again next time
+                    notice(fell.notice)
+                    stage_progress(1.0, "done (builtin)")
+                    analysis = with_stage_engine(fell.stage.apply(analysis, fell.result, previous), fell.stage)
+                    on_stage(analysis)
+                    continue
                 cancel.check()  # a stage cancelled in its last batch must not be cached as finished
                 cache.put(*key, result)
                 stage_progress(1.0, "done")

@@ -28,10 +28,12 @@ from ..engines.base import ProgressFn
 from ..engines.captions.protocol import CaptionContext
 from ..engines.captions.vlm import FRAME_LONG_SIDE, VLMEngine
 from ..engines.faces.fitb import fill_in, visibility_from_faces
+from ..errors import ModelError
 from ..media import FrameSource, scaled_size
 from ..records import Analysis, BoundaryCaption, Keyframe
 from .cancel import CancelToken
 from .captions import CaptionStage, keep_edited_keyframes, shot_number
+from .fallback import FellBack
 from .faces import cut_frames
 
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
@@ -100,6 +102,13 @@ class VLMCaptionStage:
             return lambda fraction, message="": progress(start + (end - start) * fraction, message)
 
         builtin = self.builtin.compute(source, part(0.0, 0.1), cancel)
+        try:
+            return self._with_model(source, builtin, size, part, progress, cancel)
+        except ModelError as exc:  # the model would not load, or its server failed: the builtin captions stand
+            raise FellBack(self.builtin, builtin, f"{exc}. Instead: Captions: builtin") from None
+
+    def _with_model(self, source: FrameSource, builtin: dict, size, part, progress: ProgressFn,
+                    cancel: CancelToken) -> dict:
         samples = builtin["samples"]
         frames = [s["frame"] for s in samples]
         times = [s["time"] for s in samples]
@@ -126,7 +135,7 @@ class VLMCaptionStage:
                                  "ids": list(ids)})
             progress(0.1 + 0.7 * len(captions) / max(1, len(windows)), f"frame {len(captions)}/{len(windows)}")
 
-        boundaries = self._caption_boundaries(source, size, info.frame_count, part(0.8, 0.92), cancel)
+        boundaries = self._caption_boundaries(source, size, source.info.frame_count, part(0.8, 0.92), cancel)
         keyframes = self._keyframes(captions, shots, cancel)
         progress(1.0, "done")
         return {"builtin": builtin, "captions": captions, "boundaries": boundaries, "keyframes": keyframes}

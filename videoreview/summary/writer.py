@@ -14,11 +14,12 @@ from .compare import frame_reader, video_frame_indices
 
 
 class VLMWriter:
-    """Writes with a loaded VisionLanguageModel; frames are decoded from ``video_path``."""
+    """Writes with a loaded VisionLanguageModel (or a model server's ServerModel); frames are
+    decoded from ``video_path``."""
 
     def __init__(self, model, video_path: str):
         self.model = model
-        self.name = f"{model.family}:{model.path.name}"  # as the captions engine and the scorer name it
+        self.name = model.label  # as the captions engine and the scorer name it
         self.read_frames = frame_reader(video_path)
         self._video_frames: list | None = None  # decoded once for all the summaries of the job
 

@@ -42,7 +42,7 @@ FAMILIES = {
 # Frames are scaled to this long side before the processor sees them: LLaVA-OneVision
 # resizes to 384 anyway; Qwen2-VL would otherwise spend ~1200 tokens on a 720p frame
 # (448 px long side: 16 x 9 merged patches = 144 tokens).
-FRAME_LONG_SIDE = {"llava_onevision": 384, "qwen2_vl": 448}
+FRAME_LONG_SIDE = {"llava_onevision": 384, "qwen2_vl": 448, "server": 768}  # server: see captions/server.py
 TOKENS_PER_FRAME_CAPTION = 96  # cap on new tokens per frame of a caption window
 BOUNDARY_TOKENS = 160
 CHOICE_TOKENS = 8
@@ -117,6 +117,7 @@ class VisionLanguageModel:
 
         self.path = resolve_model(path)
         self.family, _ = check_model_dir(self.path)
+        self.label = f"{self.family}:{self.path.name}"  # how engines, writers and scorers name it
         model_class, processor_class = FAMILIES[self.family]
         self.device, self.dtype = pick_device(device)
         self.batch_size = batch_size or (8 if self.device.startswith("cuda") else 2)

@@ -46,7 +46,7 @@ class VLMScorer:
         if runs < 1:
             raise ValueError(f"runs must be at least 1, got {runs}")
         self.model = model
-        self.name = f"{model.family}:{model.path.name}"  # as VLMEngine names it
+        self.name = model.label  # as VLMEngine names it
         self.read_frames = read_frames
         self.video_frames = tuple(video_frames)
         self.runs = runs
