@@ -11,7 +11,9 @@ from PySide6.QtCore import QProcess, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
 from ..engines.device import DEVICES
+from ..errors import VideoReviewError
 from ..models.catalog import installed_path, load_catalog
+from ..models.servers import servers
 from ..paths import own_command
 from ..choices import CAPABILITIES, load_choices, models_for, save_choice
 
@@ -58,9 +60,19 @@ class EngineChoices(QGroupBox):
             for name in models_for(capability.key, self.catalog):
                 installed = installed_path(self.catalog[name]) is not None
                 combo.addItem(name if installed else f"{name} (not installed)", name)
+            if capability.key in ("captions", "summaries"):  # a model server can caption and write
+                for entry in self._servers():
+                    combo.addItem(f"server:{entry.name} ({entry.model})", f"server:{entry.name}")
             combo.setCurrentIndex(max(0, combo.findData(saved.get(capability.key, capability.builtins[0]))))
         self.device.setCurrentText(saved.get("device", "auto"))
         self.show_memory()
+
+    def _servers(self):
+        try:
+            return list(servers().values())
+        except VideoReviewError as exc:
+            self.message.emit(str(exc))
+            return []
 
     def finding_devices(self) -> bool:
         return self.query.state() != QProcess.NotRunning

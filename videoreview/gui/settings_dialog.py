@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
 from ..notes.author import reviewer_name, set_reviewer_name
 from ..paths import cache_dir, folder_size, library_location
 from .engine_choices import EngineChoices
+from .servers_box import ServersBox
 from .theme import THEMES, save_overlay_style, saved_theme
 from .video_view import OverlayStyle
 
@@ -34,6 +35,10 @@ class SettingsDialog(QDialog):
         engines_page = QWidget()
         engines_layout = QVBoxLayout(engines_page)
         engines_layout.addWidget(self.engines)
+        self.servers = ServersBox()
+        self.servers.message.connect(self.status.setText)
+        self.servers.changed.connect(self.engines.fill)
+        engines_layout.addWidget(self.servers)
         models = QPushButton("Models… (download, remove)")
         models.clicked.connect(window.show_models)
         engines_layout.addWidget(models, 0, Qt.AlignLeft)

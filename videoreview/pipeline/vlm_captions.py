@@ -102,6 +102,9 @@ class VLMCaptionStage:
             return lambda fraction, message="": progress(start + (end - start) * fraction, message)
 
         builtin = self.builtin.compute(source, part(0.0, 0.1), cancel)
+        watch = getattr(self.engine, "watch", None)  # a model server stops sending at once on cancel
+        if watch is not None:
+            watch(cancel)
         try:
             return self._with_model(source, builtin, size, part, progress, cancel)
         except ModelError as exc:  # the model would not load, or its server failed: the builtin captions stand

@@ -18,7 +18,7 @@ import threading
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -58,14 +58,18 @@ class ServerModel:
 
     family = "server"
 
-    def __init__(self, entry: Server) -> None:
+    def __init__(self, entry: Server, cancelled: Callable[[], bool] = lambda: False) -> None:
         self.server = entry
         self.label = f"server:{entry.name}"
+        self.cancelled = cancelled  # the job's cancel: checked before every request is sent
         self._stop = threading.Event()
 
     def cancel(self) -> None:
         """Send nothing more: requests not yet sent raise Cancelled."""
         self._stop.set()
+
+    def _stopping(self) -> bool:
+        return self._stop.is_set() or self.cancelled()
 
     def generate(self, requests: Sequence[Request]) -> list[str]:
         """One reply per request, in order, ``concurrency`` in flight at a time. The first
@@ -75,7 +79,7 @@ class ServerModel:
         failed = threading.Event()
 
         def one(request: Request) -> str:
-            if failed.is_set() or self._stop.is_set():
+            if failed.is_set() or self._stopping():
                 raise Cancelled()
             try:
                 return self._ask(request)
@@ -111,7 +115,7 @@ class ServerModel:
             headers["Authorization"] = f"Bearer {key}"
         url = self.server.url.rstrip("/") + "/chat/completions"
         for attempt in range(RETRIES + 1):
-            if self._stop.is_set():
+            if self._stopping():
                 raise Cancelled()
             wait = min(MAX_WAIT, BACKOFF * 2 ** attempt)
             try:
@@ -190,6 +194,14 @@ class ServerEngine(VLMEngine):
         self.name = f"server:{name}"
         server(name)  # a name that is not a server fails here, before any work
         self._model: ServerModel | None = None
+        self._cancelled: Callable[[], bool] = lambda: False
+
+    def watch(self, cancel) -> None:
+        """Stop sending as soon as the job's CancelToken ``cancel`` is set (not only
+        between the stage's batches)."""
+        self._cancelled = lambda: cancel.cancelled
+        if self._model is not None:
+            self._model.cancelled = self._cancelled
 
     # The entry is read each time: the server's URL or model may change while the app runs
     # (the registry keeps one engine per name).
@@ -211,7 +223,7 @@ class ServerEngine(VLMEngine):
     def model(self) -> ServerModel:
         entry = self.entry
         if self._model is None or self._model.server != entry:
-            self._model = ServerModel(entry)
+            self._model = ServerModel(entry, self._cancelled)
         return self._model
 
     def release(self) -> None:
