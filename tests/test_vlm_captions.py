@@ -1,4 +1,4 @@
-"""The VLM captions path on tiny LLaVA-OneVision and Qwen2-VL models built here: the real
+"""The VLM captions path on tiny LLaVA-OneVision, Qwen2-VL, Qwen3-VL and SmolVLM2 models built here: the real
 loader, processors, prompts, batching, generation and parsing, and the pipeline stage.
 
 The "taught" models were overfitted (tiny_vlm.taught) to caption solid red / blue /
@@ -52,7 +52,9 @@ def test_boundary_caption_and_judges_run_end_to_end(taught, family):
     assert choice is None or 0 <= choice <= 2
 
 
-def test_untrained_model_replies_are_capped_and_never_lose_the_window(untrained):
+@pytest.mark.parametrize("family", FAMILIES)
+def test_untrained_model_replies_are_capped_and_never_lose_the_window(untrained_families, family):
+    untrained = untrained_families[family]
     model = VisionLanguageModel(untrained)
     longest = max(len(token) for token in model.processor.tokenizer.get_vocab())
     replies = model.generate([Request([frame("red")], "Describe.", 5), Request([frame("red")], "Describe.", 40)])
@@ -65,6 +67,14 @@ def test_untrained_model_replies_are_capped_and_never_lose_the_window(untrained)
     assert len(out) == 3 and all(len(captions) == 2 for captions in out)  # garbage replies: None per frame
     with pytest.raises(ValueError, match="1 to 6 frames"):
         engine.caption([frame("red")] * 7)
+
+
+@pytest.fixture(scope="module")
+def untrained_families(untrained, tmp_path_factory):
+    """family -> a tiny model folder of that family with random weights."""
+    root = tmp_path_factory.mktemp("untrained")
+    return {family: untrained if family == "qwen2_vl" else tiny_vlm.build(family, root / family)
+            for family in FAMILIES}
 
 
 def _spoil(folder, tmp_path, how) -> str:
@@ -96,8 +106,10 @@ def _pickle_only(folder):
     (lambda f: (f / "model.safetensors").unlink(), "has no safetensors weights;"),
     (lambda f: [(f / n).unlink() for n in ("tokenizer.json", "tokenizer_config.json")], "no tokenizer"),
 ])
-def test_refused_model_folders_say_why(untrained, tmp_path, how, message):
-    bad = _spoil(untrained, tmp_path, how)
+@pytest.mark.parametrize("family", FAMILIES)
+def test_refused_model_folders_say_why(untrained_families, tmp_path, how, message, family):
+    assert check_model_dir(untrained_families[family])[0] == family
+    bad = _spoil(untrained_families[family], tmp_path, how)
     with pytest.raises(ModelError, match=message) as error:
         check_model_dir(bad)
     assert str(error.value).startswith(bad)

@@ -1,4 +1,4 @@
-"""Tiny LLaVA-OneVision and Qwen2-VL models, built from configs into a folder in Hugging
+"""Tiny LLaVA-OneVision, Qwen2-VL, Qwen3-VL and SmolVLM2 models, built from configs into a folder in Hugging
 Face layout (random weights, a byte-level BPE tokenizer trained here on a few sentences,
 a chat template like the real models'), so tests run the real loader, processors,
 batching and generation with no download. Also used by benchmarks/bench_vlm.py on CPUs.
@@ -12,6 +12,7 @@ import torch
 
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>",
            "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
+SMOLVLM_SPECIAL = ["<fake_token_around_image>", "<global-img>"]  # around each image's tokens
 CORPUS = [
     "<Frame 1>: a person walks to the door and opens it.",
     "<Frame 2>: the person steps through the open door.",
@@ -28,22 +29,22 @@ TEXT = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_atte
             num_key_value_heads=2, max_position_embeddings=4096)
 
 
-def tokenizer():
+def tokenizer(extra=()):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIAL,
+    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIAL + list(extra),
                                                         initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
 
 
 def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = None) -> Path:
-    """Write a tiny model of ``family`` ("llava_onevision" or "qwen2_vl") into ``folder``.
+    """Write a tiny model of ``family`` (a key of vlm.FAMILIES) into ``folder``.
     ``sizes`` overrides the tiny architecture ("text", "vision": config entries; "image":
-    LLaVA-OneVision's input side; "max_pixels": Qwen2-VL's): the benchmarks build the
+    LLaVA-OneVision's and SmolVLM2's input side; "max_pixels": Qwen2-VL's and Qwen3-VL's): the benchmarks build the
     published architectures this way (random weights, this tokenizer)."""
     import transformers
 
@@ -51,7 +52,7 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
 
     sizes = sizes or {}
     folder = Path(folder)
-    tok = tokenizer()
+    tok = tokenizer(SMOLVLM_SPECIAL if family == "smolvlm" else ())
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIAL}
     text = dict(TEXT, vocab_size=len(tok), bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
                 pad_token_id=ids["<|endoftext|>"])
@@ -84,6 +85,40 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
         images = LlavaOnevisionImageProcessorPil(size={"height": side, "width": side},
                                                  image_grid_pinpoints=[[side, side]])
         extra = dict(num_image_tokens=(side // vision["patch_size"]) ** 2, vision_feature_select_strategy="full")
+        chat = CHAT.replace("IMAGE", "<image>")
+    elif family == "qwen3_vl":
+        from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+        head_dim = text["hidden_size"] // text["num_attention_heads"]  # mrope_section sums to half of it
+        rope = {"rope_type": "default", "rope_theta": 5e6, "mrope_interleaved": True,
+                "mrope_section": [head_dim // 4, head_dim // 8, head_dim // 8]}
+        config = transformers.Qwen3VLConfig(
+            text_config=dict(text, head_dim=head_dim, rope_parameters=rope),
+            vision_config=dict(dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, patch_size=16,
+                                    spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=text["hidden_size"],
+                                    num_position_embeddings=64, deepstack_visual_indexes=[0]),
+                               **sizes.get("vision", {})),
+            image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+            vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
+        # Qwen3-VL's real preprocessor: Qwen2-VL's with 16-px patches and a mean / std of 0.5
+        images = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
+                                          image_mean=[0.5] * 3, image_std=[0.5] * 3,
+                                          min_pixels=64 * 64, max_pixels=sizes.get("max_pixels", 128 * 128))
+        extra = {}
+        chat = CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
+    elif family == "smolvlm":
+        from transformers.models.smolvlm.image_processing_pil_smolvlm import SmolVLMImageProcessorPil
+
+        side = sizes.get("image", 32)
+        vision = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                      image_size=side, patch_size=8)
+        vision.update(sizes.get("vision", {}))
+        scale = 2  # pixel shuffle: scale x scale patches become one token
+        config = transformers.SmolVLMConfig(text_config=dict(text, model_type="llama"), vision_config=vision,
+                                            scale_factor=scale, image_token_id=ids["<image>"])
+        images = SmolVLMImageProcessorPil(size={"longest_edge": side}, max_image_size={"longest_edge": side},
+                                          do_image_splitting=False)
+        extra = dict(image_seq_len=(side // vision["patch_size"] // scale) ** 2)
         chat = CHAT.replace("IMAGE", "<image>")
     else:
         raise ValueError(family)

@@ -1,4 +1,5 @@
-"""Vision-language captioners (transformers): LLaVA-OneVision and Qwen2-VL from a local folder.
+"""Vision-language captioners (transformers): LLaVA-OneVision, Qwen2-VL, Qwen3-VL and SmolVLM2
+from a local folder.
 
 One engine implements both caption protocols (frame windows, boundaries) and the two
 judges the papers use (progression between two captions, matching a frame to one of
@@ -15,6 +16,7 @@ most the cap. Replies go through parse.py, which recovers every frame it can.
 transformers' processors for these families insist on a video processor, which needs
 torchvision; we only ever pass images, so ``_image_only`` makes the processor without it
 (and torchvision stays out of the dependencies: it has no CPU build matching our torch).
+SmolVLM's processor also wants num2words, for its video prompts only; that is skipped too.
 """
 
 from __future__ import annotations
@@ -38,11 +40,17 @@ from .protocol import CaptionContext
 FAMILIES = {
     "llava_onevision": ("LlavaOnevisionForConditionalGeneration", "LlavaOnevisionProcessor"),
     "qwen2_vl": ("Qwen2VLForConditionalGeneration", "Qwen2VLProcessor"),
+    "qwen3_vl": ("Qwen3VLForConditionalGeneration", "Qwen3VLProcessor"),
+    "smolvlm": ("SmolVLMForConditionalGeneration", "SmolVLMProcessor"),  # SmolVLM2
 }
 # Frames are scaled to this long side before the processor sees them: LLaVA-OneVision
 # resizes to 384 anyway; Qwen2-VL would otherwise spend ~1200 tokens on a 720p frame
-# (448 px long side: 16 x 9 merged patches = 144 tokens).
-FRAME_LONG_SIDE = {"llava_onevision": 384, "qwen2_vl": 448, "server": 768}  # server: see captions/server.py
+# (448 px long side: 16 x 9 merged patches = 144 tokens); Qwen3-VL has 16-px patches
+# merged 2 x 2, so 512 px gives the same 16 x 9 = 144 tokens. SmolVLM2 squeezes each
+# image into one 512-px tile (image splitting is turned off in ``_image_only``: 64 tokens
+# a frame instead of 9 tiles, 576), so a larger frame would only be scaled down again.
+FRAME_LONG_SIDE = {"llava_onevision": 384, "qwen2_vl": 448, "qwen3_vl": 512, "smolvlm": 512,
+                   "server": 768}  # server: see captions/server.py
 TOKENS_PER_FRAME_CAPTION = 96  # cap on new tokens per frame of a caption window
 BOUNDARY_TOKENS = 160
 CHOICE_TOKENS = 8
@@ -90,7 +98,33 @@ def _image_only(processor_class):
                                  vision_feature_select_strategy=vision_feature_select_strategy,
                                  chat_template=chat_template, image_token=image_token, video_token=video_token,
                                  vision_aspect_ratio=vision_aspect_ratio, **kwargs)
-    else:
+    elif processor_class == "SmolVLMProcessor":
+        from transformers.image_utils import SizeDict
+        from transformers.processing_utils import ProcessorMixin
+
+        class Processor(base):
+            def __init__(self, image_processor=None, tokenizer=None, image_seq_len=169, chat_template=None, **kwargs):
+                # SmolVLMProcessor.__init__ demands num2words, which only its video prompts use:
+                # set what it sets and skip to ProcessorMixin.
+                self.fake_image_token = getattr(tokenizer, "fake_image_token", "<fake_token_around_image>")
+                self.image_token = getattr(tokenizer, "image_token", "<image>")
+                self.image_token_id = tokenizer.convert_tokens_to_ids(self.image_token)
+                self.end_of_utterance_token = getattr(tokenizer, "end_of_utterance_token", "<end_of_utterance>")
+                self.global_image_token = getattr(tokenizer, "global_image_token", "<global-img>")
+                self.image_seq_len = image_seq_len
+                self.video_token = getattr(tokenizer, "video_token", "<video>")
+                ProcessorMixin.__init__(self, image_processor, tokenizer, None, chat_template=chat_template, **kwargs)
+                # One frame, one tile: splitting a 16:9 frame costs 8 tiles and a global one
+                # (9 x 64 tokens) where we want one image per frame, as the other families see it.
+                self.image_processor.do_image_splitting = False
+                # ... and no detour through the 4 x 512 px the splitting would start from
+                tile = self.image_processor.max_image_size["longest_edge"]
+                self.image_processor.size = SizeDict(longest_edge=tile)
+
+            def apply_chat_template(self, conversation, chat_template=None, **kwargs):
+                # SmolVLMProcessor's adds the video processor's frame settings; we pass no videos.
+                return ProcessorMixin.apply_chat_template(self, conversation, chat_template, **kwargs)
+    else:  # Qwen2VLProcessor, Qwen3VLProcessor
         class Processor(base):
             def __init__(self, image_processor=None, tokenizer=None, chat_template=None, **kwargs):
                 super().__init__(image_processor=image_processor, tokenizer=tokenizer, video_processor=None,
