@@ -31,7 +31,7 @@ QT_MODULES = ("QtCore", "QtGui", "QtWidgets", "QtMultimedia", "QtMultimediaWidge
 # its default sub-configs clip and llama, by 'models convert-llava-onevision' (a
 # LLaVA-NeXT checkpoint's config says "llava").
 TRANSFORMERS_MODELS = ("auto", "align", "bert", "clip", "encoder_decoder", "llama", "llava", "llava_onevision",
-                       "qwen2", "qwen2_vl", "siglip")
+                       "qwen2", "qwen2_vl", "qwen3_vl", "siglip", "smolvlm")
 
 # Top-level packages the app never imports at run time, though something in the bundle
 # names them (the tests' packages are in the same virtualenv; sklearn tries pandas;

@@ -20,7 +20,7 @@ from videoreview.notes import changes
 from videoreview.notes.files import export_notes, import_notes
 from videoreview.smpte import timecode
 from videoreview.pipeline import store
-from videoreview.records import Analysis, Note, Shape
+from videoreview.records import Analysis, Shape
 
 RATES = {"23.976": "24000/1001", "25": "25", "29.97": "30000/1001"}
 ROUND_TRIP = (".json", ".csv", ".edl", ".otio")

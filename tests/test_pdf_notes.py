@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from videoreview.pipeline import StageCache, analyze
-from videoreview.records import Analysis, Note, Shape
+from videoreview.records import Note, Shape
 from videoreview.summary.export import write_pdf
 from videoreview.summary.export.drawings import draw_shapes
 
