@@ -268,7 +268,10 @@ class TextSpan(_Record):
 
 # Tags are the marker colours every editor we export to knows (Resolve, OTIO, Final Cut,
 # Premiere, Avid): a reviewer's own meaning per colour, like the editors' markers.
-NOTE_TAGS: tuple[str, ...] = ("blue", "cyan", "green", "yellow", "red", "pink", "purple")
+# Each tag's colour as the window and the PDF report draw it.
+NOTE_TAG_COLOURS: dict[str, str] = {"blue": "#2f7df6", "cyan": "#19c3d9", "green": "#34c759", "yellow": "#ffcc00",
+                                    "red": "#ff3b30", "pink": "#ff5fa2", "purple": "#9b59d0"}
+NOTE_TAGS: tuple[str, ...] = tuple(NOTE_TAG_COLOURS)
 NOTE_STATUSES: tuple[str, ...] = ("open", "resolved")
 SHAPE_KINDS: tuple[str, ...] = ("stroke", "arrow", "rect", "ellipse", "text")
 

@@ -77,18 +77,22 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
 
 def _analysis(path: str):
-    """The video's saved Analysis, or (not analysed yet) a new one with what the probe found."""
+    """The video's saved Analysis, or (not analysed yet) a new one with what the probe found.
+    A saved one is found by content hash alone: probing reads the whole file."""
+    from pathlib import Path
+
     from ..media import probe
     from ..pipeline import store
     from ..pipeline.cache import StageCache
     from ..records import Analysis
 
-    info = probe(path)  # the one clear error for a file that is not a video
+    if not Path(path).is_file():
+        probe(path)  # the one clear error for what is not a file (missing, a folder)
     content_hash = StageCache().content_hash(path)
     saved = store.load_saved(content_hash)
     if saved is not None:
         return saved, False
-    return Analysis(video=info, content_hash=content_hash), True
+    return Analysis(video=probe(path), content_hash=content_hash), True  # probe: the error for a non-video
 
 
 def _by_prefix(analysis, prefix: str):

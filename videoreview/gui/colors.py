@@ -7,6 +7,8 @@ import zlib
 
 from PySide6.QtGui import QColor
 
+from ..records import NOTE_TAG_COLOURS
+
 BOUNDARY_COLORS: dict[str, QColor] = {
     "cut": QColor("#e8453c"),  # red: a hard cut
     "gradual": QColor("#f2a33a"),  # amber: fades and dissolves
@@ -32,7 +34,4 @@ def identity_color(pid: str) -> QColor:
     return QColor.fromHsv(hue, 200, 235)
 
 # A note's tag: the marker colours the editors share (records.NOTE_TAGS), as they show them.
-NOTE_COLORS: dict[str, QColor] = {
-    "blue": QColor("#2f7df6"), "cyan": QColor("#19c3d9"), "green": QColor("#34c759"), "yellow": QColor("#ffcc00"),
-    "red": QColor("#ff3b30"), "pink": QColor("#ff5fa2"), "purple": QColor("#9b59d0"),
-}
+NOTE_COLORS: dict[str, QColor] = {tag: QColor(hex_colour) for tag, hex_colour in NOTE_TAG_COLOURS.items()}

@@ -89,17 +89,10 @@ class ServerModel:
 
         with ThreadPoolExecutor(min(self.server.concurrency, len(requests))) as pool:
             futures = [pool.submit(one, r) for r in requests]
-            replies, first_error = [], None
-            for future in futures:
-                try:
-                    replies.append(future.result())
-                except Cancelled as exc:
-                    first_error = first_error or exc
-                except Exception as exc:  # the real failure wins over the Cancelled it caused
-                    first_error = exc if first_error is None or isinstance(first_error, Cancelled) else first_error
-        if first_error is not None:
-            raise first_error
-        return replies
+        errors = [e for e in (f.exception() for f in futures) if e is not None]
+        if errors:  # the real failure wins over the Cancelled it caused in the requests after it
+            raise next((e for e in errors if not isinstance(e, Cancelled)), errors[0])
+        return [f.result() for f in futures]
 
     def _error(self, reason: str) -> ServerError:
         return ServerError(f"{self.server.name} ({self.server.url})", reason)

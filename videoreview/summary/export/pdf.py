@@ -29,7 +29,7 @@ import numpy as np
 
 from ... import smpte
 from ...errors import RecordError
-from ...records import Analysis, FaceDetection, Identity, Note, Summary, write_atomic
+from ...records import NOTE_TAG_COLOURS, Analysis, FaceDetection, Identity, Note, Summary, write_atomic
 from ...timecode import format_time
 from ..builder import keyframe_time
 from ..compare import Comparison
@@ -57,9 +57,6 @@ MAX_MISSING_SHOWN = 20
 REPLACEMENT = "\ufffd"  # drawn for characters no installed font covers (Noto Sans has it)
 NOTE_PICTURE_SHARE = 0.5  # of the text width: a note's picture is larger than a keyframe's, to show its drawing
 SWATCH = 2.6  # mm, the side of a note's tag colour square
-# A note's tag as the window shows it (gui/colors.py NOTE_COLORS).
-TAG_COLOURS = {"blue": "#2f7df6", "cyan": "#19c3d9", "green": "#34c759", "yellow": "#ffcc00", "red": "#ff3b30",
-               "pink": "#ff5fa2", "purple": "#9b59d0"}
 
 KEYFRAME_PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
 
@@ -500,7 +497,7 @@ class _Report:
         if not dry_run:
             y, margin = pdf.get_y(), pdf.c_margin
             left = x + margin  # where the lines' text starts
-            with pdf.local_context(fill_color=_rgb(TAG_COLOURS[note.tag])):
+            with pdf.local_context(fill_color=_rgb(NOTE_TAG_COLOURS[note.tag])):
                 pdf.rect(left, y + (facts - SWATCH) / 2, SWATCH, SWATCH, style="DF")  # grey edge: yellow shows on white
             pdf.c_margin = 0  # the pieces of this line follow each other without gaps
             pdf.set_x(left + SWATCH + 1.2)
