@@ -70,10 +70,11 @@ def test_the_qt_modules_the_app_imports_are_kept_and_no_module_it_imports_is_exc
     assert not clash, f"excluded from the bundle but imported by the app: {clash}"
 
 
-def test_the_vlm_families_transformers_models_are_collected():
+def test_the_vlm_and_image_text_families_transformers_models_are_collected():
     from videoreview.engines.captions.vlm import FAMILIES
+    from videoreview.engines.embeddings.image_text import FAMILIES as IMAGE_TEXT
 
-    assert set(FAMILIES) <= set(bf.TRANSFORMERS_MODELS)
+    assert set(FAMILIES) | set(IMAGE_TEXT) | {"gemma"} <= set(bf.TRANSFORMERS_MODELS)  # gemma: SigLIP 2's tokenizer
     named = set(re.findall(r"transformers\.models\.(\w+)", _sources()))
     assert named <= set(bf.TRANSFORMERS_MODELS), named - set(bf.TRANSFORMERS_MODELS)
     assert not set(bf.TRANSFORMERS_MODELS) & {m.rsplit(".", 1)[1] for m in bf.transformers_excludes()}

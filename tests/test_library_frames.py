@@ -1,4 +1,5 @@
-"""Frame search in the library with an image-text model: a tiny SigLIP taught to match
+"""Frame search in the library with an image-text model: a tiny SigLIP (and a tiny SigLIP 2
+NaFlex, which sees each frame at the video's aspect ratio) taught to match
 solid red / blue / green frames with "a red frame", ... (tests/tiny_siglip.py), exported
 to ONNX and run as users run it. The builtin captions never name the colours, so only
 the frames can find the blue shot."""
@@ -21,9 +22,10 @@ from videoreview.pipeline import StageCache, analyze
 BLUE = (2.0, 4.0)  # colour_clip(seconds=2): red 0-2 s, blue 2-4 s, green 4-6 s
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    return tiny_siglip.teach(tiny_siglip.build(tmp_path_factory.mktemp("siglip") / "taught"))
+@pytest.fixture(scope="module", params=["siglip", "siglip2"])
+def model(tmp_path_factory, request):
+    build = tiny_siglip.build_naflex if request.param == "siglip2" else tiny_siglip.build
+    return tiny_siglip.teach(build(tmp_path_factory.mktemp(request.param) / "taught"))
 
 
 @pytest.fixture()
@@ -75,6 +77,7 @@ def test_a_query_finds_the_frames_that_show_it(model, clip_analysis, tmp_path, c
         assert len(catalog.frame_embeddings(frames.model)[0]) == len(captions)
 
 
+@pytest.mark.parametrize("model", ["siglip"], indirect=True)  # about choosing, not the family
 def test_the_chosen_model_is_what_the_library_process_loads(model, home, tmp_path, monkeypatch):
     from huggingface_hub import constants
 

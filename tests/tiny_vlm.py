@@ -198,7 +198,7 @@ def _answers(model, inputs, labels, prompt_len: int) -> bool:
 COLOURS = {"red": (220, 30, 30), "blue": (30, 30, 220), "green": (30, 200, 30)}
 
 
-def colour_frame(name: str, size: tuple[int, int] = (160, 90)) -> "np.ndarray":
+def colour_frame(name: str, size: tuple[int, int] = (160, 90)):
     import numpy as np
 
     return np.full((size[1], size[0], 3), COLOURS[name], np.uint8)

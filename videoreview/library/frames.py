@@ -2,7 +2,8 @@
 its caption was made from, so a query finds what the frames show even where no caption
 says it. The frame ranking joins the text and caption-vector rankings in the same RRF.
 
-Frames are decoded straight to the model's square input size, a batch at a time.
+Frames are decoded straight to the model's input size (square, or the NaFlex grid of the
+video's aspect ratio), a batch at a time.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class FrameEmbedder:
         stderr) when the video cannot be decoded now: the text is indexed anyway."""
         info = analysis.video
         indices = [nearest_frame(t, info.fps, info.frame_count) for t in times]
-        size = (self.encoder.size, self.encoder.size)
+        size = self.encoder.input_size(info.width, info.height)
         try:
             with open_video(info.path) as source:
                 frames = source.frames_at_indices(indices, size=size).frames
