@@ -17,9 +17,10 @@ from videoreview.errors import ModelError
 TEXTS = ["a red frame", "a man opens a door", "", "ünïcödé and a very long query " * 8]
 
 
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tiny_siglip.build(tmp_path_factory.mktemp("siglip") / "tiny siglip")
+@pytest.fixture(scope="module", params=["sentencepiece", "gemma"])
+def folder(tmp_path_factory, request):
+    """SigLIP, and SigLIP 2 at a fixed resolution (SigLIP's model with a Gemma tokenizer)."""
+    return tiny_siglip.build(tmp_path_factory.mktemp("siglip") / "tiny siglip", gemma=request.param == "gemma")
 
 
 @pytest.fixture(scope="module")

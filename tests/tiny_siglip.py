@@ -17,11 +17,13 @@ TEXT = dict(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_l
 VISION = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, patch_size=8)
 
 
-def build(folder: str | Path, seed: int = 0) -> Path:
+def build(folder: str | Path, seed: int = 0, gemma: bool = False) -> Path:
+    """SigLIP; ``gemma``: with SigLIP 2's kind of tokenizer, as its fixed-resolution
+    checkpoints are (they keep SigLIP's architecture and model_type)."""
     import torch
     import transformers
 
-    folder = _with_tokenizer(folder)
+    folder = _with_gemma_tokenizer(folder) if gemma else _with_tokenizer(folder)
     transformers.SiglipImageProcessor(size={"height": 32, "width": 32}).save_pretrained(folder)
     config = transformers.SiglipConfig(text_config=TEXT, vision_config=dict(VISION, image_size=32))
     torch.manual_seed(seed)
