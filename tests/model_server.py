@@ -6,12 +6,20 @@ By default it answers like a model that sees colours: each image's mean colour i
 right images arrived in the right order. ``script`` queues what the next requests get
 instead: ("status", code, body[, headers]), ("slow", seconds), ("malformed", bytes),
 ("drop",) a closed connection.
+
+The vLLM flavour also scores, as vLLM does with ``prompt_logprobs``: a request whose last
+message is the assistant's, to be continued, gets every prompt token's log-probability.
+Its tokenizer cuts words into pieces of at most 4 letters (the space goes with the first)
+and an image is 64 tokens; an answer word the model "sees" (the colour of an image, or a
+word of the user's text) gets log P -0.1 per piece, any other -4. ``/tokenize`` counts
+a text's tokens.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,6 +46,37 @@ def seeing_reply(content: list[dict]) -> str:
     if not colours:  # a judge's question
         return "A"
     return "\n".join(f"<Frame {i}>: a {c} frame." for i, c in enumerate(colours, start=1))
+
+
+IMAGE_TOKENS = 64
+SEEN, UNSEEN = -0.1, -4.0
+
+
+def pieces(text: str) -> list[str]:
+    """The loopback model's tokens: words (with the space before them) in pieces of 4."""
+    return [word[i:i + 4] for word in re.findall(r"\s*\S+", text) for i in range(0, len(word), 4)]
+
+
+def prompt_log_probs(content: list[dict], answer: str) -> tuple[list[int], list]:
+    """prompt_token_ids and prompt_logprobs as vLLM gives them for this user turn followed
+    by the assistant's ``answer`` (continued, not closed)."""
+    images = [part for part in content if part.get("type") == "image_url"]
+    text = next(part["text"] for part in content if part.get("type") == "text")
+    seen = {colour_name(part["image_url"]["url"]) for part in images} | set(re.findall(r"[a-z]+", text.lower()))
+    template = ["<|im_start|>", "user", "\n"] + ["<|image_pad|>"] * (IMAGE_TOKENS * len(images))
+    template += pieces(text) + ["<|im_end|>", "\n", "<|im_start|>", "assistant"]
+    answer_pieces = pieces("\n" + answer)  # the first answer token takes the template's newline
+    words = iter(re.findall(r"\S+", answer))
+    scores, word = [], None
+    for piece in answer_pieces:
+        if piece[0].isspace() or word is None:
+            word = next(words)
+        scores.append(SEEN if word in seen else UNSEEN)
+    tokens = template + answer_pieces
+    ids = list(range(1000, 1000 + len(tokens)))
+    entries = [None] + [{str(i): {"logprob": lp, "rank": 1, "decoded_token": t}}
+                        for i, t, lp in zip(ids[1:], tokens[1:], [-1.0] * (len(template) - 1) + scores)]
+    return ids, entries
 
 
 class ModelServer:
@@ -80,6 +119,9 @@ class ModelServer:
                 self.in_flight -= 1
 
     def _answer(self, request, body: dict, step: tuple) -> None:
+        if request.path == "/tokenize" and self.flavour == "vllm":
+            tokens = pieces(body["prompt"])
+            return self._send(request, 200, {"count": len(tokens), "max_model_len": 32768, "tokens": []})
         if request.path != "/v1/chat/completions":
             return self._send(request, 404, {"error": {"message": f"no route {request.path}"}})
         if self.key is not None and request.headers.get("Authorization") != f"Bearer {self.key}":
@@ -97,19 +139,27 @@ class ModelServer:
             return
         if kind == "slow":
             time.sleep(step[1])
-        reply = seeing_reply(body["messages"][-1]["content"])
+        user = next(m for m in body["messages"] if m["role"] == "user")["content"]
+        images = sum(part.get("type") == "image_url" for part in user)
+        usage = {"prompt_tokens": 10 + IMAGE_TOKENS * images, "completion_tokens": 5}
+        usage["total_tokens"] = usage["prompt_tokens"] + 5
+        last = body["messages"][-1]
+        scoring = last["role"] == "assistant" and body.get("continue_final_message")
+        reply = "" if scoring else seeing_reply(last["content"])
         message = {"role": "assistant", "content": reply}
         if self.flavour == "ollama":  # Ollama's OpenAI endpoint: the same shape, its own fields
             payload = {"id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
                        "system_fingerprint": "fp_ollama",
-                       "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                       "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+                       "choices": [{"index": 0, "message": message, "finish_reason": "stop"}], "usage": usage}
         else:  # vLLM's
             payload = {"id": "chatcmpl-abc", "object": "chat.completion", "created": 1, "model": body["model"],
                        "choices": [{"index": 0, "message": {**message, "reasoning_content": None, "tool_calls": []},
                                     "logprobs": None, "finish_reason": "stop", "stop_reason": None}],
-                       "usage": {"prompt_tokens": 10, "total_tokens": 15, "completion_tokens": 5},
-                       "prompt_logprobs": None}
+                       "usage": usage, "prompt_logprobs": None}
+            if scoring and body.get("prompt_logprobs") is not None:
+                ids, payload["prompt_logprobs"] = prompt_log_probs(user, last["content"])
+                if body.get("return_token_ids"):
+                    payload["prompt_token_ids"] = ids
         self._send(request, 200, payload)
 
     def _send(self, request, code: int, payload, headers: dict | None = None) -> None:

@@ -165,12 +165,13 @@ def test_a_failing_server_falls_back_to_the_builtin_captions_and_says_so(fresh_h
         server.close()
 
 
-def test_a_server_is_chosen_for_captions_and_summaries_but_not_for_scoring(loopback, fresh_home):
+def test_a_server_is_chosen_for_captions_summaries_and_scoring(loopback, fresh_home):
     add_server(Server("box", loopback.url, "colours"))
-    assert run("models", "use", "server:box", "--for", "captions", "--for", "summaries").returncode == 0
+    assert run("models", "use", "server:box", "--for", "captions", "--for", "summaries", "--for",
+               "scoring").returncode == 0
     from videoreview.choices import choose
 
     assert choose().names["captions"] == "server:box" and choose().analysis_engines()["captions"] == "vlm:server:box"
-    for name, words in (("server:box", "scoring needs the log-probabilities"), ("server:nope", "no such model server")):
-        proc = run("models", "use", name, "--for", "scoring" if name == "server:box" else "captions")
-        assert proc.returncode == 1 and words in proc.stderr, proc.stderr
+    assert choose().names["scoring"] == "server:box"
+    proc = run("models", "use", "server:nope", "--for", "captions")
+    assert proc.returncode == 1 and "no such model server" in proc.stderr, proc.stderr

@@ -96,10 +96,7 @@ def check_choice(key: str, name: str, catalog=None) -> None:
     capability = BY_KEY[key]
     if name in capability.builtins:
         return
-    if name.startswith("server:") and key == "scoring":
-        raise ValueError(f"{name}: scoring needs the log-probabilities of the prompt's words, which a model "
-                         "server's chat API does not give; choose a local model folder to score with")
-    if name.startswith("server:") and key in ("captions", "summaries"):
+    if name.startswith("server:") and key in ("captions", "summaries", "scoring"):
         from .models.servers import servers
 
         if name.removeprefix("server:") not in servers():

@@ -75,13 +75,11 @@ def _builtin_scoring(device: str):
 
 
 def _vlm_scoring(spec: str, device: str):
+    if spec.startswith(SERVER):  # scores where the server gives prompt log-probabilities (vLLM)
+        from .scoring.server import ServerScoring
+
+        return ServerScoring(_vlm(spec, device))
     from .scoring.vlm import VLMScoring
-
-    if spec.startswith(SERVER):
-        from ..errors import ModelError
-
-        raise ModelError(spec, "scoring by ViSIL needs the log-probabilities of the prompt's words, which the "
-                               "chat completions API does not give: choose a local model folder to score with")
 
     return VLMScoring(_vlm(spec, device))
 

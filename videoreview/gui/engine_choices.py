@@ -60,7 +60,7 @@ class EngineChoices(QGroupBox):
             for name in models_for(capability.key, self.catalog):
                 installed = installed_path(self.catalog[name]) is not None
                 combo.addItem(name if installed else f"{name} (not installed)", name)
-            if capability.key in ("captions", "summaries"):  # a model server can caption and write
+            if capability.key in ("captions", "summaries", "scoring"):  # a server captions, writes, scores (vLLM)
                 for entry in self._servers():
                     combo.addItem(f"server:{entry.name} ({entry.model})", f"server:{entry.name}")
             combo.setCurrentIndex(max(0, combo.findData(saved.get(capability.key, capability.builtins[0]))))

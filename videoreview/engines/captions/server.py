@@ -74,65 +74,77 @@ class ServerModel:
     def generate(self, requests: Sequence[Request]) -> list[str]:
         """One reply per request, in order, ``concurrency`` in flight at a time. The first
         failure stops the requests not yet sent and is raised."""
-        if not requests:
+        return self.map(lambda request: self._content(self.post(self.chat_body(request))), requests)
+
+    def map(self, ask: Callable, items: Sequence) -> list:
+        """``ask(item)`` for each item, in order, ``concurrency`` in flight at a time. The
+        first failure stops the items not yet sent and is raised."""
+        if not items:
             return []
         failed = threading.Event()
 
-        def one(request: Request) -> str:
+        def one(item):
             if failed.is_set() or self._stopping():
                 raise Cancelled()
             try:
-                return self._ask(request)
+                return ask(item)
             except BaseException:
                 failed.set()
                 raise
 
-        with ThreadPoolExecutor(min(self.server.concurrency, len(requests))) as pool:
-            futures = [pool.submit(one, r) for r in requests]
+        with ThreadPoolExecutor(min(self.server.concurrency, len(items))) as pool:
+            futures = [pool.submit(one, item) for item in items]
         errors = [e for e in (f.exception() for f in futures) if e is not None]
         if errors:  # the real failure wins over the Cancelled it caused in the requests after it
             raise next((e for e in errors if not isinstance(e, Cancelled)), errors[0])
         return [f.result() for f in futures]
 
-    def _error(self, reason: str) -> ServerError:
+    def error(self, reason: str) -> ServerError:
         return ServerError(f"{self.server.name} ({self.server.url})", reason)
 
-    def _ask(self, request: Request) -> str:
+    def chat_body(self, request: Request, **extra) -> dict:
+        """A chat completion request: the images as data URLs, then the text; greedy."""
         content = [{"type": "image_url", "image_url": {"url": data_url(frame)}} for frame in request.images]
         content.append({"type": "text", "text": request.text})
-        body = json.dumps({"model": self.server.model, "messages": [{"role": "user", "content": content}],
-                           "max_tokens": request.max_new_tokens, "temperature": 0}).encode("utf-8")
+        return {"model": self.server.model, "messages": [{"role": "user", "content": content}],
+                "max_tokens": request.max_new_tokens, "temperature": 0, **extra}
+
+    def post(self, body: dict, path: str = "/chat/completions") -> bytes:
+        """POST ``body`` to the server's API (``path`` under its base URL, or, starting
+        with "//", under its host: vLLM's /tokenize), retrying as the module says."""
+        data = json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         key = self.server.api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        url = self.server.url.rstrip("/") + "/chat/completions"
+        base = self.server.url.rstrip("/")
+        url = base.removesuffix("/v1") + path[1:] if path.startswith("//") else base + path
         for attempt in range(RETRIES + 1):
             if self._stopping():
                 raise Cancelled()
             wait = min(MAX_WAIT, BACKOFF * 2 ** attempt)
             try:
-                with urllib.request.urlopen(urllib.request.Request(url, body, headers), timeout=self.server.timeout) as r:
-                    return self._content(r.read())
+                with urllib.request.urlopen(urllib.request.Request(url, data, headers), timeout=self.server.timeout) as r:
+                    return r.read()
             except urllib.error.HTTPError as exc:
                 if exc.code not in RETRY_STATUS or attempt == RETRIES:
-                    raise self._error(self._http_reason(exc)) from None
+                    raise self.error(self._http_reason(exc)) from None
                 wait = _retry_after(exc) or wait
             except urllib.error.URLError as exc:
                 reason = exc.reason
                 if isinstance(reason, ConnectionRefusedError):
-                    raise self._error("cannot connect (connection refused): is the server running there?") from None
+                    raise self.error("cannot connect (connection refused): is the server running there?") from None
                 if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-                    raise self._error(f"no reply within {self.server.timeout:g} s") from None
+                    raise self.error(f"no reply within {self.server.timeout:g} s") from None
                 if attempt == RETRIES:
-                    raise self._error(f"cannot connect ({reason})") from None
+                    raise self.error(f"cannot connect ({reason})") from None
             except TimeoutError:
-                raise self._error(f"no reply within {self.server.timeout:g} s") from None
+                raise self.error(f"no reply within {self.server.timeout:g} s") from None
             except (ConnectionResetError, ConnectionAbortedError) as exc:
                 if attempt == RETRIES:
-                    raise self._error(f"the connection dropped ({exc})") from None
+                    raise self.error(f"the connection dropped ({exc})") from None
             self._stop.wait(wait)
-        raise self._error("no reply")  # not reached: the last attempt raises
+        raise self.error("no reply")  # not reached: the last attempt raises
 
     def _http_reason(self, exc: urllib.error.HTTPError) -> str:
         detail = _error_text(exc)
@@ -149,11 +161,11 @@ class ServerModel:
             reply = json.loads(raw)
             content = reply["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise self._error(f"a reply that is not a chat completion: {raw[:200]!r}") from None
+            raise self.error(f"a reply that is not a chat completion: {raw[:200]!r}") from None
         if isinstance(content, list):  # some servers give content parts
             content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
         if not isinstance(content, str):
-            raise self._error(f"a reply whose message content is not text: {raw[:200]!r}")
+            raise self.error(f"a reply whose message content is not text: {raw[:200]!r}")
         return content
 
 

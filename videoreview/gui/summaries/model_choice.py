@@ -1,5 +1,6 @@
 """Who writes the summaries and who scores them: a list of builtin, the installed catalog
-models for the capability, model folders chosen before, and "Model folder…" to pick one.
+models for the capability, the model servers added (models/servers.py), model folders
+chosen before, and "Model folder…" to pick one.
 The choice is the engine choices file's (choices.py), so the CLI's ``summarize`` and
 ``visil`` use what was chosen here, and the Models dialog shows it."""
 
@@ -12,7 +13,9 @@ from PySide6.QtWidgets import QComboBox, QFileDialog
 
 from ...choices import load_choices, models_for, save_choice
 from ...engines.registry import CAPABILITIES
+from ...errors import VideoReviewError
 from ...models.catalog import installed_path, load_catalog
+from ...models.servers import servers
 
 
 class ModelChoice(QComboBox):
@@ -29,10 +32,14 @@ class ModelChoice(QComboBox):
         installed = [name for name in models_for(capability, catalog) if installed_path(catalog[name]) is not None]
         for name in installed:
             self.addItem(name, name)
+        added = []
+        for entry in _servers():
+            added.append(f"server:{entry.name}")
+            self.addItem(f"{added[-1]} ({entry.model})", added[-1])
         self.addItem("Model folder…", None)
         self.activated.connect(self._on_activated)
         spec = self.saved()
-        if spec in installed or (spec != self.builtin and Path(spec).is_dir()):
+        if spec in installed or spec in added or (spec != self.builtin and Path(spec).is_dir()):
             self.choose(spec, remember=False)
 
     def saved(self) -> str:
@@ -67,3 +74,10 @@ class ModelChoice(QComboBox):
             self.choose(folder)
         else:  # back to the one chosen before
             self.setCurrentIndex(max(0, self.findData(self.saved())))
+
+
+def _servers():
+    try:
+        return list(servers().values())
+    except VideoReviewError:  # an unreadable servers.json: Settings says so; here, no servers
+        return []
