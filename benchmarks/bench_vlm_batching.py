@@ -1,12 +1,14 @@
 """Caption throughput of our batched VLM path against a one-window-at-a-time fp16 loop (as
 ProgressCaptioner's own inference script runs), in the same run, with peak GPU memory.
 
-    .venv/bin/python benchmarks/bench_vlm_batching.py                 # CUDA: the three published architectures
+    .venv/bin/python benchmarks/bench_vlm_batching.py                 # CUDA: the five published architectures
     .venv/bin/python benchmarks/bench_vlm_batching.py --arch qwen2-vl-2b --windows 64 --batch 16
 
 The compute does not depend on the weight values, so each architecture is built from its
-published config (the sizes below, copied from the models' config.json files; not checked
-against the hub from this machine) with random weights, the test suite's small tokenizer
+published config (the sizes below, copied from the models' config.json files as public code
+quotes them, and SmolVLM2 2.2B's from the SmolVLM paper's description: SigLIP SO400M at
+384 px, SmolLM2 1.7B with RoPE base 273k, pixel shuffle by 3; none checked against the hub
+from this machine) with random weights, the test suite's small tokenizer
 (tests/tiny_vlm.py) and the family's real image processor, and every window generates
 exactly ``--tokens`` new tokens (min = max), so both paths do the same work.
 
@@ -56,11 +58,25 @@ ARCHITECTURES = {
         "vision": dict(depth=32, embed_dim=1280, hidden_size=1536, num_heads=16, mlp_ratio=4, patch_size=14,
                        spatial_merge_size=2, temporal_patch_size=2),
         "max_pixels": 28 * 28 * 1280}),
+    "qwen3-vl-4b": ("qwen3_vl", {
+        "text": dict(hidden_size=2560, intermediate_size=9728, num_hidden_layers=36, num_attention_heads=32,
+                     num_key_value_heads=8, head_dim=128, vocab_size=151936, max_position_embeddings=262144,
+                     tie_word_embeddings=True),  # mrope_section [24, 20, 20]: tiny_vlm sets it for head_dim 128
+        "vision": dict(depth=24, hidden_size=1024, intermediate_size=4096, num_heads=16, patch_size=16,
+                       spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=2560,
+                       num_position_embeddings=2304, deepstack_visual_indexes=[5, 11, 17]),
+        "max_pixels": 32 * 32 * 1024}),
+    "smolvlm2-2.2b": ("smolvlm", {
+        "text": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=24, num_attention_heads=32,
+                     num_key_value_heads=32, vocab_size=49280, max_position_embeddings=16384, rope_theta=273768),
+        "vision": dict(SIGLIP_SO400M, num_hidden_layers=27), "image": 384, "scale": 3}),
     "tiny-llava-onevision": ("llava_onevision", {}),
     "tiny-qwen2-vl": ("qwen2_vl", {}),
+    "tiny-qwen3-vl": ("qwen3_vl", {}),
+    "tiny-smolvlm": ("smolvlm", {}),
 }
-FULL = ["llava-onevision-0.5b", "llava-onevision-7b", "qwen2-vl-2b"]
-TINY = ["tiny-llava-onevision", "tiny-qwen2-vl"]
+FULL = ["llava-onevision-0.5b", "llava-onevision-7b", "qwen2-vl-2b", "qwen3-vl-4b", "smolvlm2-2.2b"]
+TINY = ["tiny-llava-onevision", "tiny-qwen2-vl", "tiny-qwen3-vl", "tiny-smolvlm"]
 
 
 def build(name: str, folder: Path) -> Path:

@@ -44,7 +44,8 @@ def tokenizer(extra=()):
 def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = None) -> Path:
     """Write a tiny model of ``family`` (a key of vlm.FAMILIES) into ``folder``.
     ``sizes`` overrides the tiny architecture ("text", "vision": config entries; "image":
-    LLaVA-OneVision's and SmolVLM2's input side; "max_pixels": Qwen2-VL's and Qwen3-VL's): the benchmarks build the
+    LLaVA-OneVision's and SmolVLM2's input side; "scale": SmolVLM2's pixel shuffle; "max_pixels": Qwen2-VL's and
+    Qwen3-VL's): the benchmarks build the
     published architectures this way (random weights, this tokenizer)."""
     import transformers
 
@@ -89,9 +90,9 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
     elif family == "qwen3_vl":
         from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
-        head_dim = text["hidden_size"] // text["num_attention_heads"]  # mrope_section sums to half of it
-        rope = {"rope_type": "default", "rope_theta": 5e6, "mrope_interleaved": True,
-                "mrope_section": [head_dim // 4, head_dim // 8, head_dim // 8]}
+        head_dim = text.get("head_dim", text["hidden_size"] // text["num_attention_heads"])  # mrope: half of it
+        section = [24, 20, 20] if head_dim == 128 else [head_dim // 4, head_dim // 8, head_dim // 8]  # 128: the real one
+        rope = {"rope_type": "default", "rope_theta": 5e6, "mrope_interleaved": True, "mrope_section": section}
         config = transformers.Qwen3VLConfig(
             text_config=dict(text, head_dim=head_dim, rope_parameters=rope),
             vision_config=dict(dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, patch_size=16,
@@ -99,7 +100,8 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
                                     num_position_embeddings=64, deepstack_visual_indexes=[0]),
                                **sizes.get("vision", {})),
             image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-            vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"])
+            vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+            **({"tie_word_embeddings": text["tie_word_embeddings"]} if "tie_word_embeddings" in text else {}))
         # Qwen3-VL's real preprocessor: Qwen2-VL's with 16-px patches and a mean / std of 0.5
         images = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
                                           image_mean=[0.5] * 3, image_std=[0.5] * 3,
@@ -113,7 +115,7 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
         vision = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
                       image_size=side, patch_size=8)
         vision.update(sizes.get("vision", {}))
-        scale = 2  # pixel shuffle: scale x scale patches become one token
+        scale = sizes.get("scale", 2)  # pixel shuffle: scale x scale patches become one token
         config = transformers.SmolVLMConfig(text_config=dict(text, model_type="llama"), vision_config=vision,
                                             scale_factor=scale, image_token_id=ids["<image>"])
         images = SmolVLMImageProcessorPil(size={"longest_edge": side}, max_image_size={"longest_edge": side},
