@@ -79,3 +79,20 @@ def test_a_server_from_settings_captions_in_the_window_and_cancel_stops_it(qtbot
     assert 0 < sent < 12  # 12 sampled frames: cancelled before all were asked
     assert fractions and max(fractions) < 1.0
     assert window.documents[str(longer)].analysis is None
+
+
+def test_a_server_is_offered_to_score_and_write_summaries(qtbot, window, loopback):
+    from videoreview.gui.summaries.model_choice import ModelChoice
+    from videoreview.models.servers import add_server
+
+    add_server(Server("box", loopback.url, "colours"))
+    settings = SettingsDialog(window)
+    qtbot.addWidget(settings)
+    assert settings.engines.choices["scoring"].findData("server:box") >= 0
+    settings.close()
+    scorer = ModelChoice("builtin (approximate)", "A VLM model folder to score with", "scoring")
+    qtbot.addWidget(scorer)
+    scorer.choose("server:box")
+    again = ModelChoice("builtin (approximate)", "A VLM model folder to score with", "scoring")  # a new window
+    qtbot.addWidget(again)
+    assert again.spec() == "server:box" and again.currentText() == "server:box (colours)"
