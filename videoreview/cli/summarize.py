@@ -12,8 +12,8 @@ from .analyze import one_analysis
 from .common import EXIT_ERROR, EXIT_USAGE, add_analysis_options, chosen, print_error
 
 
-WRITER_HELP = ("who writes the summaries' text: builtin (from the analysis) or a VLM (a catalog name or folder; "
-               "ViSIL's summary prompt); default: the saved summaries, the chosen writer for the rest")
+WRITER_HELP = ("who writes the summaries' text: builtin (from the analysis), a VLM (a catalog name or folder) or "
+               "server:NAME (ViSIL's summary prompt); default: the saved summaries, the chosen writer for the rest")
 
 
 def _summaries_for(analysis, formats: list[str], writer_spec: str | None = None, quiet: bool = True):
@@ -214,8 +214,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--reference", metavar="FILE", help="the detailed description C (UTF-8 text); default: "
                                                        "the VLM's description, or the builtin captions joined")
     p.add_argument("--scorer", metavar="builtin|MODEL",
-                   help="builtin (approximate, no language model) or a VLM (a catalog name or folder); "
-                        "default: the chosen one, see 'models use'")
+                   help="builtin (approximate, no language model), a VLM (a catalog name or folder) or "
+                        "server:NAME (a vLLM server); default: the chosen one, see 'models use'")
     p.add_argument("--writer", metavar="builtin|MODEL", help=WRITER_HELP)
     p.add_argument("--json", action="store_true", help="a JSON list of {format, visil, tokens, scorer, keyframes, text}")
     add_analysis_options(p)

@@ -71,11 +71,11 @@ class TorchImageText:
     def text_tower(self):
         return _tower(self.model, "texts")
 
-    def images(self, pixels: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
-        """Embeddings of model input (NaFlex: patches and their resized positions)."""
-        inputs = (pixels,) if positions is None else (pixels, positions)
+    def images(self, pixels: np.ndarray) -> np.ndarray:
+        """Embeddings of SigLIP's square input (NaFlex is checked against transformers' own
+        processor and model instead: see the tests)."""
         with self.torch.inference_mode():
-            return _normalised(self.image_tower()(*map(self.torch.from_numpy, inputs)).numpy())
+            return _normalised(self.image_tower()(self.torch.from_numpy(pixels)).numpy())
 
     def texts(self, ids: np.ndarray) -> np.ndarray:
         with self.torch.inference_mode():
