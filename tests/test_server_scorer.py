@@ -52,9 +52,15 @@ def test_tau_is_the_summary_s_text_tokens_and_its_images_tokens(vllm):
     assert scorer(vllm).tokens(Source("summary", "", ())) == 0
 
 
-def test_the_answer_is_found_however_the_tokens_cut_it():
-    # A first token that also holds the template's text, a keyword in three pieces.
-    tokens = [("", 0.0), ("<|assistant|>", -1.0), ("\nca", -0.5), ("t", -0.25), (" s", -1.0), ("at", -2.0)]
+@pytest.mark.parametrize("tokens", [
+    # decoded text: a first token that also holds the template's text, a space token of its own
+    [("", 0.0), ("<|assistant|>", -1.0), ("\nca", -0.5), ("t", -0.25), (" ", -0.5), ("s", -0.5), ("at", -2.0)],
+    # raw byte-level BPE pieces, as older vLLM versions give them
+    [("<|assistant|>", -1.0), ("\u010aca", -0.5), ("t", -0.25), ("\u0120", -0.5), ("s", -0.5), ("at", -2.0)],
+    # SentencePiece pieces decoded one by one: the space before a word lost
+    [("<start_of_turn>", -1.0), ("model", -1.0), ("ca", -0.5), ("t", -0.25), ("s", -1.0), ("at", -2.0)],
+])
+def test_the_answer_is_found_however_the_tokens_cut_and_write_it(tokens):
     assert keyword_log_probs(tokens, "cat sat", ["cat", "sat"]) == [-0.75, -3.0]
     with pytest.raises(ValueError, match="cannot tell which tokens are the keywords"):
         keyword_log_probs(tokens, "cat sit", ["cat", "sit"])

@@ -7,9 +7,11 @@ Teacher forcing over the API, as the local scorer does in one forward pass: the 
 ends with the assistant's answer (F.6's keywords joined by single spaces), continued, not
 closed (``continue_final_message``, no generation prompt), and ``prompt_logprobs`` 0 asks
 for each prompt token's log-probability given the tokens before it. The answer's tokens
-are the prompt's last ones: their texts, read back from the end, must spell the answer,
-and each token counts for the keyword its last character falls in (the space before a
-keyword is its own), as the local scorer counts with the tokenizer's offsets.
+are the prompt's last ones: their texts, read back from the end, must spell the answer
+(white space aside), and each token counts for the keyword its last character falls in
+(white space counts with the keyword after it), as the local scorer counts with the
+tokenizer's offsets. A keyword a byte-level tokenizer cuts inside one character cannot be
+spelled back from tokens decoded one by one: that is one line saying so.
 
 tau (``tokens``) is, as locally, the summary's text tokens (vLLM's /tokenize) plus the
 image tokens its keyframes cost (the prompt tokens the server reports for a request with
@@ -18,7 +20,6 @@ that many blank frames, less those for none).
 
 from __future__ import annotations
 
-import bisect
 import json
 from typing import Sequence
 
@@ -27,7 +28,7 @@ import numpy as np
 from ..captions.server import ServerModel
 from ..captions.vlm import Request
 from .protocol import Source, recovery_prompt
-from .vlm import ReadFrames, VLMScoring, keyword_starts
+from .vlm import ReadFrames, VLMScoring
 
 NO_LOG_PROBS = ("gave no log-probabilities of the prompt's tokens: scoring by ViSIL needs them, and only vLLM "
                 "gives them (prompt_logprobs); score with a vLLM server or a local model")
@@ -140,21 +141,31 @@ def prompt_log_probs(reply: dict) -> list[tuple[str, float]]:
     return out
 
 
+# How a tokenizer's raw pieces write white space (byte-level BPE, SentencePiece): older vLLM
+# versions give the raw pieces as decoded_token, newer ones decoded text.
+RAW_SPACE = str.maketrans({"\u0120": " ", "\u010a": "\n", "\u2581": " "})
+
+
 def keyword_log_probs(tokens: Sequence[tuple[str, float]], answer: str, keywords: Sequence[str]) -> list[float]:
-    """Each keyword's log P: the sum over the answer's tokens at the end of ``tokens``."""
-    text, first = "", len(tokens)
-    while first > 0 and len(text) < len(answer):
+    """Each keyword's log P: the sum over the answer's tokens at the end of ``tokens``.
+    Tokens are matched on their characters other than white space (decoded one at a time,
+    a token may lose or keep the space before it); a token of white space alone counts for
+    the keyword after it."""
+    pieces = [("".join(text.translate(RAW_SPACE).split()), log_prob) for text, log_prob in tokens]
+    target = "".join(answer.split())
+    owner_of = [k for k, keyword in enumerate(keywords) for _ in "".join(keyword.split())]
+    text, first = "", len(pieces)
+    while first > 0 and len(text) < len(target):
         first -= 1
-        text = tokens[first][0] + text
-    if not text.endswith(answer):
-        raise ValueError(f"the prompt's last tokens spell {text[-len(answer) - 20:]!r}, not the answer "
+        text = pieces[first][0] + text
+    if not text.endswith(target):
+        raise ValueError(f"the prompt's last tokens spell {text[-len(target) - 20:]!r}, not the answer "
                          f"{answer!r}: cannot tell which tokens are the keywords")
-    starts, sums = keyword_starts(keywords), [0.0] * len(keywords)
-    end = len(answer) - len(text)  # where the first token ends, once its own length is added
-    for piece, log_prob in tokens[first:]:
+    sums = [0.0] * len(keywords)
+    end = len(target) - len(text)  # where the first token ends, once its own length is added
+    for piece, log_prob in pieces[first:]:
         end += len(piece)
-        owner = bisect.bisect_right(starts, max(end - 1, 0)) - 1
-        sums[owner] += log_prob
+        sums[owner_of[end - 1 if piece else min(end, len(owner_of) - 1)]] += log_prob
     return sums
 
 

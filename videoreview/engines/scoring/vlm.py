@@ -143,22 +143,16 @@ def answer_tokens(tokenizer, keywords: Sequence[str]) -> tuple[str, list[int], l
     """The answer F.6 asks for (the keywords joined by single spaces), its token ids, and
     for each token the index of the keyword it belongs to: the one its last character
     falls in, a space counting with the keyword after it."""
-    answer, starts = " ".join(keywords), keyword_starts(keywords)
+    if any(not k.strip() for k in keywords):
+        raise ValueError(f"empty keyword in {list(keywords)}")
+    answer = " ".join(keywords)
+    starts, position = [], 0
+    for keyword in keywords:
+        starts.append(max(position - 1, 0))  # the space before it is its own
+        position += len(keyword) + 1
     encoded = tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True)
     owners = [bisect.bisect_right(starts, max(end - 1, start)) - 1 for start, end in encoded["offset_mapping"]]
     return answer, list(encoded["input_ids"]), owners
-
-
-def keyword_starts(keywords: Sequence[str]) -> list[int]:
-    """Where each keyword's share of the answer (the keywords joined by single spaces)
-    begins: the space before a keyword is its own."""
-    if any(not k.strip() for k in keywords):
-        raise ValueError(f"empty keyword in {list(keywords)}")
-    starts, position = [], 0
-    for keyword in keywords:
-        starts.append(max(position - 1, 0))
-        position += len(keyword) + 1
-    return starts
 
 
 def describe_video(model: VisionLanguageModel, frames: Sequence[np.ndarray], max_new_tokens: int = 256) -> str:
