@@ -117,11 +117,13 @@ def cmd_list(args: argparse.Namespace) -> str:
     if args.json:
         return json.dumps(rows, indent=2)
     lines = []
+    name_width, family_width = (max((len(row[key]) for row in rows), default=0) for key in ("name", "family"))
     for row in rows:
         size = f"{row['size_bytes'] / 1e6:8.1f} MB" if row["size_bytes"] is not None else "       ? MB"
         state = "builtin" if row["builtin"] else ("installed" if row["installed"] else "not installed")
         chosen = f"  (chosen for {', '.join(row['chosen_for'])})" if row["chosen_for"] else ""
-        lines.append(f"{row['name']:<28} {size}  {row['license']:<14} {state:<13} {', '.join(row['tasks'])}{chosen}")
+        lines.append(f"{row['name']:<{name_width}}  {row['family']:<{family_width}} {size}  "
+                     f"{row['license']:<14} {state:<13} {', '.join(row['tasks'])}{chosen}")
     return "\n".join(lines)
 
 
