@@ -91,7 +91,8 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
         from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
         head_dim = text.get("head_dim", text["hidden_size"] // text["num_attention_heads"])  # mrope: half of it
-        section = [24, 20, 20] if head_dim == 128 else [head_dim // 4, head_dim // 8, head_dim // 8]  # 128: the real one
+        # 128: the published models' head size and their sections; else a quarter and two eighths
+        section = [24, 20, 20] if head_dim == 128 else [head_dim // 4, head_dim // 8, head_dim // 8]
         rope = {"rope_type": "default", "rope_theta": 5e6, "mrope_interleaved": True, "mrope_section": section}
         config = transformers.Qwen3VLConfig(
             text_config=dict(text, head_dim=head_dim, rope_parameters=rope),

@@ -78,6 +78,16 @@ class Source:
         return len(self.keyframe_frames)
 
 
+def frames_shown(source: Source, video_frames: tuple[int, ...]) -> tuple[int, ...]:
+    """The frame indices a scorer shows for ``source``: ``video_frames`` for the video, a
+    summary's keyframes for a summary."""
+    if source.kind == "video":
+        return video_frames
+    if source.kind == "summary":
+        return tuple(source.keyframe_frames)
+    raise ValueError(f"unknown source kind {source.kind!r}")
+
+
 def recovery_prompt(source: Source, masked_caption: str) -> str:
     """F.6's text for ``source``: what is given (the images come separately, in order),
     the masked caption, and the task."""

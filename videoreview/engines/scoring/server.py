@@ -27,7 +27,7 @@ import numpy as np
 
 from ..captions.server import ServerModel
 from ..captions.vlm import Request
-from .protocol import Source, recovery_prompt
+from .protocol import Source, frames_shown, recovery_prompt
 from .vlm import ReadFrames, VLMScoring
 
 NO_LOG_PROBS = ("gave no log-probabilities of the prompt's tokens: scoring by ViSIL needs them, and only vLLM "
@@ -66,16 +66,13 @@ class ServerScorer:
         if images == 0:
             return 0
         if images not in self._image_tokens:
-            blank = np.zeros(self.read_frames(self.video_frames[:1])[0].shape, np.uint8)  # the count depends on the size
+            shape = self.read_frames(self.video_frames[:1])[0].shape  # the count depends on the size only
+            blank = np.zeros(shape, np.uint8)
             self._image_tokens[images] = self._prompt_tokens([blank] * images) - self._prompt_tokens([])
         return self._image_tokens[images]
 
     def _frame_indices(self, source: Source) -> tuple[int, ...]:
-        if source.kind == "video":
-            return self.video_frames
-        if source.kind == "summary":
-            return tuple(source.keyframe_frames)
-        raise ValueError(f"unknown source kind {source.kind!r}")
+        return frames_shown(source, self.video_frames)
 
     def _score(self, keywords: Sequence[str], masked_caption: str, source: Source) -> list[float]:
         indices = self._frame_indices(source)

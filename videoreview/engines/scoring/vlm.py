@@ -24,7 +24,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..captions.vlm import Request, VisionLanguageModel
-from .protocol import CAPTION_PROMPT, KEYWORD_PROMPT, MAX_KEYWORDS, Source, recovery_prompt, summary_prompt
+from .protocol import (CAPTION_PROMPT, KEYWORD_PROMPT, MAX_KEYWORDS, Source, frames_shown, recovery_prompt,
+                       summary_prompt)
 
 KEYWORD_TOKENS = 200  # a JSON array of 20 quoted words, with room for a short preamble
 SUMMARY_TOKENS = 160  # 2-3 sentences
@@ -99,11 +100,7 @@ class VLMScorer:
         return self._image_tokens[images]
 
     def _frame_indices(self, source: Source) -> tuple[int, ...]:
-        if source.kind == "video":
-            return self.video_frames
-        if source.kind == "summary":
-            return tuple(source.keyframe_frames)
-        raise ValueError(f"unknown source kind {source.kind!r}")
+        return frames_shown(source, self.video_frames)
 
     def _frames(self, source: Source) -> list[np.ndarray]:
         indices = self._frame_indices(source)
