@@ -33,6 +33,11 @@ def frame_at(seconds: float, fps: float, frame_count: int) -> int:
     return max(0, min(frame_count - 1, int(seconds * fps + 1e-6)))
 
 
+def frame_time(frame: int, fps: float) -> float:
+    """When ``frame`` starts, to the microsecond, as the records store it."""
+    return round(frame / fps, 6)
+
+
 def nearest_frame(seconds: float, fps: float, frame_count: int) -> int:
     """The frame starting nearest to ``seconds``, clamped (a drag or a sample snaps to it)."""
     return max(0, min(frame_count - 1, round(seconds * fps)))

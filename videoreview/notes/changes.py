@@ -14,17 +14,13 @@ from typing import Iterable
 
 from ..errors import RecordError
 from ..records import NOTE_STATUSES, NOTE_TAGS, Analysis, Note, Shape
-from ..timecode import format_time
+from ..timecode import format_time, frame_time
 from .author import reviewer_name
 
 
 def now() -> str:
     """The current UTC time as notes store it (ISO 8601, milliseconds, "Z")."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def time_of(analysis: Analysis, frame: int) -> float:
-    return round(frame / analysis.video.fps, 6)
 
 
 def check_in_video(analysis: Analysis, frame: int, end_frame: int | None = None) -> None:
@@ -49,8 +45,8 @@ def new_note(analysis: Analysis, frame: int, text: str, end_frame: int | None = 
     if end_frame == frame:
         end_frame = None
     stamp = now()
-    return Note(id=uuid.uuid4().hex, time=time_of(analysis, frame), frame=frame, text=text,
-                end_time=None if end_frame is None else time_of(analysis, end_frame), end_frame=end_frame,
+    return Note(id=uuid.uuid4().hex, time=frame_time(frame, analysis.video.fps), frame=frame, text=text,
+                end_time=None if end_frame is None else frame_time(end_frame, analysis.video.fps), end_frame=end_frame,
                 tag=tag, author=author if author is not None else reviewer_name(), created=stamp, changed=stamp,
                 drawing=drawing)
 
@@ -90,8 +86,8 @@ def change_note(analysis: Analysis, note_id: str, **changes) -> Analysis:
         end = changes.get("end_frame", old.end_frame)
         end = None if end == frame else end
         check_in_video(analysis, frame, end)
-        changes.update(frame=frame, time=time_of(analysis, frame), end_frame=end,
-                       end_time=None if end is None else time_of(analysis, end))
+        changes.update(frame=frame, time=frame_time(frame, analysis.video.fps), end_frame=end,
+                       end_time=None if end is None else frame_time(end, analysis.video.fps))
     new = replace(old, **changes)
     if not new.text and not new.drawing:
         raise RecordError(None, "a note needs text or a drawing")

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
 from ..smpte import frame_of, timecode
-from .changes import time_of
+from ..timecode import frame_time
 from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
 
 COLUMNS = ("ID", "Timecode In", "Timecode Out", "Frame In", "Frame Out", "FPS", "Tag", "Status", "Author",
@@ -67,7 +67,7 @@ def _note(row: dict, analysis: Analysis, path, changed: str, rates: set, message
     end = (int(cell("Frame Out")) if cell("Frame Out") else
            frame_of(cell("Timecode Out"), fps) if cell("Timecode Out") else None)
     text = (row.get("Comment") or "").strip()
-    note = Note(id=cell("ID") or foreign_id("csv", frame, end, text), time=time_of(analysis, frame), frame=frame,
+    note = Note(id=cell("ID") or foreign_id("csv", frame, end, text), time=frame_time(frame, analysis.video.fps), frame=frame,
                 text=text, end_frame=end if end != frame else None,
                 tag=tag_for(cell("Tag"), path, messages) if cell("Tag") else "blue",
                 status="resolved" if cell("Status").lower() in RESOLVED else "open",

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
 from ..smpte import exact_rate, frame_of, is_drop_frame, nominal_rate, timecode
-from .changes import time_of
+from ..timecode import frame_time
 from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
 
 START = "01:00:00:00"
@@ -80,7 +80,7 @@ def read(analysis: Analysis, path: str | os.PathLike, fps: float | None = None) 
         found = ID_AT_END.search(name)
         author, status = _author_status(name[:found.start()] if found else "")
         note = Note(id=found.group(1) if found else foreign_id("edl", frame, end, note_text, name),
-                    time=time_of(analysis, frame), frame=frame, text=note_text or name, end_frame=end,
+                    time=frame_time(frame, analysis.video.fps), frame=frame, text=note_text or name, end_frame=end,
                     tag=tag_for(colour, path, incoming.messages), status=status, author=author,
                     created=changed, changed=changed)
         incoming.notes.append(at_rate(note, rate, analysis))

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from ..records import NOTE_TAGS, Analysis, Note
-from .changes import time_of
+from ..timecode import frame_time
 
 
 @dataclass
@@ -41,8 +41,8 @@ def at_rate(note: Note, from_fps: float, analysis: Analysis) -> Note:
     """``note`` (frames counted at ``from_fps``) on this video's frames and times."""
     frame = converted_frame(note.frame, from_fps, analysis)
     end = None if note.end_frame is None else converted_frame(note.end_frame, from_fps, analysis)
-    return replace(note, frame=frame, time=time_of(analysis, frame), end_frame=end,
-                   end_time=None if end is None else time_of(analysis, end))
+    return replace(note, frame=frame, time=frame_time(frame, analysis.video.fps), end_frame=end,
+                   end_time=None if end is None else frame_time(end, analysis.video.fps))
 
 
 def rate_message(path, from_fps: float, analysis: Analysis) -> str | None:

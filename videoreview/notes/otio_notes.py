@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
 from ..smpte import exact_rate
-from .changes import time_of
+from ..timecode import frame_time
 from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
 
 # OTIO's MarkerColor names for our tags
@@ -87,7 +87,7 @@ def _note(marker, rate: float, analysis: Analysis, path, changed: str, messages:
     frames = round(marker.marked_range.duration.value_rescaled_to(rate))
     end = frame + frames - 1 if frames > 1 else None
     text = marker.comment or marker.name
-    note = Note(id=foreign_id("otio", frame, end, text), time=time_of(analysis, frame), frame=frame, text=text,
+    note = Note(id=foreign_id("otio", frame, end, text), time=frame_time(frame, analysis.video.fps), frame=frame, text=text,
                 end_frame=end, tag=tag_for(str(marker.color or "BLUE"), path, messages), created=changed,
                 changed=changed)
     return at_rate(note, rate, analysis)

@@ -25,10 +25,6 @@ def frame_at(analysis: Analysis, seconds: float) -> int:
     return timecode.frame_at(seconds, analysis.video.fps, analysis.video.frame_count)
 
 
-def time_of(analysis: Analysis, frame: int) -> float:
-    return round(frame / analysis.video.fps, 6)
-
-
 def _boundary(analysis: Analysis, frame: int) -> Boundary:
     for boundary in analysis.boundaries:
         if boundary.frame == frame:
@@ -85,7 +81,7 @@ def add_boundary(analysis: Analysis, seconds: float, kind: str = "event",
     frame = frame_at(analysis, seconds)
     if any(b.frame == frame for b in analysis.boundaries):
         raise RecordError(None, f"there is already a boundary at frame {frame}")
-    added = Boundary(time=time_of(analysis, frame), frame=frame, kind=kind, confidence=1.0,
+    added = Boundary(time=timecode.frame_time(frame, analysis.video.fps), frame=frame, kind=kind, confidence=1.0,
                      caption=caption, engine=REVIEWER, edited=True)
     removed = tuple(f for f in analysis.removed_boundaries if abs(f - frame) > 1)
     return replace(analysis.with_boundaries(analysis.boundaries + (added,)), removed_boundaries=removed)
@@ -109,7 +105,7 @@ def move_boundary(analysis: Analysis, frame: int, seconds: float) -> Analysis:
         raise RecordError(None, f"there is already a boundary at frame {new_frame}")
     moved = delete_boundary(analysis, frame)
     caption = old.caption if old.caption is not None and old.caption.engine == REVIEWER else None
-    return add_boundary(moved, time_of(analysis, new_frame), old.kind, caption)
+    return add_boundary(moved, timecode.frame_time(new_frame, analysis.video.fps), old.kind, caption)
 
 
 def set_boundary_kind(analysis: Analysis, frame: int, kind: str) -> Analysis:
