@@ -13,7 +13,7 @@ from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
 from ..smpte import frame_of, timecode
 from ..timecode import frame_time
-from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
+from .incoming import Incoming, at_rate, file_time, foreign_id, rate_messages, tag_for
 
 COLUMNS = ("ID", "Timecode In", "Timecode Out", "Frame In", "Frame Out", "FPS", "Tag", "Status", "Author",
            "Comment", "Created", "Changed")
@@ -50,10 +50,7 @@ def read(analysis: Analysis, path: str | os.PathLike) -> Incoming:
             incoming.notes.append(_note(row, analysis, path, changed, rates, incoming.messages))
         except (RecordError, ValueError) as exc:
             raise RecordError(path, f"row {number}: {getattr(exc, 'reason', exc)}") from None
-    for fps in rates:
-        message = rate_message(path, fps, analysis)
-        if message:
-            incoming.messages.append(message)
+    incoming.messages += rate_messages(path, rates, analysis)
     return incoming
 
 
@@ -67,7 +64,7 @@ def _note(row: dict, analysis: Analysis, path, changed: str, rates: set, message
     end = (int(cell("Frame Out")) if cell("Frame Out") else
            frame_of(cell("Timecode Out"), fps) if cell("Timecode Out") else None)
     text = (row.get("Comment") or "").strip()
-    note = Note(id=cell("ID") or foreign_id("csv", frame, end, text), time=frame_time(frame, analysis.video.fps), frame=frame,
+    note = Note(id=cell("ID") or foreign_id("csv", frame, end, text), time=frame_time(frame, fps), frame=frame,
                 text=text, end_frame=end if end != frame else None,
                 tag=tag_for(cell("Tag"), path, messages) if cell("Tag") else "blue",
                 status="resolved" if cell("Status").lower() in RESOLVED else "open",

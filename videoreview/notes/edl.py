@@ -21,7 +21,7 @@ from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
 from ..smpte import exact_rate, frame_of, is_drop_frame, nominal_rate, timecode
 from ..timecode import frame_time
-from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
+from .incoming import Incoming, at_rate, file_time, foreign_id, rate_messages, tag_for
 
 START = "01:00:00:00"
 RESOLVE_COLOURS = {"blue": "Blue", "cyan": "Cyan", "green": "Green", "yellow": "Yellow", "red": "Red",
@@ -84,9 +84,8 @@ def read(analysis: Analysis, path: str | os.PathLike, fps: float | None = None) 
                     tag=tag_for(colour, path, incoming.messages), status=status, author=author,
                     created=changed, changed=changed)
         incoming.notes.append(at_rate(note, rate, analysis))
-    message = rate_message(path, rate, analysis)
-    if message and markers:
-        incoming.messages.append(message)
+    if markers:
+        incoming.messages += rate_messages(path, [rate], analysis)
     return incoming
 
 

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 
 from ..records import NOTE_TAGS, Analysis, Note
 from ..timecode import frame_time
+from .changes import stamp
 
 
 @dataclass
@@ -27,8 +28,7 @@ def foreign_id(*parts: object) -> str:
 def file_time(path: str | os.PathLike) -> str:
     """The file's modification time, as the change time of notes from formats that carry
     none (a note both sides changed is then settled by when the file was written)."""
-    stamp = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
-    return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return stamp(datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc))
 
 
 def converted_frame(frame: int, from_fps: float, analysis: Analysis) -> int:
@@ -45,12 +45,12 @@ def at_rate(note: Note, from_fps: float, analysis: Analysis) -> Note:
                    end_time=None if end is None else frame_time(end, analysis.video.fps))
 
 
-def rate_message(path, from_fps: float, analysis: Analysis) -> str | None:
+def rate_messages(path, rates, analysis: Analysis) -> list[str]:
+    """A line for each rate in ``rates`` (the file's) that is not this video's: its notes
+    were converted to this video's frames."""
     fps = analysis.video.fps
-    if abs(from_fps - fps) < 1e-3:
-        return None
-    return (f"{path}: its times are at {from_fps:g} fps and this video is {fps:g} fps: "
-            f"converted to this video's frames (same times, nearest frame)")
+    return [f"{path}: its times are at {rate:g} fps and this video is {fps:g} fps: "
+            f"converted to this video's frames (same times, nearest frame)" for rate in rates if abs(rate - fps) >= 1e-3]
 
 
 def tag_for(colour: str, path, messages: list[str]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import RecordError
 from ..records import Analysis, Note, read_json, write_atomic
-from .incoming import Incoming, at_rate, rate_message
+from .incoming import Incoming, at_rate, rate_messages
 
 VERSION = 1  # of the notes file; a newer one is refused
 
@@ -48,7 +48,6 @@ def read(analysis: Analysis, path: str | os.PathLike) -> Incoming:
     else:
         raise RecordError(path, "not a videoreview notes file (no 'videoreview_notes') nor a saved Analysis")
     incoming = Incoming([at_rate(n, fps, analysis) for n in notes])
-    message = rate_message(path, fps, analysis)
-    if message and notes:
-        incoming.messages.append(message)
+    if notes:
+        incoming.messages += rate_messages(path, [fps], analysis)
     return incoming

@@ -12,7 +12,7 @@ from ..errors import RecordError
 from ..records import Analysis, Note, write_atomic
 from ..smpte import exact_rate
 from ..timecode import frame_time
-from .incoming import Incoming, at_rate, file_time, foreign_id, rate_message, tag_for
+from .incoming import Incoming, at_rate, file_time, foreign_id, rate_messages, tag_for
 
 # OTIO's MarkerColor names for our tags
 COLOURS = {"blue": "BLUE", "cyan": "CYAN", "green": "GREEN", "yellow": "YELLOW", "red": "RED", "pink": "PINK",
@@ -67,10 +67,7 @@ def read(analysis: Analysis, path: str | os.PathLike) -> Incoming:
             rate = marker.marked_range.start_time.rate
             rates.add(rate)
             incoming.notes.append(_note(marker, rate, analysis, path, changed, incoming.messages))
-    for rate in rates:
-        message = rate_message(path, rate, analysis)
-        if message:
-            incoming.messages.append(message)
+    incoming.messages += rate_messages(path, rates, analysis)
     return incoming
 
 
@@ -87,8 +84,8 @@ def _note(marker, rate: float, analysis: Analysis, path, changed: str, messages:
     frames = round(marker.marked_range.duration.value_rescaled_to(rate))
     end = frame + frames - 1 if frames > 1 else None
     text = marker.comment or marker.name
-    note = Note(id=foreign_id("otio", frame, end, text), time=frame_time(frame, analysis.video.fps), frame=frame, text=text,
-                end_frame=end, tag=tag_for(str(marker.color or "BLUE"), path, messages), created=changed,
+    note = Note(id=foreign_id("otio", frame, end, text), time=frame_time(frame, rate), frame=frame,
+                text=text, end_frame=end, tag=tag_for(str(marker.color or "BLUE"), path, messages), created=changed,
                 changed=changed)
     return at_rate(note, rate, analysis)
 
