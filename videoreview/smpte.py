@@ -41,6 +41,13 @@ def timecode(frame: int, fps: float, start: str = "00:00:00:00") -> str:
     return opentime.to_timecode(total, rate)
 
 
+def span(frame: int, last_frame: int, fps: float, between: str = " – ") -> str:
+    """The timecode of ``frame``, or "IN{between}OUT" for the frames ``frame`` to
+    ``last_frame`` (both shown), as notes are written wherever a person reads them."""
+    start = timecode(frame, fps)
+    return f"{start}{between}{timecode(last_frame, fps)}" if last_frame > frame else start
+
+
 def frame_of(text: str, fps: float, start: str = "00:00:00:00") -> int:
     """The frame a timecode names on a timeline starting at ``start`` (RecordError when
     it is not a timecode at that rate)."""

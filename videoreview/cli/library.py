@@ -227,13 +227,12 @@ def cmd_notes(args: argparse.Namespace) -> int:
 
 def _when(note) -> str:
     """The note's timecode(s), as `videoreview notes` prints them."""
-    from ..smpte import timecode
+    from ..smpte import span
     from ..timecode import format_time
 
     if not note.fps:  # not probed: no frame rate for a timecode
         return format_time(note.start) + (f"-{format_time(note.end)}" if note.end > note.start else "")
-    return timecode(note.frame, note.fps) + (f"-{timecode(note.last_frame, note.fps)}"
-                                             if note.last_frame > note.frame else "")
+    return span(note.frame, note.last_frame, note.fps, "-")
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:

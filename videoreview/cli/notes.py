@@ -105,13 +105,13 @@ def _by_prefix(analysis, prefix: str):
 
 
 def _print(analysis, as_json: bool) -> None:
-    from ..smpte import timecode
+    from ..smpte import span
 
     if as_json:
         print(json.dumps([n.to_dict() for n in analysis.notes], indent=2, ensure_ascii=False))
         return
     fps = analysis.video.fps
     for n in analysis.notes:
-        when = timecode(n.frame, fps) + (f"-{timecode(n.last_frame, fps)}" if n.is_range else "")
+        when = span(n.frame, n.last_frame, fps, "-")
         drawing = f" [drawing: {len(n.drawing)} shapes]" if n.drawing else ""
         print(f"{n.id[:8]}  {when}  {n.status:8}  {n.tag:6}  {n.author}: {n.text}{drawing}")

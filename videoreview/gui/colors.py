@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import zlib
 
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QIcon, QPixmap
 
 from ..records import NOTE_TAG_COLOURS
 
@@ -35,3 +35,11 @@ def identity_color(pid: str) -> QColor:
 
 # A note's tag: the marker colours the editors share (records.NOTE_TAGS), as they show them.
 NOTE_COLORS: dict[str, QColor] = {tag: QColor(hex_colour) for tag, hex_colour in NOTE_TAG_COLOURS.items()}
+
+
+def tag_icon(tag: str) -> QIcon:
+    """A swatch of a note's tag colour, as its marker shows on the timeline (grey for a
+    tag this version does not know)."""
+    pixmap = QPixmap(12, 12)
+    pixmap.fill(NOTE_COLORS.get(tag, QColor("#888888")))
+    return QIcon(pixmap)

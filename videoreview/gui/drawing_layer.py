@@ -96,17 +96,19 @@ class DrawingLayer(QGraphicsObject):
     def mouseReleaseEvent(self, event) -> None:
         if not self._points:
             return
-        points = self._points if self.tool == "stroke" else self._points[:2]
-        if self.tool == "stroke" and points[0] == points[1] and len(points) == 2:
-            points = points[:1]  # a click: a dot
+        shape = self._shape_drawn()
         self._points = []
-        self.add(Shape(self.tool, tuple(points), color=self.color))
+        self.add(shape)
+
+    def _shape_drawn(self) -> Shape:
+        """The shape the drag so far makes (a click with the pen: a dot)."""
+        points = self._points if self.tool == "stroke" else self._points[:2]
+        if self.tool == "stroke" and len(points) == 2 and points[0] == points[1]:
+            points = points[:1]
+        return Shape(self.tool, tuple(points), color=self.color)
 
     def _in_progress(self) -> list[Shape]:
-        if not self._points:
-            return []
-        points = self._points if self.tool == "stroke" else self._points[:2]
-        return [Shape(self.tool, tuple(points), color=self.color)]
+        return [self._shape_drawn()] if self._points else []
 
     def paint(self, painter, option, widget=None) -> None:
         painter.fillRect(self.rect, Qt.GlobalColor.transparent)

@@ -24,7 +24,7 @@ from ..library.catalog import Video
 from ..library.search import LibraryNote, Moment
 from ..media import VIDEO_FILE_FILTER
 from ..timecode import format_time
-from .colors import NOTE_COLORS
+from .colors import tag_icon
 from .jobs import AnalysisQueue, JobProgress
 from .library_client import LibraryClient
 from .stills import StillLoader
@@ -44,13 +44,6 @@ NOTES_TAB = 2
 def _placeholder() -> QIcon:
     pixmap = QPixmap(THUMB)
     pixmap.fill(QColor("#3a3a3a"))
-    return QIcon(pixmap)
-
-
-def _tag_icon(tag: str) -> QIcon:
-    """A swatch of the note's tag colour, as its marker shows on the timeline."""
-    pixmap = QPixmap(12, 12)
-    pixmap.fill(NOTE_COLORS.get(tag, QColor("#888888")))
     return QIcon(pixmap)
 
 
@@ -342,7 +335,7 @@ class LibraryPanel(QWidget):
         snippet = note.text if len(note.text) <= 140 else note.text[:139] + "…"
         item = QTreeWidgetItem(head, [f"{when}  {note.tag}" + (f" · {note.author}" if note.author else "")
                                       + f"\n{snippet}"])
-        item.setIcon(0, _tag_icon(note.tag))
+        item.setIcon(0, tag_icon(note.tag))
         item.setToolTip(0, note.text)
         item.setData(0, Qt.UserRole, n)
 

@@ -440,8 +440,7 @@ class MainWindow(QMainWindow):
         if kind == "note":  # notes have their own panel
             self.details.show_item(None, None)
             self.notes_panel.select(key)
-            self.notes_dock.show()
-            self.notes_dock.raise_()
+            self._show_notes()
             return
         self.details.show_item(kind, key)
         if kind is not None:
@@ -474,8 +473,7 @@ class MainWindow(QMainWindow):
             marked.append(here)  # only I (or O): the range runs to the playhead
         start, end = (min(marked), max(marked)) if marked else (here, here)
         self.player.pause()
-        self.notes_dock.show()
-        self.notes_dock.raise_()
+        self._show_notes()
         self.notes_panel.compose(start, end if end != start else None)
         self.clear_marks()
 
@@ -484,9 +482,12 @@ class MainWindow(QMainWindow):
         if self.current is None or self.current.analysis is None:
             return
         self.player.pause()
+        self._show_notes()
+        self.notes_panel.draw_button.toggle()
+
+    def _show_notes(self) -> None:
         self.notes_dock.show()
         self.notes_dock.raise_()
-        self.notes_panel.draw_button.toggle()
 
     # -- messages, help, settings ------------------------------------------------------------
     def notice(self, message: str) -> None:

@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (QColorDialog, QComboBox, QFileDialog, QHBoxLayout
 from ..errors import VideoReviewError
 from ..notes import changes
 from ..notes.files import export_notes, import_notes
-from ..smpte import timecode
+from ..smpte import span
 from ..records import NOTE_TAGS, Analysis, Note
-from .colors import NOTE_COLORS
+from .colors import tag_icon
 from .drawing_layer import TOOL_NAMES, TOOLS, DrawingLayer
 
 STATUS_FILTERS = ("All", "Open", "Resolved")
@@ -38,12 +38,6 @@ def _local_shortcut(keys: QKeySequence, widget: QWidget, slot) -> None:
     shortcut = QShortcut(keys, widget)
     shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
     shortcut.activated.connect(slot)
-
-
-def tag_icon(tag: str) -> QIcon:
-    pixmap = QPixmap(12, 12)
-    pixmap.fill(NOTE_COLORS[tag])
-    return QIcon(pixmap)
 
 
 class NotesPanel(QWidget):
@@ -160,7 +154,7 @@ class NotesPanel(QWidget):
         self.tree.clear()
         fps = self.analysis.video.fps if self.analysis else 25.0
         for note in self.shown_notes():
-            when = timecode(note.frame, fps) + (f" – {timecode(note.last_frame, fps)}" if note.is_range else "")
+            when = span(note.frame, note.last_frame, fps)
             text = note.text + ("  ✎" if note.drawing else "")
             item = QTreeWidgetItem([when, note.author, text])
             item.setIcon(0, tag_icon(note.tag))
@@ -231,7 +225,7 @@ class NotesPanel(QWidget):
         if self.analysis is None:
             return
         fps = self.analysis.video.fps
-        where = timecode(frame, fps) + (f" – {timecode(end_frame, fps)}" if end_frame is not None else "")
+        where = span(frame, end_frame if end_frame is not None else frame, fps)
         self._compose_at = (frame, end_frame)
         self.composer_label.setText(f"New note at {where}")
         for widget in (self.composer_label, self.composer, self.new_tag):

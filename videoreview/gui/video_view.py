@@ -348,7 +348,7 @@ class _NotesOverlay(_Overlay):
         for text, tag, resolved in notes.labels[:4]:
             text = metrics.elidedText(("✓ " if resolved else "") + text, Qt.TextElideMode.ElideRight,
                                       self.rect.width() * 0.6)
-            box = QRectF(h * 0.03, y, metrics.horizontalAdvance(text) + 3 * pad + pad, metrics.height() + pad)
+            box = QRectF(h * 0.03, y, metrics.horizontalAdvance(text) + 4 * pad, metrics.height() + pad)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(0, 0, 0, 170))
             painter.drawRoundedRect(box, pad, pad)

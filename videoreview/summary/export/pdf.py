@@ -526,8 +526,7 @@ class _Report:
         """SMPTE "IN" or "IN – OUT" (the last frame shown); mm:ss.ff at a rate without timecode."""
         fps = self.analysis.video.fps
         try:
-            start = smpte.timecode(note.frame, fps)
-            return f"{start} – {smpte.timecode(note.last_frame, fps)}" if note.is_range else start
+            return smpte.span(note.frame, note.last_frame, fps)
         except RecordError:  # a rate editors have no timecode for (12.5 fps, say): the report's own times
             start = self.stamp(note.time)
             return f"{start} – {self.stamp(note.end_time)}" if note.is_range and note.end_time is not None else start
