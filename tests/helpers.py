@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 import subprocess
@@ -59,12 +60,36 @@ def run(*args, cwd=None, home=None) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+def run_json(*args, home=None):
+    """``videoreview ARGS --json``, which must succeed: what it printed, read as JSON."""
+    proc = run(*args, "--json", home=home)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 def run_process(*args, cwd=None, home=None, **kwargs) -> subprocess.CompletedProcess:
     """``python -m videoreview ARGS`` as a user runs it: a new process (entry point, exit
     status, a process that is killed)."""
     env = dict(os.environ, VIDEOREVIEW_HOME=str(home)) if home else None
     return subprocess.run([sys.executable, "-m", "videoreview", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd, env=env, **kwargs)
+
+
+# -- the window ----------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def main_window(qtbot):
+    """The main window as the window tests use it: 1400 x 900, shown, closed afterwards."""
+    from videoreview.gui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    try:
+        yield window
+    finally:
+        window.close()
 
 
 # -- pictures --------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QRect, QTimer, qWarning  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 
+from helpers import main_window  # noqa: E402
 from videoreview.gui.failures import LOG_NAME, FailureReporter  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.gui.window_settings import window_settings  # noqa: E402
@@ -34,12 +35,8 @@ def first_run_home(tmp_path_factory):
 
 @pytest.fixture()
 def window(qtbot, first_run_home):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    yield w
-    w.close()
+    with main_window(qtbot) as w:
+        yield w
 
 
 def test_sample_clip_then_tour_of_the_timeline(qtbot, window, first_run_home):

@@ -13,6 +13,7 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
+from helpers import main_window  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.notes.author import set_reviewer_name  # noqa: E402
 from videoreview.pipeline import store  # noqa: E402
@@ -26,12 +27,8 @@ def window(qtbot, home):
     shutil.rmtree(home / "analyses", ignore_errors=True)
     (home / "settings.ini").unlink(missing_ok=True)
     set_reviewer_name("Ada")
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    yield w
-    w.close()
+    with main_window(qtbot) as w:
+        yield w
 
 
 def open_analysed(qtbot, window: MainWindow, path):

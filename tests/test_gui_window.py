@@ -16,6 +16,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QImage  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
+from helpers import main_window  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.pipeline import edits, store  # noqa: E402
 from videos import make_cuts_video  # noqa: E402
@@ -29,12 +30,8 @@ def window(qtbot, home):
     # Each test starts with no saved analyses or settings (the stage cache stays).
     shutil.rmtree(home / "analyses", ignore_errors=True)
     (home / "settings.ini").unlink(missing_ok=True)
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    yield w
-    w.close()
+    with main_window(qtbot) as w:
+        yield w
 
 
 def drop(window: MainWindow, *paths) -> None:

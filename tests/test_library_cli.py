@@ -18,7 +18,7 @@ import time
 import pytest
 
 from faces import SCENE, make_face_video
-from helpers import make_library_folder, run
+from helpers import make_library_folder, run, run_json
 from videos import make_bad_inputs, make_cuts_video
 from videoreview.library.units import units_of
 from videoreview.records import Analysis
@@ -40,15 +40,11 @@ def added(folder, home):
 
 
 def listing(home) -> list[dict]:
-    proc = run("library", "list", "--json", home=home)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return run_json("library", "list", home=home)
 
 
 def search(home, *args) -> list[dict]:
-    proc = run("library", "search", *args, "--json", home=home)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return run_json("library", "search", *args, home=home)
 
 
 def test_a_folder_is_added_recursively(added, folder):

@@ -9,11 +9,9 @@ Grace at frame 200; "countdown.mp4" (25 fps) has an open green note by Ada at fr
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from helpers import run
+from helpers import run, run_json
 from videos import make_cuts_video, make_index_video
 from videoreview.notes import changes
 from videoreview.pipeline import StageCache, store
@@ -55,15 +53,11 @@ def noted(folder, home):
 
 
 def search(home, *args) -> list[dict]:
-    proc = run("library", "search", *args, "--json", home=home)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return run_json("library", "search", *args, home=home)
 
 
 def notes(home, *args) -> list[dict]:
-    proc = run("library", "notes", *args, "--json", home=home)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return run_json("library", "notes", *args, home=home)
 
 
 def test_a_note_is_found_by_its_words(noted, home):
