@@ -25,6 +25,11 @@ def format_time(seconds: float, fps: float | None = None) -> str:
     return timecode(max(0.0, seconds), fps, hours=seconds >= 3600)
 
 
+def format_span(start: float, end: float, between: str = "–") -> str:
+    """``start``, or "START{between}END" when ``end`` is later (a note over a range)."""
+    return format_time(start) + (f"{between}{format_time(end)}" if end > start else "")
+
+
 # The app's one conversion between times and frames of a constant-rate timeline (the
 # player, which knows each frame's real timestamp, looks those up instead).
 def frame_at(seconds: float, fps: float, frame_count: int) -> int:

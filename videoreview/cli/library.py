@@ -228,10 +228,10 @@ def cmd_notes(args: argparse.Namespace) -> int:
 def _when(note) -> str:
     """The note's timecode(s), as `videoreview notes` prints them."""
     from ..smpte import span
-    from ..timecode import format_time
+    from ..timecode import format_span
 
     if not note.fps:  # not probed: no frame rate for a timecode
-        return format_time(note.start) + (f"-{format_time(note.end)}" if note.end > note.start else "")
+        return format_span(note.start, note.end, "-")
     return span(note.frame, note.last_frame, note.fps, "-")
 
 

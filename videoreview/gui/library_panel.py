@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLin
 from ..library.catalog import Video
 from ..library.search import LibraryNote, Moment
 from ..media import VIDEO_FILE_FILTER
-from ..timecode import format_time
+from ..timecode import format_span, format_time
 from .colors import tag_icon
 from .jobs import AnalysisQueue, JobProgress
 from .library_client import LibraryClient
@@ -331,7 +331,7 @@ class LibraryPanel(QWidget):
             head.setExpanded(True)
 
     def _add_note_item(self, head: QTreeWidgetItem, n: int, note: LibraryNote) -> None:
-        when = format_time(note.start) + (f"–{format_time(note.end)}" if note.end > note.start else "")
+        when = format_span(note.start, note.end)
         snippet = note.text if len(note.text) <= 140 else note.text[:139] + "…"
         item = QTreeWidgetItem(head, [f"{when}  {note.tag}" + (f" · {note.author}" if note.author else "")
                                       + f"\n{snippet}"])
