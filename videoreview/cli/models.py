@@ -54,8 +54,8 @@ def add_parsers(sub) -> None:
 
 def _server_parsers(actions) -> None:
     server = actions.add_parser("server", help="model servers (vLLM, Ollama, LM Studio: an OpenAI-compatible "
-                                               "API) to caption and write summaries with: --engines "
-                                               "captions=server:NAME")
+                                               "API) to caption, write summaries and (vLLM) score with: "
+                                               "--engines captions=server:NAME, --writer / --scorer server:NAME")
     servers = server.add_subparsers(dest="server_command", metavar="ACTION", required=True)
     add = servers.add_parser("add", help="add (or change) a server")
     add.add_argument("name", metavar="NAME")

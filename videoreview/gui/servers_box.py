@@ -45,7 +45,7 @@ class ServersBox(QGroupBox):
     message = Signal(str)
 
     def __init__(self, parent=None) -> None:
-        super().__init__("Model servers (captions and summaries as server:NAME)", parent)
+        super().__init__("Model servers (captions, summaries and, on vLLM, scores as server:NAME)", parent)
         layout = QVBoxLayout(self)
         self.list = QListWidget()
         layout.addWidget(self.list)
@@ -91,7 +91,7 @@ class ServersBox(QGroupBox):
         except VideoReviewError as exc:
             self.message.emit(str(exc))
             return
-        self.message.emit(f"{entry.name}: saved; choose server:{entry.name} for captions or summaries above")
+        self.message.emit(f"{entry.name}: saved; choose server:{entry.name} for captions, summaries or scoring above")
         self.fill()
         self.changed.emit()
 
