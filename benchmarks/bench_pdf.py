@@ -40,8 +40,17 @@ def make_clip(path: Path, seconds: float, gop: float) -> None:
 
 def synthetic_analysis(clip: Path, keyframes: int):
     from videoreview.media import probe
-    from videoreview.records import (Analysis, Appearance, Boundary, BoundaryCaption, FaceDetection, FrameCaption,
-                                     Identity, Keyframe, Summary)
+    from videoreview.records import (
+        Analysis,
+        Appearance,
+        Boundary,
+        BoundaryCaption,
+        FaceDetection,
+        FrameCaption,
+        Identity,
+        Keyframe,
+        Summary,
+    )
     from videoreview.summary.compare import Comparison, Reference, Row
 
     info = probe(clip)

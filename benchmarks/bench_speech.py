@@ -48,7 +48,7 @@ def make_clip(folder: Path, seconds: float) -> tuple[Path, str]:
     """The clip, and the text spoken in it."""
     import numpy as np
 
-    from speech import Line, speech_clip, speak
+    from speech import Line, speak, speech_clip
     from videos import encode_frames
 
     lines, at, n = [], 0.5, 0

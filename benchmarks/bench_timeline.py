@@ -29,8 +29,16 @@ FPS = 25.0
 
 
 def synthetic_analysis():
-    from videoreview.records import (Analysis, Appearance, Boundary, BoundaryCaption, FrameCaption, Identity,
-                                     Keyframe, VideoInfo)
+    from videoreview.records import (
+        Analysis,
+        Appearance,
+        Boundary,
+        BoundaryCaption,
+        FrameCaption,
+        Identity,
+        Keyframe,
+        VideoInfo,
+    )
 
     rng = random.Random(1)
     frames = int(DURATION * FPS)

@@ -31,8 +31,16 @@ CAMERA = ("camera static", "camera pans left", "camera pans right", "camera tilt
 
 def synthetic_analysis(minutes: float):
     from videoreview.engines.boundaries.features import imagenet_labels
-    from videoreview.records import (Analysis, Boundary, BoundaryCaption, FaceDetection, FrameCaption, Identity,
-                                     Keyframe, VideoInfo)
+    from videoreview.records import (
+        Analysis,
+        Boundary,
+        BoundaryCaption,
+        FaceDetection,
+        FrameCaption,
+        Identity,
+        Keyframe,
+        VideoInfo,
+    )
 
     rng = random.Random(1)
     labels = imagenet_labels()

@@ -162,8 +162,8 @@ def main() -> None:
 
     import torch
 
-    from videoreview.media import open_video, scaled_size
     from videoreview.engines.captions.vlm import FRAME_LONG_SIDE
+    from videoreview.media import open_video, scaled_size
     from videos import make_long_video
 
     cuda = (args.device or ("cuda" if torch.cuda.is_available() else "cpu")).startswith("cuda")

@@ -35,7 +35,6 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-sense-"))
     from caption_set import CLIPS, ENGINES, make_clip, scored_captions
-
     from videoreview.metrics.caption_sense import combine
     from videoreview.pipeline.stages import build_stages
 

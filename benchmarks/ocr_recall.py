@@ -64,8 +64,8 @@ def noto(frame: np.ndarray, text: str, y: int, cap: int) -> np.ndarray:
 
 def main() -> None:
     from videoreview.engines.text.rapid import RapidTextEngine
-    from videoreview.metrics.speech import normalise
     from videoreview.media import scaled_size
+    from videoreview.metrics.speech import normalise
 
     engine = RapidTextEngine()
     size = scaled_size(1280, 720, engine.long_side)

@@ -137,8 +137,13 @@ def convert(folder: Path) -> Path:
     """Writes whisper-base as a transformers WhisperForConditionalGeneration folder; returns it."""
     import torch
     from tokenizers import AddedToken, Tokenizer
-    from transformers import (GenerationConfig, WhisperConfig, WhisperFeatureExtractor,
-                              WhisperForConditionalGeneration, WhisperTokenizer)
+    from transformers import (
+        GenerationConfig,
+        WhisperConfig,
+        WhisperFeatureExtractor,
+        WhisperForConditionalGeneration,
+        WhisperTokenizer,
+    )
 
     from videoreview.engines.speech.whisper import builtin_files
     from videoreview.models.catalog import load_catalog

@@ -12,7 +12,7 @@ mouth opens and closes (a dark ellipse between the lips, 4 times a second) while
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import cv2
@@ -28,7 +28,7 @@ class Person:
     mouth: tuple[float, float, float]  # x, y of the lips' middle and the mouth's width inside ``image``
 
 
-@lru_cache(maxsize=None)
+@cache
 def people() -> dict[str, Person]:
     import matplotlib.cbook
     import skimage.data

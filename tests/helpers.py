@@ -17,9 +17,16 @@ from pathlib import Path
 import numpy as np
 
 import videos as V
-from videoreview.records import (Analysis, Appearance, Boundary, BoundaryCaption, FrameCaption, Identity, Summary,
-                                 VideoInfo)
-
+from videoreview.records import (
+    Analysis,
+    Appearance,
+    Boundary,
+    BoundaryCaption,
+    FrameCaption,
+    Identity,
+    Summary,
+    VideoInfo,
+)
 
 # -- the command line ----------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import os
 import subprocess
 import wave
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +36,7 @@ class Spoken:
     voice: str
 
 
-@lru_cache(maxsize=None)
+@cache
 def speak(text: str, voice: str = "a", words_per_minute: int = 150) -> np.ndarray:
     """``text`` spoken, as mono float32 at RATE, silence trimmed off both ends."""
     out = subprocess.run(["espeak-ng", "-v", VOICES.get(voice, voice), "-s", str(words_per_minute), "--stdout", text],

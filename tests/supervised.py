@@ -44,7 +44,7 @@ class Supervisor:
         self._child: subprocess.Popen | None = None
         self._stderr = tempfile.TemporaryFile()
 
-    def __enter__(self) -> "Supervisor":
+    def __enter__(self) -> Supervisor:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from videoreview.engines.boundaries.builtin import BuiltinBoundaryEngine, refine_cut, transnet_stride
+from videoreview.errors import Cancelled
 from videoreview.media import open_video
 from videoreview.metrics.boundaries import boundary_f1, f1_at
 from videoreview.pipeline import CancelToken
-from videoreview.errors import Cancelled
 
 
 @pytest.fixture(scope="module")

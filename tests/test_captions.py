@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from faces import people
-from videos import encode_frames
 from videoreview.pipeline import StageCache, analyze
+from videos import encode_frames
 
 
 def run(path, tmp_path):

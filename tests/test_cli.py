@@ -6,8 +6,8 @@ import json
 import pytest
 
 from helpers import run, run_process
-from videos import make_bad_inputs, make_cuts_video
 from videoreview.records import SCHEMA_VERSION
+from videos import make_bad_inputs, make_cuts_video
 
 
 @pytest.fixture(scope="module")

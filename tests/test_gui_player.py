@@ -18,7 +18,15 @@ from videoreview.gui.colors import identity_color  # noqa: E402
 from videoreview.gui.transport import TransportBar, format_time  # noqa: E402
 from videoreview.gui.video_view import VideoView  # noqa: E402
 from videoreview.records import (  # noqa: E402
-    Analysis, Boundary, BoundaryCaption, FaceDetection, FrameCaption, Identity, TranscriptSegment, VideoInfo, Word,
+    Analysis,
+    Boundary,
+    BoundaryCaption,
+    FaceDetection,
+    FrameCaption,
+    Identity,
+    TranscriptSegment,
+    VideoInfo,
+    Word,
 )
 
 WAIT_MS = 5000  # generous: the machine may be busy with other tests

@@ -14,14 +14,26 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip  # noqa: E402
 
-from videoreview.gui.colors import BOUNDARY_COLORS, KEYFRAME_COLOR, identity_color  # noqa: E402
 from videoreview.gui.background import wait_for_closed_threads  # noqa: E402
+from videoreview.gui.colors import BOUNDARY_COLORS, KEYFRAME_COLOR, identity_color  # noqa: E402
 from videoreview.gui.thumbnails import ThumbnailLoader  # noqa: E402
 from videoreview.gui.timeline import MAX_PX_PER_FRAME, Timeline, ruler_steps  # noqa: E402
-from videoreview.timecode import timecode  # noqa: E402
 from videoreview.pipeline import StageCache, analyze  # noqa: E402
-from videoreview.records import (Analysis, Appearance, Boundary, BoundaryCaption, FrameCaption, Identity,  # noqa: E402
-                                 Keyframe, SpeechInfo, TextSpan, TranscriptSegment, VideoInfo, Word)
+from videoreview.records import (  # noqa: E402
+    Analysis,
+    Appearance,
+    Boundary,
+    BoundaryCaption,
+    FrameCaption,
+    Identity,
+    Keyframe,
+    SpeechInfo,
+    TextSpan,
+    TranscriptSegment,
+    VideoInfo,
+    Word,
+)
+from videoreview.timecode import timecode  # noqa: E402
 from videos import read_index  # noqa: E402
 
 FPS = 25.0

@@ -19,9 +19,9 @@ import pytest
 
 from faces import SCENE, make_face_video
 from helpers import make_library_folder, run, run_json
-from videos import make_bad_inputs, make_cuts_video
 from videoreview.library.units import units_of
 from videoreview.records import Analysis
+from videos import make_bad_inputs, make_cuts_video
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from helpers import run, run_json
-from videos import make_cuts_video, make_index_video
 from videoreview.notes import changes
 from videoreview.pipeline import StageCache, store
+from videos import make_cuts_video, make_index_video
 
 NOTES = {
     "review cut.mp4": [(30, None, "The logo is cut off at the top", "red", "Ada", "open"),

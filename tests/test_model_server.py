@@ -9,7 +9,8 @@ import pytest
 
 from helpers import run
 from model_server import ModelServer
-from tiny_vlm import colour_clip, colour_frame as frame
+from tiny_vlm import colour_clip
+from tiny_vlm import colour_frame as frame
 from videoreview.engines.captions.server import ServerEngine, ServerError, ServerModel
 from videoreview.engines.captions.vlm import Request
 from videoreview.errors import Cancelled

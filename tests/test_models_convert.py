@@ -17,8 +17,8 @@ import torch
 
 import tiny_vlm
 from tiny_vlm import colour_frame
-from videoreview.engines.captions.vlm import Request, VisionLanguageModel
 from videoreview.engines.captions.llava_convert import RENAMES, pinpoints
+from videoreview.engines.captions.vlm import Request, VisionLanguageModel
 
 VISION = {"hidden_size": 144, "num_attention_heads": 2, "vision_use_head": False}  # so400m's head size, 72
 

@@ -13,14 +13,14 @@ import pysubs2
 import pytest
 
 from helpers import run
-from videos import ffmpeg
 from videoreview.errors import RecordError
 from videoreview.media import probe
 from videoreview.notes import changes
 from videoreview.notes.files import export_notes, import_notes
-from videoreview.smpte import timecode
 from videoreview.pipeline import store
 from videoreview.records import Analysis, Shape
+from videoreview.smpte import timecode
+from videos import ffmpeg
 
 RATES = {"23.976": "24000/1001", "25": "25", "29.97": "30000/1001"}
 ROUND_TRIP = (".json", ".csv", ".edl", ".otio")

@@ -10,8 +10,17 @@ from pathlib import Path
 import pytest
 
 from videoreview.pipeline import StageCache, analyze
-from videoreview.records import (Analysis, Appearance, Boundary, BoundaryCaption, FaceDetection, FrameCaption,
-                                 Identity, Keyframe, VideoInfo)
+from videoreview.records import (
+    Analysis,
+    Appearance,
+    Boundary,
+    BoundaryCaption,
+    FaceDetection,
+    FrameCaption,
+    Identity,
+    Keyframe,
+    VideoInfo,
+)
 from videoreview.summary import builder
 from videoreview.summary.compare import Comparison, Reference, Row
 from videoreview.summary.export import fonts, write_pdf

@@ -9,8 +9,8 @@ from unittest.mock import patch
 import pytest
 
 from videoreview.errors import Cancelled, MediaError
-from videoreview.metrics.boundaries import f1_at
 from videoreview.media import open_video
+from videoreview.metrics.boundaries import f1_at
 from videoreview.pipeline import CancelToken, StageCache, analyze
 from videoreview.pipeline.stages import DEFAULT_ENGINES, build_stages
 from videoreview.records import Analysis, Boundary

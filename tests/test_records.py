@@ -6,8 +6,19 @@ import pytest
 
 from videoreview.errors import RecordError
 from videoreview.records import (
-    SCHEMA_VERSION, Analysis, Appearance, Boundary, BoundaryCaption, FaceDetection, FaceTrack, FrameCaption,
-    Identity, IdentityEdit, Keyframe, Summary, VideoInfo,
+    SCHEMA_VERSION,
+    Analysis,
+    Appearance,
+    Boundary,
+    BoundaryCaption,
+    FaceDetection,
+    FaceTrack,
+    FrameCaption,
+    Identity,
+    IdentityEdit,
+    Keyframe,
+    Summary,
+    VideoInfo,
 )
 
 

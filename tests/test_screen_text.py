@@ -7,12 +7,12 @@ import cv2
 import numpy as np
 import pytest
 
-from videos import encode_frames
 from videoreview.engines.text.rapid import RapidTextEngine
 from videoreview.metrics.speech import normalise
 from videoreview.pipeline import analyze
 from videoreview.pipeline.screen_text import merge_spans
 from videoreview.pipeline.stages import build_stages
+from videos import encode_frames
 
 TITLES = ["Chapter 3: The Station", "Quarterly results 2026", "Exit on the left", "Platform 9 closed"]
 # Each title for 2.5 s, then 1 s of picture with no text, on a 1280x720 clip.

@@ -13,11 +13,11 @@ import pytest
 from faces import Placement, Shot, make_face_video
 from helpers import run
 from speech import Line, mux, speech_clip, write_wav
-from videos import encode_frames
 from videoreview.media.audio import read_sound
 from videoreview.metrics.speech import mean_boundary_error, normalise, parse_subtitles, word_errors
 from videoreview.pipeline import StageCache, analyze
 from videoreview.pipeline.stages import build_stages
+from videos import encode_frames
 
 SPEECH_ONLY = {"speech": "whisper-base"}
 # Two people, each alone in a shot while one voice speaks, then both in one shot.

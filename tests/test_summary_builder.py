@@ -4,8 +4,17 @@ from dataclasses import replace
 
 import pytest
 
-from videoreview.records import (Analysis, Boundary, BoundaryCaption, FaceDetection, FrameCaption, Identity, Keyframe,
-                                 Summary, VideoInfo)
+from videoreview.records import (
+    Analysis,
+    Boundary,
+    BoundaryCaption,
+    FaceDetection,
+    FrameCaption,
+    Identity,
+    Keyframe,
+    Summary,
+    VideoInfo,
+)
 from videoreview.summary import builder
 
 

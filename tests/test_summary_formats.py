@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from videoreview.records import Analysis, FrameCaption, Keyframe, Summary, VideoInfo
 from videoreview.summary.compare import Comparison, Reference, Row
-from videoreview.summary.formats import (alpha_span, formats_to_build, label_title, matching_row, short_label,
-                                         summaries_to_build, summary_title)
+from videoreview.summary.formats import (
+    alpha_span,
+    formats_to_build,
+    label_title,
+    matching_row,
+    short_label,
+    summaries_to_build,
+    summary_title,
+)
 
 
 def test_the_three_visil_formats_and_an_extra_number_of_keyframes():

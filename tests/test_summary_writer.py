@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-from videos import make_cuts_video
 from videoreview.engines.captions.vlm import Request, VisionLanguageModel
 from videoreview.engines.scoring.protocol import summary_prompt
 from videoreview.engines.scoring.vlm import SUMMARY_TOKENS
@@ -16,6 +15,7 @@ from videoreview.records import Analysis, Keyframe, VideoInfo
 from videoreview.summary import builder
 from videoreview.summary.compare import VIDEO_FRAMES, frame_reader, video_frame_indices
 from videoreview.summary.writer import load_writer
+from videos import make_cuts_video
 
 
 @pytest.fixture(scope="module")

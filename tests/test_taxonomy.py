@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from videoreview.taxonomy import taxonomy
 from videoreview.engines.boundaries.features import imagenet_labels
 from videoreview.library.units import labels_text
+from videoreview.taxonomy import taxonomy
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,8 +5,7 @@ import math
 
 import pytest
 
-from videoreview.summary.visil import (MASK, Source, extract_keywords, mask_caption, pareto_frontier, select,
-                                       visil)
+from videoreview.summary.visil import MASK, Source, extract_keywords, mask_caption, pareto_frontier, select, visil
 
 
 class TableScorer:

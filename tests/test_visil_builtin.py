@@ -10,8 +10,17 @@ from videoreview.engines.embeddings.minilm import TextEmbedder, _check_weights, 
 from videoreview.engines.scoring.builtin import CEIL, FLOOR, BuiltinScorer
 from videoreview.errors import ModelError
 from videoreview.pipeline import StageCache, analyze
-from videoreview.records import (Analysis, Boundary, BoundaryCaption, FaceDetection, FrameCaption, Identity, Keyframe,
-                                 Summary, VideoInfo)
+from videoreview.records import (
+    Analysis,
+    Boundary,
+    BoundaryCaption,
+    FaceDetection,
+    FrameCaption,
+    Identity,
+    Keyframe,
+    Summary,
+    VideoInfo,
+)
 from videoreview.summary import builder
 from videoreview.summary.compare import Cancelled, Reference, builtin_reference, compare
 from videoreview.summary.visil import Source, extract_keywords

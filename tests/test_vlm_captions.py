@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 import tiny_vlm
-from tiny_vlm import colour_clip, colour_frame as frame
+from tiny_vlm import colour_clip
+from tiny_vlm import colour_frame as frame
 from videoreview.engines.captions.vlm import FAMILIES, Request, VisionLanguageModel, VLMEngine, check_model_dir
 from videoreview.errors import ModelError
 from videoreview.pipeline import StageCache, analyze
 from videoreview.pipeline.vlm_captions import boundary_context, caption_windows
-
 
 WINDOWS = [([frame("red"), frame("green")], None),
            ([frame("blue"), frame("red")], None),

@@ -73,7 +73,8 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
         chat = CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
     elif family == "llava_onevision":
         from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
-            LlavaOnevisionImageProcessorPil)
+            LlavaOnevisionImageProcessorPil,
+        )
 
         side = sizes.get("image", 28)
         vision = dict(model_type="siglip_vision_model", hidden_size=32, intermediate_size=64,

@@ -23,10 +23,10 @@ import os
 import shutil
 import struct
 import subprocess
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 

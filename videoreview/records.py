@@ -382,7 +382,7 @@ class Analysis(_Record):
         return {"schema_version": data.pop("schema_version"), **data}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Analysis":
+    def from_dict(cls, data: dict[str, Any]) -> Analysis:
         if not isinstance(data, dict):
             raise RecordError(None, "an Analysis must be a JSON object")
         version = data.get("schema_version")
@@ -405,7 +405,7 @@ class Analysis(_Record):
         named = next((i.name for i in self.identities if i.id == identity_id and i.name), None)
         return named or identity_id
 
-    def with_boundaries(self, boundaries) -> "Analysis":
+    def with_boundaries(self, boundaries) -> Analysis:
         return replace(self, boundaries=tuple(sorted(boundaries, key=lambda b: b.time)))
 
     def to_json(self) -> str:
@@ -415,7 +415,7 @@ class Analysis(_Record):
         write_atomic(Path(path), self.to_json().encode("utf-8"))
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Analysis":
+    def load(cls, path: str | os.PathLike) -> Analysis:
         data = read_json(path)
         try:
             return cls.from_dict(data)

@@ -150,8 +150,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_location(args: argparse.Namespace) -> int:
-    from ..paths import library_location
     from ..library.location import change_location
+    from ..paths import library_location
 
     if args.folder is None:
         folder, problem = library_location()
@@ -168,11 +168,11 @@ def cmd_location(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ..timecode import format_time
     from ..library.frames import chosen_frame_embedder
     from ..library.indexer import text_embedder
     from ..library.search import NoteFilter, Searcher, query_words
     from ..library.units import KINDS
+    from ..timecode import format_time
 
     if args.kind is not None and args.kind not in KINDS:
         print_error(f"--kind {args.kind!r} is not one of {', '.join(KINDS)}")

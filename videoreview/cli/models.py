@@ -8,9 +8,9 @@ import json
 import os
 import sys
 
+from ..choices import CAPABILITIES
 from ..engines.device import DEVICES
 from ..errors import VideoReviewError
-from ..choices import CAPABILITIES
 from .common import EXIT_ERROR, print_error
 
 
@@ -102,9 +102,8 @@ def _size(entry) -> int | None:
 
 @_command
 def cmd_list(args: argparse.Namespace) -> str:
-    from ..models.catalog import installed_path, load_catalog
-
     from ..choices import load_choices
+    from ..models.catalog import installed_path, load_catalog
 
     choices = load_choices()[0]
     rows = []
@@ -178,8 +177,8 @@ def cmd_add(args: argparse.Namespace) -> str:
 
 @_command
 def cmd_use(args: argparse.Namespace) -> str:
-    from ..models.catalog import installed_path, load_catalog
     from ..choices import BY_KEY, models_for, save_choice
+    from ..models.catalog import installed_path, load_catalog
 
     catalog = load_catalog()
     keys = args.capabilities or [key for key in BY_KEY if args.name in models_for(key, catalog)]
@@ -199,8 +198,8 @@ def cmd_use(args: argparse.Namespace) -> str:
 
 @_command
 def cmd_device(args: argparse.Namespace) -> str:
-    from ..engines.device import free_memory_gb, present
     from ..choices import load_choices, save_choice
+    from ..engines.device import free_memory_gb, present
 
     if args.device:
         save_choice("device", args.device)

@@ -39,8 +39,8 @@ def cmd_notes(args: argparse.Namespace) -> int:
     from ..notes import changes
     from ..notes.author import set_reviewer_name
     from ..notes.files import export_notes, import_notes
-    from ..smpte import frame_from_text
     from ..pipeline import store
+    from ..smpte import frame_from_text
 
     try:
         analysis, fresh = _analysis(args.video)

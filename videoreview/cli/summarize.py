@@ -11,7 +11,6 @@ from ..errors import VideoReviewError
 from .analyze import one_analysis
 from .common import EXIT_ERROR, EXIT_USAGE, add_analysis_options, chosen, print_error
 
-
 WRITER_HELP = ("who writes the summaries' text: builtin (from the analysis), a VLM (a catalog name or folder) or "
                "server:NAME (ViSIL's summary prompt); default: the saved summaries, the chosen writer for the rest")
 

@@ -6,7 +6,8 @@ and the device it runs on. How engines are chosen and made: registry.py.
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 # fraction done in [0, 1] and a short message for the user
 ProgressFn = Callable[[float, str], None]

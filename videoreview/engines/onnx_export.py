@@ -14,8 +14,8 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"

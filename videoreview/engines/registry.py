@@ -24,8 +24,9 @@ load it on first use and free it with ``release()``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 Factory = Callable[[str], Any]  # device -> engine
 

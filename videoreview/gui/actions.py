@@ -9,8 +9,8 @@ the QAction is kept under.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 

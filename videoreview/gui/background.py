@@ -21,7 +21,7 @@ QThread of its own and matches replies to requests.
 from __future__ import annotations
 
 import multiprocessing
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 

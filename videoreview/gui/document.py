@@ -7,7 +7,7 @@ each state is saved as it becomes current (the stages keep edited records on re-
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -18,7 +18,7 @@ from ..records import Analysis
 
 
 class _EditCommand(QUndoCommand):
-    def __init__(self, document: "VideoDocument", text: str, before: Analysis, after: Analysis) -> None:
+    def __init__(self, document: VideoDocument, text: str, before: Analysis, after: Analysis) -> None:
         super().__init__(text)
         self.document, self.before, self.after = document, before, after
 

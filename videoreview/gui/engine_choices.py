@@ -10,12 +10,12 @@ from __future__ import annotations
 from PySide6.QtCore import QProcess, Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
+from ..choices import CAPABILITIES, load_choices, models_for, save_choice
 from ..engines.device import DEVICES
 from ..errors import VideoReviewError
 from ..models.catalog import installed_path, load_catalog
 from ..models.servers import servers
 from ..paths import own_command
-from ..choices import CAPABILITIES, load_choices, models_for, save_choice
 
 
 class EngineChoices(QGroupBox):

@@ -4,7 +4,7 @@ face crops, the library's stills): least recently used out first."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Hashable
+from collections.abc import Hashable
 
 from PySide6.QtGui import QImage
 

@@ -13,8 +13,8 @@ import itertools
 import multiprocessing
 import queue
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 

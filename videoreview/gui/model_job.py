@@ -5,8 +5,8 @@ only starts, cancels and receives signals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 

@@ -11,8 +11,19 @@ model's folder in the Hugging Face cache against the catalog's download size.
 from __future__ import annotations
 
 from PySide6.QtCore import QProcess, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel,
-                               QProgressBar, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
 
 from ..models.catalog import ModelEntry, disk_use, installed_path, load_catalog, snapshot_dir
 from ..paths import folder_size, own_command

@@ -14,14 +14,27 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QKeySequence, QPixmap, QShortcut
-from PySide6.QtWidgets import (QColorDialog, QComboBox, QFileDialog, QHBoxLayout, QInputDialog, QLabel, QLineEdit,
-                               QPushButton, QToolButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QColorDialog,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..errors import VideoReviewError
 from ..notes import changes
 from ..notes.files import export_notes, import_notes
-from ..smpte import span
 from ..records import NOTE_TAGS, Analysis, Note
+from ..smpte import span
 from .colors import tag_icon
 from .drawing_layer import TOOL_NAMES, TOOLS, DrawingLayer
 

@@ -12,7 +12,7 @@ import os
 from collections import deque
 
 import numpy as np
-from PySide6.QtCore import QObject, QRect, QThread, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QRect, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
 from ..media import open_video

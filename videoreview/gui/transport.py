@@ -12,8 +12,8 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyle, QToolBar, QToolButton, QWidget
 
 from ..records import VideoInfo
-from .player import Player
 from ..timecode import format_time
+from .player import Player
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
 OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"), ("speech", "Speech"),

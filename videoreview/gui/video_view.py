@@ -159,7 +159,7 @@ class _AnalysisIndex:
         i = bisect_right(self.cue_starts, t + slack) - 1
         return self.cues[i] if i >= 0 and t < self.cues[i].end + slack else None
 
-    def notes_at(self, t: float, frame: int, slack: float) -> "_Notes | None":
+    def notes_at(self, t: float, frame: int, slack: float) -> _Notes | None:
         """The notes that apply at ``t`` (a range over it, a point note for NOTE_SECONDS
         after it) and the drawings of the notes on ``frame``."""
         shown = [n for n in self.notes if n.time - slack <= t <= (n.end_time + slack if n.is_range

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RecordError
-from ..records import read_json
 from ..metrics.boundaries import TOLERANCES
 from ..metrics.retrieval import KS, grounding_f1, rebias, retrieval_scores
+from ..records import read_json
 from .catalog import Catalog
 from .search import Searcher
 

@@ -56,10 +56,9 @@ def chosen_frame_embedder(current: FrameEmbedder | None = None) -> FrameEmbedder
     """The image-text model chosen (see choices.py) as a FrameEmbedder (``current`` when
     it is that model already); None when frame search is off, or (said on stderr) when
     the model will not load."""
-    from ..errors import ModelError
     from ..choices import choose
-
     from ..engines import registry
+    from ..errors import ModelError
 
     chosen = choose()  # a model that is missing or too big is "none" here, and said by the analysis
     name = chosen.names["image-text"]

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from ..errors import Cancelled, LibraryError, MediaError, RecordError
 from ..media.files import find_videos
 from ..pipeline import CancelToken, StageCache, analyze, store
 from ..records import Analysis
 from .catalog import Catalog, default_path
-
 
 # video path, what happened ("added", "moved", "unchanged", "indexed", "failed", ...), detail
 Report = Callable[[str, str, str], None]

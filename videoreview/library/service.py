@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import Cancelled, LibraryError, VideoReviewError
 from ..pipeline import CancelToken, StageCache, store

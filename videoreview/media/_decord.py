@@ -16,7 +16,7 @@ keyframe flags are false.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 

@@ -7,7 +7,7 @@ wanted frame and decodes forward; a seek that lands too late is retried further 
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 

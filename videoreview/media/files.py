@@ -4,8 +4,8 @@ in a dialog, or named on the command line)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from .probe import VIDEO_EXTENSIONS
 

@@ -10,8 +10,9 @@ that a reader wants it at; the readers then run their models in the caller's thr
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from contextlib import closing
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -95,7 +95,7 @@ class FrameSource:
             self._pyav.close()
             self._pyav = None
 
-    def __enter__(self) -> "FrameSource":
+    def __enter__(self) -> FrameSource:
         return self
 
     def __exit__(self, *exc) -> None:

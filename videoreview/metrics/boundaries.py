@@ -7,8 +7,8 @@ The score is reported at each tolerance and averaged over them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 TOLERANCES: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
 

@@ -24,8 +24,9 @@ captioner giving two different frames the same caption.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 

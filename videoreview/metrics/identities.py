@@ -15,9 +15,9 @@ within a set, so ids need no matching between prediction and truth.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Hashable, Mapping, Sequence
 
 
 @dataclass(frozen=True)

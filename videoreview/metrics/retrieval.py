@@ -14,8 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .boundaries import TOLERANCES, F1Score, f1_from_counts, match_count
 

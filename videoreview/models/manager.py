@@ -37,8 +37,12 @@ def pull(entry: ModelEntry) -> Path:
     if entry.builtin:
         return installed_path(entry) or _missing_package(entry)
     from huggingface_hub import constants, snapshot_download
-    from huggingface_hub.errors import (LocalEntryNotFoundError, OfflineModeIsEnabled, RepositoryNotFoundError,
-                                        RevisionNotFoundError)
+    from huggingface_hub.errors import (
+        LocalEntryNotFoundError,
+        OfflineModeIsEnabled,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
 
     where = f"{entry.repo}@{entry.revision[:12]}"
     try:

@@ -8,9 +8,9 @@ id, and where both changed the same note, the later change wins and is reported.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
-from typing import Iterable
+from datetime import UTC, datetime
 
 from ..errors import RecordError
 from ..records import Analysis, Note, Shape
@@ -20,11 +20,11 @@ from .author import reviewer_name
 
 def stamp(moment: datetime) -> str:
     """A time as notes store it: UTC, ISO 8601, milliseconds, "Z"."""
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def now() -> str:
-    return stamp(datetime.now(timezone.utc))
+    return stamp(datetime.now(UTC))
 
 
 def check_in_video(analysis: Analysis, frame: int, end_frame: int | None = None) -> None:

@@ -35,7 +35,7 @@ def _name(note: Note) -> str:
 def _write(root: ET.Element, doctype: str, path) -> None:
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
-    write_atomic(Path(path), f'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE {doctype}>\n{body}\n'.encode("utf-8"))
+    write_atomic(Path(path), f'<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE {doctype}>\n{body}\n'.encode())
 
 
 # -- Final Cut Pro 7 XML (xmeml) ---------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..records import NOTE_TAGS, Analysis, Note
 from ..timecode import frame_time
@@ -28,7 +28,7 @@ def foreign_id(*parts: object) -> str:
 def file_time(path: str | os.PathLike) -> str:
     """The file's modification time, as the change time of notes from formats that carry
     none (a note both sides changed is then settled by when the file was written)."""
-    return stamp(datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc))
+    return stamp(datetime.fromtimestamp(os.stat(path).st_mtime, UTC))
 
 
 def converted_frame(frame: int, from_fps: float, analysis: Analysis) -> int:

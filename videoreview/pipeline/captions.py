@@ -16,13 +16,12 @@ import cv2
 import numpy as np
 
 from ..engines.base import ProgressFn
-from ..engines.captions.builtin import (BuiltinCaptionEngine, Person, Sample, boundary_status, describe,
-                                         measure_motion)
+from ..engines.captions.builtin import BuiltinCaptionEngine, Person, Sample, boundary_status, describe, measure_motion
+from ..engines.captions.phrases import said, sentence, written
 from ..media import FrameSource, scaled_size, short_side_size
 from ..media.shared_pass import read_alone
 from ..records import Analysis, BoundaryCaption, FrameCaption, Keyframe
 from ..summary.keyframes import Candidate, progression_keyframes
-from ..engines.captions.phrases import said, sentence, written
 from .cancel import CancelToken
 from .faces import cut_frames
 
@@ -54,7 +53,7 @@ class CaptionStage:
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
         return read_alone(source, self.reader(source), progress, cancel)
 
-    def reader(self, source: FrameSource) -> "CaptionReader":
+    def reader(self, source: FrameSource) -> CaptionReader:
         return CaptionReader(self, source)
 
     def _top(self, probabilities: np.ndarray) -> list:

@@ -106,7 +106,7 @@ class FaceStage:
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
         return read_alone(source, self.reader(source), progress, cancel)
 
-    def reader(self, source: FrameSource) -> "FaceReader":
+    def reader(self, source: FrameSource) -> FaceReader:
         return FaceReader(self, source)
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:

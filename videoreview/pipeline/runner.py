@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from ..errors import MediaError
 from ..media import FrameSource, open_video, probe
 from ..media.shared_pass import read_together
 from ..records import Analysis
-from ..summary.builder import ENGINE as BUILTIN_WRITER, build
+from ..summary.builder import ENGINE as BUILTIN_WRITER
+from ..summary.builder import build
 from .cache import StageCache
 from .cancel import CancelToken
 from .edits import set_summaries

@@ -129,7 +129,7 @@ class ScreenTextStage:
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
         return read_alone(source, self.reader(source), progress, cancel)
 
-    def reader(self, source: FrameSource) -> "TextReader":
+    def reader(self, source: FrameSource) -> TextReader:
         return TextReader(self, source)
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:

@@ -33,8 +33,8 @@ from ..media import FrameSource, scaled_size
 from ..records import Analysis, BoundaryCaption, Keyframe
 from .cancel import CancelToken
 from .captions import CaptionStage, keep_edited_keyframes, shot_number
-from .fallback import FellBack
 from .faces import cut_frames
+from .fallback import FellBack
 
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
 BOUNDARY_CONTEXT = 10  # GEB+: up to 10 frames before and 10 after a boundary

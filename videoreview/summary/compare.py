@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ..errors import VideoReviewError
 from ..records import Analysis, Summary

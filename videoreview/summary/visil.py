@@ -20,8 +20,8 @@ import functools
 import importlib.util
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..engines.scoring.protocol import MASK, MAX_KEYWORDS, Scorer, Source
 from ..paths import package_dir

@@ -7,7 +7,7 @@ followed by the summary's keyframes.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..records import Analysis, Keyframe
 from .compare import frame_reader, video_frame_indices

@@ -76,7 +76,7 @@ class BuiltinBoundaryEngine:
 
         return read_alone(source, self.reader(source), progress, cancel)
 
-    def reader(self, source) -> "BoundaryReader":
+    def reader(self, source) -> BoundaryReader:
         """What ``detect`` does, as a reader for a decoding pass shared with other stages."""
         return BoundaryReader(self, source)
 

@@ -38,8 +38,8 @@ small per-sample arrays. Frames are never needed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

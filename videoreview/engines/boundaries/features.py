@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -76,7 +76,7 @@ def _export(folder) -> None:
     export_lite0(folder)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def shared_extractor(device: str = "cpu") -> FeatureExtractor:
     """One extractor per process and device: the boundary and caption stages share it."""
     return FeatureExtractor(device)

@@ -37,8 +37,9 @@ import os
 import random
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 

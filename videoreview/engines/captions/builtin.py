@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import bisect
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import cv2
 import numpy as np

@@ -145,8 +145,7 @@ def _tokenizer_and_processor(src: Path, out: Path, config: dict, vision: dict) -
     """The tokenizer with <image> and <video> added (LLaVA-NeXT marks images with -200 in
     the ids instead) and the processor; (image id, video id, embedding rows needed)."""
     import transformers
-    from transformers.models.llava_onevision.image_processing_pil_llava_onevision import (
-        LlavaOnevisionImageProcessorPil)
+    from transformers.models.llava_onevision.image_processing_pil_llava_onevision import LlavaOnevisionImageProcessorPil
 
     from .vlm import _image_only
 

@@ -7,7 +7,7 @@ boundary captions follow its annotation format: the subject, its status before a
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def caption_prompt(frames: int, action: str = "action", identities: Sequence[str] = (),

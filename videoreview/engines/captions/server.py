@@ -17,8 +17,8 @@ import json
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
 
 import numpy as np
 

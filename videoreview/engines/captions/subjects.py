@@ -19,8 +19,8 @@ benchmarks/caption_sense.py --sweep), not set by eye.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache, lru_cache
-from typing import Sequence
 
 from ...taxonomy import TOO_GENERAL, taxonomy
 

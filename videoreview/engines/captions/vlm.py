@@ -22,16 +22,16 @@ SmolVLM's processor also wants num2words, for its video prompts only; that is sk
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from ...errors import ModelError
 from ...media import scaled_size
-from ..device import pick_device
 from ...models.folders import resolve_model, safe_config
+from ..device import pick_device
 from .parse import parse_boundary_caption, parse_choice, parse_frame_captions
 from .prompts import boundary_prompt, caption_prompt, matching_prompt, progression_prompt
 from .protocol import CaptionContext

@@ -14,8 +14,8 @@ model places the landmarks that align it for the descriptor.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -14,8 +14,8 @@ Speaking order is not known here. The original text is kept next to the filled o
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 NOUNS = r"man|woman|person|boy|girl|guy|lady|child|kid|gentleman|stranger"
 _MENTION = re.compile(

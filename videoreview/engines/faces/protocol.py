@@ -8,8 +8,9 @@ ArcFace pair (what MICap uses) fits the same protocol with ``dim = 512`` and a c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 

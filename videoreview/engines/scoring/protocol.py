@@ -8,8 +8,9 @@ does the arithmetic; the engines here only give probabilities and token counts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 MAX_KEYWORDS = 20
 MASK = "[MASK]"

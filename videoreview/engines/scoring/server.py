@@ -21,7 +21,7 @@ that many blank frames, less those for none).
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

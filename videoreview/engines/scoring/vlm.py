@@ -19,13 +19,20 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..captions.vlm import Request, VisionLanguageModel
-from .protocol import (CAPTION_PROMPT, KEYWORD_PROMPT, MAX_KEYWORDS, Source, frames_shown, recovery_prompt,
-                       summary_prompt)
+from .protocol import (
+    CAPTION_PROMPT,
+    KEYWORD_PROMPT,
+    MAX_KEYWORDS,
+    Source,
+    frames_shown,
+    recovery_prompt,
+    summary_prompt,
+)
 
 KEYWORD_TOKENS = 200  # a JSON array of 20 quoted words, with room for a short preamble
 SUMMARY_TOKENS = 160  # 2-3 sentences

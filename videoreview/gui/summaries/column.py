@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
-from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QToolButton,
-                               QVBoxLayout)
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QRadioButton,
+    QToolButton,
+    QVBoxLayout,
+)
 
 from ...records import Analysis, Summary
 from ...summary import builder

@@ -23,7 +23,7 @@ class Lane:
     ends: np.ndarray
 
     @classmethod
-    def of(cls, identity: Identity) -> "Lane":
+    def of(cls, identity: Identity) -> Lane:
         spans = sorted((a.start, max(a.start, a.end)) for a in identity.appearances)
         merged: list[list[float]] = []
         for start, end in spans:

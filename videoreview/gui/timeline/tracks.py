@@ -18,8 +18,15 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen, QPolygonF
 
 from ...records import BOUNDARY_KINDS
 from ...timecode import timecode
-from ..colors import (BOUNDARY_COLORS, CAPTION_COLOR, EDITED_COLOR, KEYFRAME_COLOR, NOTE_COLORS, TEXT_COLOR,
-                      identity_color)
+from ..colors import (
+    BOUNDARY_COLORS,
+    CAPTION_COLOR,
+    EDITED_COLOR,
+    KEYFRAME_COLOR,
+    NOTE_COLORS,
+    TEXT_COLOR,
+    identity_color,
+)
 from .model import TimelineModel, covering, in_range, nearest, ruler_steps, runs
 from .style import mix
 
@@ -51,7 +58,7 @@ class Track:
     top = 0  # set by the timeline's layout
 
     @classmethod
-    def rows(cls, model: TimelineModel | None) -> list["Track"]:
+    def rows(cls, model: TimelineModel | None) -> list[Track]:
         """The rows this track adds for ``model`` (None: no video open)."""
         return [cls()]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 

@@ -20,9 +20,9 @@ import subprocess
 import sys
 import tempfile
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from ...paths import package_dir
 from ...records import write_atomic

@@ -20,10 +20,10 @@ import io
 import os
 import re
 import unicodedata
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 
