@@ -118,7 +118,8 @@ def main() -> None:
         print(json.dumps(result))
         return
     if tiny:
-        print("NOTE: TINY RANDOM-WEIGHT model: figures test the plumbing, not a real model's speed (its captions are noise)")
+        print("NOTE: TINY RANDOM-WEIGHT model: figures test the plumbing, not a real model's speed "
+              "(its captions are noise)")
     print(f"model    {result['model']} ({result['family']}, {params / 1e6:.2f} M parameters), "
           f"loaded in {load_s:.2f} s")
     print(f"device   {result['device']}, {result['dtype']}; batch {batch} windows of 2 frames "

@@ -98,7 +98,7 @@ class Checker:
             proc = subprocess.run([*self.prefix, str(self.exe), *args], env=self.env, capture_output=True,
                                   text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise Failed(f"{step}: 'videoreview {' '.join(args)}' did not finish in {timeout:.0f} s")
+            raise Failed(f"{step}: 'videoreview {' '.join(args)}' did not finish in {timeout:.0f} s") from None
         seconds = time.monotonic() - start
         if proc.returncode != 0:
             last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]

@@ -94,4 +94,5 @@ def test_library_location_from_the_command_line(tmp_path):
     assert run("library", "location", home=fresh_home).stdout.strip() == str(target)
     (fresh_home / "engines.json").write_text("{}")
     refused = run("library", "location", str(fresh_home / "engines.json" / "x"), home=fresh_home)
-    assert refused.returncode == 1 and refused.stderr.startswith(f"videoreview: error: {fresh_home / 'engines.json' / 'x'}: ")
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(f"videoreview: error: {fresh_home / 'engines.json' / 'x'}: ")

@@ -15,7 +15,8 @@ def test_caption_prompt_is_the_papers():
 
 def test_well_formed_reply():
     reply = "<Frame 1>: A man holds a knife over a tomato.\n<Frame 2>: The man has cut the tomato in half."
-    assert parse_frame_captions(reply, 2) == ["A man holds a knife over a tomato.", "The man has cut the tomato in half."]
+    assert parse_frame_captions(reply, 2) == ["A man holds a knife over a tomato.",
+                                              "The man has cut the tomato in half."]
 
 
 def test_variants_models_produce():

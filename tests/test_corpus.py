@@ -49,7 +49,8 @@ def test_every_file_analyses_or_is_refused_in_one_line(corpus, corpus_outcomes):
                 problems.append(f"{f.name}: refused here, but FFmpeg decodes {f.ffprobe_frames} frames")
             if o.status != "refused" or o.message != f"{f.path}: {o.message.split(': ', 1)[-1]}" \
                     or f.refusal not in o.message or "\n" in o.message:
-                problems.append(f"{f.name}: wanted one line '{f.path}: ...{f.refusal}...', got {o.status}: {o.message!r}")
+                problems.append(f"{f.name}: wanted one line '{f.path}: ...{f.refusal}...', "
+                                f"got {o.status}: {o.message!r}")
             continue
         if o.status != "ok":
             problems.append(f"{f.name}: FFmpeg decodes {f.ffprobe_frames} frames, but: {o.message}")

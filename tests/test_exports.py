@@ -25,7 +25,8 @@ def hand_made() -> Analysis:
     return Analysis(
         video=video,
         boundaries=(Boundary(4.0, 100, "cut", 0.95),
-                    Boundary(7.0, 175, "event", 0.6, BoundaryCaption("男の人", "歩いている", "座っている"), edited=True)),
+                    Boundary(7.0, 175, "event", 0.6, BoundaryCaption("男の人", "歩いている", "座っている"),
+                             edited=True)),
         captions=(FrameCaption(0.0, 0, "A kitchen & a fridge <empty>"), FrameCaption(3.0, 75, "Ein Mann öffnet -->"),
                   FrameCaption(5.0, 125, "男の人が歩いている\n\nslowly")),
         keyframes=(Keyframe(0.0, 0, reason="first frame"), Keyframe(5.0, 125, reason="new shot")),
@@ -83,7 +84,8 @@ def test_otio_markers_load_back(tmp_path):
     assert clip.media_reference.target_url == "file:///videos/clip.mp4"
     assert clip.source_range.duration.to_frames() == 250
     markers = [(m.name, m.marked_range.start_time.to_frames(), m.color) for m in clip.markers]
-    assert markers == [("cut", 100, "RED"), ("event", 175, "BLUE"), ("keyframe", 0, "GREEN"), ("keyframe", 125, "GREEN")]
+    assert markers == [("cut", 100, "RED"), ("event", 175, "BLUE"), ("keyframe", 0, "GREEN"),
+                       ("keyframe", 125, "GREEN")]
     assert clip.markers[1].comment == "男の人: 歩いている → 座っている"
     assert clip.markers[1].metadata["videoreview"]["edited"] is True
 

@@ -34,7 +34,8 @@ def test_the_player_shows_first_middle_and_last_frames_where_the_timeline_says(q
         n = info.frame_count
         picks = sorted({0, n // 2, n - 1})
         with open_video(f.path, backend="pyav") as source:
-            want = [content(a, info.rotation) for a in source.frames_at_indices(picks, (info.width, info.height)).frames]
+            frames = source.frames_at_indices(picks, (info.width, info.height)).frames
+            want = [content(a, info.rotation) for a in frames]
             times = source.timestamps[picks].tolist()
         with qtbot.waitSignal(view.player.durationKnown, timeout=WAIT_MS):
             view.player.open(str(f.path), info)

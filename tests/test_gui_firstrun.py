@@ -144,7 +144,8 @@ def test_damaged_location_file_is_named_and_the_data_folder_used(qtbot, window, 
     try:
         assert library_dir() == first_run_home
         window.show_settings()
-        assert window.settings_dialog.status.text().startswith(f"{first_run_home / LOCATION_FILE}: not a library location")
+        status = window.settings_dialog.status.text()
+        assert status.startswith(f"{first_run_home / LOCATION_FILE}: not a library location")
         assert (first_run_home / LOCATION_FILE).read_text() == "{not json"  # left for the user to see
     finally:
         (first_run_home / LOCATION_FILE).unlink()

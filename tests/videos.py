@@ -333,7 +333,8 @@ def make_event_video(directory: Path, fps: float = 25, size: tuple[int, int] = (
     encode_frames(path, (draw(i) for i in range(total)), fps, options={"crf": "18", "preset": "veryfast"}, gop=50)
     times = np.arange(total) / fps
     # Events at the first frame that shows them.
-    ev = {k: float(times[int(np.ceil(v * fps - 1e-9))]) for k, v in (("enter", enter), ("stop", stop), ("change", change))}
+    moments = (("enter", enter), ("stop", stop), ("change", change))
+    ev = {k: float(times[int(np.ceil(v * fps - 1e-9))]) for k, v in moments}
     return SyntheticVideo(path, float(fps), total, tuple(size), times, events=ev, codec="h264", index_coded=False)
 
 
@@ -439,7 +440,8 @@ def make_audio_with_cover(directory: Path, name: str = "song.mp3", seconds: floa
 
 
 def make_long_video(path: Path, seconds: float, size: tuple[int, int] = (1280, 720), fps: float = 25,
-                    cut_every: float | Sequence[float] = 10.0, crf: int = 23, repeat_after: float = 60.0) -> SyntheticVideo:
+                    cut_every: float | Sequence[float] = 10.0, crf: int = 23,
+                    repeat_after: float = 60.0) -> SyntheticVideo:
     """H.264 for benchmarks: shots of ``cut_every`` seconds (a number, or a cycle of
     lengths) from sources that move, hard cuts between them, x264 ultrafast.
 

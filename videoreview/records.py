@@ -328,7 +328,8 @@ class Note(_Record):
         if self.status not in NOTE_STATUSES:
             raise RecordError(None, f"note status {self.status!r} is not one of {', '.join(NOTE_STATUSES)}")
         if self.end_frame is not None and self.end_frame < self.frame:
-            raise RecordError(None, f"note {self.id}: its range ends (frame {self.end_frame}) before it starts ({self.frame})")
+            raise RecordError(None, f"note {self.id}: its range ends (frame {self.end_frame}) "
+                                    f"before it starts ({self.frame})")
 
     @property
     def is_range(self) -> bool:
@@ -390,7 +391,8 @@ class Analysis(_Record):
             raise RecordError(None, "not a videoreview Analysis (no schema_version)")
         if version > SCHEMA_VERSION:
             raise RecordError(
-                None, f"schema_version {version} was written by a newer videoreview (this one reads up to {SCHEMA_VERSION})"
+                None, f"schema_version {version} was written by a newer videoreview "
+                      f"(this one reads up to {SCHEMA_VERSION})"
             )
         if "video" not in data:
             raise RecordError(None, "Analysis has no 'video'")

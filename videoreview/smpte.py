@@ -77,7 +77,8 @@ def _checked(fps: float) -> float:
 
     rate = exact_rate(fps)
     if not opentime.RationalTime.is_valid_timecode_rate(rate):
-        raise RecordError(None, f"{fps:g} fps has no SMPTE timecode (editors use 23.976, 24, 25, 29.97, 30, 50, 59.94, 60)")
+        raise RecordError(None, f"{fps:g} fps has no SMPTE timecode "
+                                "(editors use 23.976, 24, 25, 29.97, 30, 50, 59.94, 60)")
     return rate
 
 

@@ -109,7 +109,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
         shared = assign_identities([a for _, _, a in good], _cluster_distance([a for _, _, a in good]))
         good = [(video, out, a) for (video, out, _), a in zip(good, shared)]
-    for video, out, analysis in good:
+    for _video, out, analysis in good:
         if out is None:
             print(analysis.to_json())
             continue

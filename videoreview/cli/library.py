@@ -108,7 +108,7 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
         print_error(f"{path}: {why}")
     if result.failed:
         print("refused:", file=sys.stderr)
-        for path, problem in result.failed:
+        for _path, problem in result.failed:
             print(f"  {problem}", file=sys.stderr)  # the problem names the file
     print(f"{len(result.indexed)} indexed, {len(result.unchanged)} unchanged, {len(result.failed)} failed")
     in_library = result.indexed or result.unchanged

@@ -216,6 +216,7 @@ def add_parsers(sub) -> None:
                    help="builtin (approximate, no language model), a VLM (a catalog name or folder) or "
                         "server:NAME (a vLLM server); default: the chosen one, see 'models use'")
     p.add_argument("--writer", metavar="builtin|MODEL", help=WRITER_HELP)
-    p.add_argument("--json", action="store_true", help="a JSON list of {format, visil, tokens, scorer, keyframes, text}")
+    p.add_argument("--json", action="store_true",
+                   help="a JSON list of {format, visil, tokens, scorer, keyframes, text}")
     add_analysis_options(p)
     p.set_defaults(run=cmd_visil)

@@ -91,7 +91,7 @@ class LibraryService:
         indexed (an edit made as the window closed, or from the command line) are indexed
         again; returns the catalogued videos whose analysis never finished, their files
         still there, for the window to queue."""
-        for video_id, path, content_hash, indexed_at in self.catalog.indexed():
+        for _video_id, path, content_hash, indexed_at in self.catalog.indexed():
             try:
                 saved_at = store.saved_path(content_hash).stat().st_mtime
             except OSError:

@@ -32,7 +32,8 @@ def find_videos(paths: Iterable[str | os.PathLike], *, named_files: str = "any"
         elif not path.exists():
             problems.append((os.fspath(path), "file not found"))
         elif named_files == "videos" and path.suffix.lower() not in VIDEO_EXTENSIONS:
-            problems.append((os.fspath(path), f"not a video file (unknown type {path.suffix or 'without an extension'})"))
+            kind = path.suffix or "without an extension"
+            problems.append((os.fspath(path), f"not a video file (unknown type {kind})"))
         else:
             found.append(os.path.abspath(path))
     return list(dict.fromkeys(found)), problems

@@ -82,7 +82,8 @@ def verify_folder(folder: Path, entry: ModelEntry | None = None, pinned: bool = 
     else:
         _check_safetensors(folder, entry)
     if pinned and entry is not None and not entry.builtin and folder.resolve().name != entry.revision:
-        raise ModelError(folder, f"{entry.name}: is revision {folder.resolve().name}, the catalog pins {entry.revision}")
+        raise ModelError(folder, f"{entry.name}: is revision {folder.resolve().name}, "
+                                 f"the catalog pins {entry.revision}")
 
 
 def _check_safetensors(folder: Path, entry: ModelEntry | None) -> None:

@@ -127,8 +127,9 @@ def _rate(lines: list[str], markers, analysis: Analysis, path, messages: list[st
         rate = next(r for r in (24.0, 25.0, 30.0, 50.0, 60.0, 120.0) if r > highest)
     else:
         return fps
-    messages.append(f"{path}: its timecodes cannot be at this video's {fps:g} fps "
-                    f"({'drop-frame' if drop else f'frame numbers up to {highest}'}): read at {exact_rate(rate):.5g} fps")
+    why = "drop-frame" if drop else f"frame numbers up to {highest}"
+    messages.append(f"{path}: its timecodes cannot be at this video's {fps:g} fps ({why}): "
+                    f"read at {exact_rate(rate):.5g} fps")
     return rate
 
 

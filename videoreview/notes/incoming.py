@@ -50,7 +50,8 @@ def rate_messages(path, rates, analysis: Analysis) -> list[str]:
     were converted to this video's frames."""
     fps = analysis.video.fps
     return [f"{path}: its times are at {rate:g} fps and this video is {fps:g} fps: "
-            f"converted to this video's frames (same times, nearest frame)" for rate in rates if abs(rate - fps) >= 1e-3]
+            "converted to this video's frames (same times, nearest frame)"
+            for rate in rates if abs(rate - fps) >= 1e-3]
 
 
 def tag_for(colour: str, path, messages: list[str]) -> str:

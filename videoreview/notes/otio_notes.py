@@ -26,7 +26,8 @@ def timeline(analysis: Analysis, notes: tuple[Note, ...]):
     rate = exact_rate(info.fps)
 
     def span(frame: int, frames: int):
-        return otio.opentime.TimeRange(otio.opentime.RationalTime(frame, rate), otio.opentime.RationalTime(frames, rate))
+        time = otio.opentime.RationalTime
+        return otio.opentime.TimeRange(time(frame, rate), time(frames, rate))
 
     media = otio.schema.ExternalReference(target_url=Path(info.path).resolve().as_uri(),
                                           available_range=span(0, info.frame_count))

@@ -105,8 +105,9 @@ def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis |
             if sent_to:
                 conn.send(("notice", f"Frames of the video are sent to {sent_to} to be captioned"))
         # With a previous Analysis on screen, stage-by-stage results would only flicker.
+        on_stage = None if previous is not None else (lambda a: conn.send(("partial", a)))
         analysis = analyze(path, progress=progress, cancel=cancel, cache=StageCache(), previous=previous,
-                           stages=stages, on_stage=None if previous is not None else (lambda a: conn.send(("partial", a))),
+                           stages=stages, on_stage=on_stage,
                            notice=lambda text: conn.send(("notice", text)))
         cancel.check()
         store.save(analysis)

@@ -128,7 +128,8 @@ def _events(analysis: Analysis, start: float, end: float, limit: int = 3) -> lis
             said.append(_change(b.caption.subject, b.caption.before, b.caption.after))
     cuts = sum(b.kind in SHOT_CHANGE_KINDS for b in inside)
     if cuts:
-        said.append(f"{cuts} cut{'s' if cuts > 1 else ''}" if said else f"the picture cuts {cuts} time{'s' if cuts > 1 else ''}")
+        plural = "s" if cuts > 1 else ""
+        said.append(f"{cuts} cut{plural}" if said else f"the picture cuts {cuts} time{plural}")
     return said
 
 

@@ -124,7 +124,8 @@ class ServerModel:
                 raise Cancelled()
             wait = min(MAX_WAIT, BACKOFF * 2 ** attempt)
             try:
-                with urllib.request.urlopen(urllib.request.Request(url, data, headers), timeout=self.server.timeout) as r:
+                request = urllib.request.Request(url, data, headers)
+                with urllib.request.urlopen(request, timeout=self.server.timeout) as r:
                     return r.read()
             except urllib.error.HTTPError as exc:
                 if exc.code not in RETRY_STATUS or attempt == RETRIES:
@@ -153,7 +154,8 @@ class ServerModel:
                      else f"the keyring (videoreview models server key {self.server.name})")
             return f"the server refused the key ({exc.code}{detail}); the key is read from {where}"
         if exc.code == 404:
-            return f"not found (404{detail}): is the model {self.server.model!r} served there, and the URL the API's base?"
+            return (f"not found (404{detail}): is the model {self.server.model!r} served there, "
+                    "and the URL the API's base?")
         return f"the server answered {exc.code}{detail}"
 
     def _content(self, raw: bytes) -> str:

@@ -7,5 +7,5 @@ from .pdf import write_pdf
 from .subtitles import boundary_cues, caption_cues, speech_cues, srt_text, vtt_text, write_srt, write_vtt
 from .tables import write_boundaries_csv, write_json
 
-__all__ = ["boundary_cues", "caption_cues", "speech_cues", "srt_text", "vtt_text", "write_srt", "write_vtt", "write_boundaries_csv", "write_json",
-           "write_otio", "write_pdf"]
+__all__ = ["boundary_cues", "caption_cues", "speech_cues", "srt_text", "vtt_text", "write_srt", "write_vtt",
+           "write_boundaries_csv", "write_json", "write_otio", "write_pdf"]

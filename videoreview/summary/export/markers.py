@@ -19,7 +19,8 @@ def timeline_of(analysis: Analysis):
 
     info = analysis.video
     rate = info.fps
-    frames = otio.opentime.TimeRange(otio.opentime.RationalTime(0, rate), otio.opentime.RationalTime(info.frame_count, rate))
+    time = otio.opentime.RationalTime
+    frames = otio.opentime.TimeRange(time(0, rate), time(info.frame_count, rate))
     media = otio.schema.ExternalReference(target_url=Path(info.path).resolve().as_uri(), available_range=frames)
     clip = otio.schema.Clip(name=Path(info.path).name, media_reference=media, source_range=frames)
 
