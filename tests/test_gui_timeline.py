@@ -458,7 +458,7 @@ def test_on_screen_text_blocks_list_every_line_shown(timeline, qtbot):
 
 
 def test_details_edit_what_is_said_and_who_says_it(qtbot):
-    from videoreview.gui.panels import DetailsPanel
+    from videoreview.gui.details_panel import DetailsPanel
 
     panel = DetailsPanel()
     qtbot.addWidget(panel)
@@ -481,7 +481,7 @@ def test_details_edit_what_is_said_and_who_says_it(qtbot):
 def test_enter_edits_the_selected_caption_or_what_is_said(qtbot, monkeypatch):
     from PySide6.QtWidgets import QInputDialog, QMainWindow
 
-    from videoreview.gui.panels import DetailsPanel
+    from videoreview.gui.details_panel import DetailsPanel
     from videoreview.gui.review import ReviewEdits
 
     window = QMainWindow()

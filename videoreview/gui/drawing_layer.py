@@ -69,7 +69,8 @@ class DrawingLayer(QGraphicsObject):
     # -- the mouse ---------------------------------------------------------------------
     def _normalised(self, pos: QPointF) -> tuple[float, float]:
         w, h = max(1.0, self.rect.width()), max(1.0, self.rect.height())
-        return (min(1.0, max(0.0, (pos.x() - self.rect.left()) / w)), min(1.0, max(0.0, (pos.y() - self.rect.top()) / h)))
+        x, y = (pos.x() - self.rect.left()) / w, (pos.y() - self.rect.top()) / h
+        return min(1.0, max(0.0, x)), min(1.0, max(0.0, y))
 
     def mousePressEvent(self, event) -> None:
         point = self._normalised(event.pos())

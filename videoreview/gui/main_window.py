@@ -23,14 +23,15 @@ from ..records import Analysis
 from . import recent
 from .actions import build_menus
 from .background import wait_for_closed_threads
+from .details_panel import DetailsPanel
 from .document import VideoDocument
+from .identities_panel import IdentitiesPanel
 from .job_status import JobStatus
 from .jobs import AnalysisQueue, JobProgress
 from .library_client import LibraryClient
 from .library_panel import LibraryPanel
 from .notes_panel import NotesPanel
 from .notice_bar import NoticeBar
-from .panels import DetailsPanel, IdentitiesPanel, VideosPanel
 from .review import ReviewEdits
 from .summaries import SummaryPanel
 from .theme import apply_theme, saved_overlay_style
@@ -39,6 +40,7 @@ from .timeline import Timeline, neighbour_time
 from .tour import TourLauncher
 from .transport import TransportBar
 from .video_view import VideoView
+from .videos_panel import VideosPanel
 from .welcome import WelcomeView, app_icon
 from .window_settings import window_settings
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QInputDialog, QMenu
 
 from ..pipeline import edits
-from .panels import identity_label
+from .labels import identity_label
 
 
 class ReviewEdits(QObject):
@@ -47,7 +47,8 @@ class ReviewEdits(QObject):
             same = menu.addMenu("Same person as")
             for other in analysis.identities:
                 if other.id != pid:
-                    same.addAction(identity_label(other), lambda o=other.id: self.merge_identities(o, pid))
+                    same.addAction(identity_label(other.id, other.name),
+                                   lambda o=other.id: self.merge_identities(o, pid))
             same.setEnabled(bool(same.actions()))
             menu.addAction("Someone else (split this track off)", lambda: self.apply_edit(
                 "Split track", lambda a: edits.split_track(a, face.track)))

@@ -29,7 +29,12 @@ def window_steps(window) -> list[Step]:
     timeline = window.timeline
 
     def widget_area(widget: QWidget) -> Callable[[], QRect]:
-        return lambda: QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size()) if widget.isVisible() else QRect()
+        def area() -> QRect:
+            if not widget.isVisible():
+                return QRect()
+            return QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
+
+        return area
 
     def track_area(*names: str) -> Callable[[], QRect]:
         def area() -> QRect:

@@ -23,6 +23,7 @@ from ..records import Analysis, Boundary, FaceDetection, FrameCaption, Shape, Vi
 from ..summary.export.subtitles import Cue, speech_cues
 from .colors import BOUNDARY_COLORS, EDITED_COLOR, NOTE_COLORS, identity_color
 from .drawing_layer import DrawingLayer
+from .labels import identity_label
 from .player import Player
 from .shapes import paint_shapes
 
@@ -174,8 +175,7 @@ class _AnalysisIndex:
     def face_label(self, face: FaceDetection) -> str:
         if face.identity is None:
             return "?"
-        name = self.names.get(face.identity)
-        return f"{name} ({face.identity})" if name else face.identity
+        return identity_label(face.identity, self.names.get(face.identity))
 
 
 def boundary_label(boundary: Boundary) -> str:

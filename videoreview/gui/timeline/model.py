@@ -11,6 +11,7 @@ import numpy as np
 from ...records import BOUNDARY_KINDS, Analysis, Boundary, Identity, Keyframe, TextSpan, TranscriptSegment
 from ...summary.export.subtitles import caption_spans
 from ...timecode import frame_at, nearest_frame
+from ..labels import identity_label
 
 
 @dataclass
@@ -32,8 +33,7 @@ class Lane:
             else:
                 merged.append([start, end])
         bounds = np.array(merged, np.float64).reshape(-1, 2)
-        label = f"{identity.id} {identity.name}" if identity.name else identity.id
-        return cls(identity, label, bounds[:, 0].copy(), bounds[:, 1].copy())
+        return cls(identity, identity_label(identity.id, identity.name), bounds[:, 0].copy(), bounds[:, 1].copy())
 
 
 class TimelineModel:

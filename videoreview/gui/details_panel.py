@@ -1,12 +1,9 @@
-"""Side panels: the open videos with their analysis state, the details of what is selected
-(with the reviewer's edit controls), and the gallery of identities."""
+"""The Details panel: what the reviewer selected on the timeline (a caption, a boundary,
+an identity, what is said, a keyframe, on-screen text), with its edit controls."""
 
 from __future__ import annotations
 
-import os
-
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -25,51 +22,8 @@ from PySide6.QtWidgets import (
 from ..pipeline import edits
 from ..records import BOUNDARY_KINDS, Analysis
 from ..timecode import timecode
-from .colors import EDITED_COLOR, identity_color
-
-STATUS_TEXT = {"queued": "queued", "analysing": "analysing…", "done": "", "failed": "failed",
-               "cancelled": "cancelled"}
-
-
-def identity_label(identity) -> str:
-    return f"{identity.name} ({identity.id})" if identity.name else identity.id
-
-
-class VideosPanel(QListWidget):
-    """The open videos; the current one is selected. Emits the path picked by the user."""
-
-    picked = Signal(str)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.itemActivated.connect(lambda item: self.picked.emit(item.data(Qt.UserRole)))
-        self.itemClicked.connect(lambda item: self.picked.emit(item.data(Qt.UserRole)))
-
-    def update_video(self, path: str, status: str, detail: str = "") -> None:
-        item = self._item(path)
-        if item is None:
-            item = QListWidgetItem()
-            item.setData(Qt.UserRole, path)
-            item.setToolTip(path)
-            self.addItem(item)
-        state = STATUS_TEXT.get(status, status)
-        text = os.path.basename(path) + (f"\n{state} {detail}".rstrip() if state or detail else "")
-        item.setText(text)
-
-    def remove_video(self, path: str) -> None:
-        item = self._item(path)
-        if item is not None:
-            self.takeItem(self.row(item))
-
-    def set_current(self, path: str | None) -> None:
-        item = self._item(path) if path else None
-        self.setCurrentItem(item) if item else self.clearSelection()
-
-    def _item(self, path: str) -> QListWidgetItem | None:
-        for row in range(self.count()):
-            if self.item(row).data(Qt.UserRole) == path:
-                return self.item(row)
-        return None
+from .colors import EDITED_COLOR
+from .labels import identity_label
 
 
 class DetailsPanel(QWidget):
@@ -88,7 +42,8 @@ class DetailsPanel(QWidget):
         self.title = QLabel("Select a caption, boundary, identity or speech on the timeline.")
         self.title.setWordWrap(True)
         self.badge = QLabel("edited")
-        self.badge.setStyleSheet(f"color: white; background: {EDITED_COLOR.name()}; border-radius: 3px; padding: 1px 5px;")
+        self.badge.setStyleSheet(f"color: white; background: {EDITED_COLOR.name()}; border-radius: 3px; "
+                                 "padding: 1px 5px;")
         self.badge.hide()
         self.info = QLabel()
         self.info.setWordWrap(True)
@@ -298,7 +253,7 @@ class DetailsPanel(QWidget):
         self.speaker.clear()
         self.speaker.addItem("nobody / unknown", None)
         for identity in self.analysis.identities:
-            self.speaker.addItem(identity_label(identity), identity.id)
+            self.speaker.addItem(identity_label(identity.id, identity.name), identity.id)
         self.speaker.setCurrentIndex(max(0, self.speaker.findData(segment.speaker)))
         self.pages.setCurrentIndex(4)
 
@@ -309,14 +264,14 @@ class DetailsPanel(QWidget):
 
     def _show_identity(self, identity) -> None:
         seen = sum(a.end - a.start for a in identity.appearances)
-        self.title.setText(f"<b>{identity_label(identity)}</b>")
+        self.title.setText(f"<b>{identity_label(identity.id, identity.name)}</b>")
         self.info.setText(f"on screen {seen:.1f} s in {len(identity.appearances)} spans, "
                           f"{len(identity.track_ids)} face tracks")
         self.name_edit.setText(identity.name or "")
         self.merge_with.clear()
         for other in self.analysis.identities:
             if other.id != identity.id:
-                self.merge_with.addItem(identity_label(other), other.id)
+                self.merge_with.addItem(identity_label(other.id, other.name), other.id)
         self.tracks.clear()
         tracks = {t.id: t for t in self.analysis.face_tracks}
         for track_id in identity.track_ids:
@@ -330,72 +285,3 @@ class DetailsPanel(QWidget):
         if self.tracks.count():
             self.tracks.setCurrentRow(0)
         self.pages.setCurrentIndex(3)
-
-
-class IdentitiesPanel(QListWidget):
-    """A gallery of the identities: face crop, id and name. Picking one selects it."""
-
-    picked = Signal(str)
-    CROP = 96
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.setViewMode(QListWidget.IconMode)
-        self.setIconSize(QSize(self.CROP, self.CROP))
-        self.setResizeMode(QListWidget.Adjust)
-        self.setMovement(QListWidget.Static)
-        self.setSpacing(6)
-        self.setWordWrap(True)
-        self.crops: dict[str, QImage] = {}  # identity id -> face crop
-        self.itemClicked.connect(lambda item: self.picked.emit(item.data(Qt.UserRole)))
-
-    def set_analysis(self, analysis: Analysis | None) -> list[tuple[str, int, tuple]]:
-        """Show the identities; returns the crops it still needs: (id, frame, box)."""
-        self.clear()
-        wanted = []
-        for identity in analysis.identities if analysis else ():
-            item = QListWidgetItem(self._icon(identity.id), identity_label(identity)
-                                   + (" ✎" if identity.edited else ""))
-            item.setData(Qt.UserRole, identity.id)
-            seen = sum(a.end - a.start for a in identity.appearances)
-            item.setToolTip(f"{identity_label(identity)}: on screen {seen:.1f} s")
-            self.addItem(item)
-            if identity.exemplar is not None:
-                wanted.append((self._crop_key(identity), identity.exemplar.frame, identity.exemplar.box))
-        return wanted
-
-    @staticmethod
-    def _crop_key(identity) -> str:
-        face = identity.exemplar
-        return f"{identity.id}|{face.frame}|{','.join(f'{v:.0f}' for v in face.box)}"
-
-    def set_crop(self, key: str, image: QImage) -> None:
-        pid = key.split("|", 1)[0]
-        self.crops[key] = image
-        for row in range(self.count()):
-            item = self.item(row)
-            if item.data(Qt.UserRole) == pid:
-                item.setIcon(self._icon(pid, image))
-
-    def _icon(self, pid: str, image: QImage | None = None) -> QIcon:
-        """The face crop framed in the identity's colour (a coloured square until it loads)."""
-        if image is None:
-            image = next((img for key, img in self.crops.items() if key.startswith(pid + "|")), None)
-        size = self.CROP
-        pixmap = QPixmap(size, size)
-        pixmap.fill(QColor(0, 0, 0, 0))
-        painter = QPainter(pixmap)
-        colour = identity_color(pid)
-        if image is not None:
-            painter.drawImage(pixmap.rect().adjusted(3, 3, -3, -3), image)
-        else:
-            painter.fillRect(pixmap.rect().adjusted(3, 3, -3, -3), colour.darker(250))
-            painter.setPen(Qt.white)
-            painter.drawText(pixmap.rect(), Qt.AlignCenter, pid)
-        pen = painter.pen()
-        pen.setColor(colour)
-        pen.setWidth(4)
-        painter.setPen(pen)
-        painter.drawRect(pixmap.rect().adjusted(2, 2, -2, -2))
-        painter.end()
-        return QIcon(pixmap)
