@@ -63,7 +63,7 @@ def cell(dialog: ModelsDialog, name: str, column: int) -> str:
 def run(qtbot, dialog: ModelsDialog, button, endpoint: str, timeout: int = 60_000) -> None:
     os.environ["HF_ENDPOINT"] = endpoint  # the child process inherits it
     button.click()
-    qtbot.waitUntil(lambda: dialog._process is None, timeout=timeout)
+    qtbot.waitUntil(lambda: dialog._command is None, timeout=timeout)
 
 
 def test_download_cancel_remove_and_choices(qtbot, hubs):
@@ -88,9 +88,9 @@ def test_download_cancel_remove_and_choices(qtbot, hubs):
     os.environ["HF_ENDPOINT"] = servers["slow"].url
     dialog.download_button.click()
     qtbot.waitUntil(lambda: dialog.progress.value() > 5, timeout=30_000)
-    assert dialog.progress.format() == "10 of 25 MB" and dialog._process is not None
+    assert dialog.progress.format() == "10 of 25 MB" and dialog._command is not None
     dialog.cancel_button.click()
-    qtbot.waitUntil(lambda: dialog._process is None, timeout=10_000)
+    qtbot.waitUntil(lambda: dialog._command is None, timeout=10_000)
     assert dialog.status.text() == "Download of slow cancelled." and cell(dialog, "slow", 4) == "not installed"
 
     dialog.select("gone")  # a revision the hub does not have: one line

@@ -1,9 +1,10 @@
 """Background analysis: one video at a time, the rest queued.
 
-A worker object in its own QThread runs the job in a child process (background.py) and
-talks to the GUI only through queued signals; the GUI thread never waits on it (cancel sets an event the
-pipeline checks between batches). A video analysed before shows its saved Analysis at
-once and is then brought up to date from the stage cache; a new one fills in stage by stage.
+A worker object in its own QThread runs the job in a child process (background.py's
+ChildTasks) and talks to the GUI only through queued signals; the GUI thread never waits
+on it (cancel sets an event the pipeline checks between batches). A video analysed
+before shows its saved Analysis at once and is then brought up to date from the stage
+cache; a new one fills in stage by stage.
 """
 
 from __future__ import annotations
@@ -110,6 +111,7 @@ class AnalysisQueue(QObject):
         self.pending: list[Job] = []
         self.current: Job | None = None
         self.tasks = ChildTasks(self)
+        self.tasks.ended.connect(self._ended)
 
     def enqueue(self, path: str, previous: Analysis | None = None, front: bool = False) -> None:
         """Queue a video's analysis; ``front``: before the others (a video the user
@@ -163,9 +165,6 @@ class AnalysisQueue(QObject):
         worker.progress.connect(self._on_progress)
         worker.partial.connect(self._on_partial)
         worker.notice.connect(self.notice)
-        worker.finished.connect(self._on_finished)
-        worker.failed.connect(self._on_failed)
-        worker.cancelled.connect(self._on_cancelled)
 
     @Slot(object)
     def _on_progress(self, progress: JobProgress) -> None:
@@ -176,22 +175,10 @@ class AnalysisQueue(QObject):
         if self.current is not None:
             self.partial.emit(self.current.path, analysis)
 
-    @Slot(object)
-    def _on_finished(self, analysis: Analysis) -> None:
-        self._done(self.finished, analysis)
-
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        self._done(self.failed, message)
-
-    @Slot()
-    def _on_cancelled(self) -> None:
-        self._done(self.cancelled)
-
-    def _done(self, signal, *payload) -> None:
+    def _ended(self, outcome: str, args: tuple) -> None:
+        """The running job's outcome (see ChildTasks): passed on with its path, then the next job."""
         job, self.current = self.current, None
-        self.tasks.retire()
-        signal.emit(job.path, *payload)
+        getattr(self, outcome).emit(job.path, *args)  # finished, failed or cancelled
         self.queueChanged.emit()
         self._start_next()
 

@@ -1,24 +1,23 @@
 """The window's end of the library process (see library.service).
 
-A QThread owns the pipe: it starts the child on the first request, sends what the GUI
-queued, and turns replies into a signal that Qt queues into the GUI thread, where each
-reply goes to the callbacks given with its request. The GUI thread never waits on the
-pipe. A child that dies fails its open requests with one line and is started again by
-the next request.
+A QThread owns the pipe (background.py's ServiceThread: the window's one long-lived
+service): it starts the child on the first request, sends what the GUI queued, and turns
+replies into a signal that Qt queues into the GUI thread, where each reply goes to the
+callbacks given with its request. The GUI thread never waits on the pipe. A child that
+dies fails its open requests with one line and is started again by the next request.
 """
 
 from __future__ import annotations
 
 import itertools
-import multiprocessing
-import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from ..library.service import serve
+from .background import CHILDREN, ServiceThread
 
 POLL_SECONDS = 0.05
 RESTART = object()  # in the outgoing queue: end the child, start afresh at the next request
@@ -31,15 +30,13 @@ class _Callbacks:
     progress: Callable | None
 
 
-class _PipeThread(QThread):
-    message = Signal(object)  # (request id, kind, payload)
+class _PipeThread(ServiceThread):
+    """Sends (request id, action, args) from ``outgoing``; ``message`` is each (request id,
+    kind, payload) reply."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.outgoing: queue.Queue = queue.Queue()
-        self.context = multiprocessing.get_context("spawn")  # no fork: the parent has Qt threads
-        self.stop_adding = self.context.Event()
-        self.child = None
+        super().__init__(serve, "library")
+        self.stop_adding = CHILDREN.Event()
         self._open: set[int] = set()
 
     def run(self) -> None:
@@ -52,7 +49,7 @@ class _PipeThread(QThread):
                     continue
                 self._open.add(request[0])
                 try:
-                    conn = conn or self._start()
+                    conn = conn or self.start_child(self.stop_adding)
                     conn.send(request)
                 except (OSError, RuntimeError) as exc:  # cannot start it, or it has just died
                     conn = self._died(conn, f"the library process could not be reached ({exc})")
@@ -95,19 +92,8 @@ class _PipeThread(QThread):
                     self._pass_on(conn.recv())
         except (EOFError, OSError):
             pass
-        self.child.join(3)
-        if self.child.is_alive():  # busy embedding a long analysis: its writes are transactions
-            self.child.terminate()
-            self.child.join(3)
+        self.end_child(3)  # one busy embedding a long analysis is terminated: its writes are transactions
         return self._died(conn, "the library process was stopped before it answered")
-
-    def _start(self):
-        parent_end, child_end = self.context.Pipe()
-        self.child = self.context.Process(target=serve, args=(child_end, self.stop_adding), daemon=True,
-                                          name="videoreview-library")
-        self.child.start()
-        child_end.close()
-        return parent_end
 
     def _died(self, conn, why: str) -> None:
         """Fail the open requests; the next request starts a new child."""
@@ -154,8 +140,7 @@ class LibraryClient(QObject):
 
     def shutdown(self, timeout_ms: int = 8000) -> None:
         self._callbacks.clear()
-        self._thread.requestInterruption()
-        self._thread.wait(timeout_ms)
+        self._thread.stop(timeout_ms)
 
     @Slot(object)
     def _on_message(self, reply: tuple) -> None:

@@ -73,6 +73,7 @@ class ModelJob(QObject):
         super().__init__(parent)
         self.request: ModelJobRequest | None = None  # the one running
         self.tasks = ChildTasks(self)
+        self.tasks.ended.connect(self._ended)
 
     @property
     def running(self) -> bool:
@@ -82,14 +83,8 @@ class ModelJob(QObject):
         if self.running:
             return False
         self.request = request
-        self.tasks.start(_Worker(request), self._connect)
+        self.tasks.start(_Worker(request), lambda worker: worker.progress.connect(self._on_progress))
         return True
-
-    def _connect(self, worker: _Worker) -> None:
-        worker.progress.connect(self._on_progress)
-        worker.finished.connect(self._on_finished)
-        worker.failed.connect(self._on_failed)
-        worker.cancelled.connect(self._on_cancelled)
 
     def cancel(self) -> None:
         if self.tasks.worker is not None:
@@ -99,21 +94,9 @@ class ModelJob(QObject):
     def _on_progress(self, fraction: float, message: str) -> None:
         self.progress.emit(fraction, message)
 
-    @Slot(object)
-    def _on_finished(self, result) -> None:
-        self._done(self.finished, result)
-
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        self._done(self.failed, message)
-
-    @Slot()
-    def _on_cancelled(self) -> None:
-        self._done(self.cancelled)
-
-    def _done(self, signal, *payload) -> None:
-        self.tasks.retire()
-        signal.emit(*payload)
+    def _ended(self, outcome: str, args: tuple) -> None:
+        """The outcome (see ChildTasks), emitted while ``request`` is still the one it answers."""
+        getattr(self, outcome).emit(*args)  # finished, failed or cancelled
         self.request = None
 
     def shutdown(self, timeout_ms: int = 3000) -> None:

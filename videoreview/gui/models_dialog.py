@@ -1,8 +1,8 @@
 """Analysis > Models…: the model catalog (sizes, licences, what is installed and the disk it
 takes), downloads with progress and cancel, and the engine choices (engine_choices).
 
-Downloads and removals run `videoreview models ...` in a child process
-(QProcess): the same code path as the command line, a window that never waits on the
+Downloads and removals run `videoreview models ...` in a child process (background.py's
+CommandTask): the same code path as the command line, a window that never waits on the
 network or on importing torch, and a cancel that is a kill (huggingface_hub leaves only
 its temporary file, which the next pull starts again). Progress is the size of the
 model's folder in the Hugging Face cache against the catalog's download size.
@@ -10,7 +10,7 @@ model's folder in the Hugging Face cache against the catalog's download size.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QProcess, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..models.catalog import ModelEntry, disk_use, installed_path, load_catalog, snapshot_dir
-from ..paths import folder_size, own_command
+from ..paths import folder_size
+from .background import CommandTask
 from .engine_choices import EngineChoices
 
 COLUMNS = ("Model", "Tasks", "Licence", "Download", "On disk", "Memory")
@@ -51,7 +52,7 @@ class ModelsDialog(QDialog):
         self.setWindowTitle("Models")
         self.resize(900, 620)
         self.catalog = load_catalog()
-        self._process: QProcess | None = None
+        self._command: CommandTask | None = None  # the one running
         self._task: tuple[str, ModelEntry | None] | None = None  # (action, model)
         self._poll = QTimer(self, interval=POLL_MS, timeout=self._show_progress)
 
@@ -124,7 +125,7 @@ class ModelsDialog(QDialog):
                 self.table.selectRow(row)
 
     def _update_buttons(self) -> None:
-        entry, busy = self.selected(), self._process is not None
+        entry, busy = self.selected(), self._command is not None
         hub = entry is not None and not entry.builtin
         installed = hub and installed_path(entry) is not None
         self.download_button.setEnabled(hub and not installed and not busy)
@@ -159,21 +160,19 @@ class ModelsDialog(QDialog):
             self._run(["add", folder], None, "add")
 
     def cancel(self) -> None:
-        if self._process is not None and self._task and self._task[0] == "pull":
-            self._task = ("cancelled", self._task[1])
-            self._process.kill()
+        if self._command is not None and self._task[0] == "pull":
+            self._command.cancel()
 
     # -- the child process ----------------------------------------------------------------
     def _run(self, args: list[str], entry: ModelEntry | None, action: str) -> None:
-        process = QProcess(self)
-        program, *arguments = own_command("models", *args)
-        process.setProgram(program)
-        process.setArguments(arguments)
-        process.finished.connect(lambda code, _status: self._finished(process, code))
-        self._process, self._task = process, (action, entry)
+        command = CommandTask("models", *args, parent=self)
+        command.finished.connect(self._on_finished)
+        command.failed.connect(self._on_failed)
+        command.cancelled.connect(self._on_cancelled)
+        self._command, self._task = command, (action, entry)
         self.progress.setRange(0, 100 if entry is not None and entry.size_bytes else 0)
         self.progress.setValue(0)
-        process.start()
+        command.start()
         if action == "pull":
             self._poll.start()
         self._update_buttons()
@@ -186,28 +185,34 @@ class ModelsDialog(QDialog):
         self.progress.setValue(min(99, round(100 * done / entry.size_bytes)))
         self.progress.setFormat(f"{done / 1e6:.0f} of {entry.size_bytes / 1e6:.0f} MB")
 
-    def _finished(self, process: QProcess, code: int) -> None:
+    def _ended(self) -> tuple[str, ModelEntry | None]:
+        """The command has ended: forget it; its (action, model)."""
         self._poll.stop()
-        out = bytes(process.readAllStandardOutput()).decode(errors="replace").strip()
-        err = bytes(process.readAllStandardError()).decode(errors="replace").strip()
-        action, entry = self._task or ("", None)
-        self._process, self._task = None, None
-        process.deleteLater()
-        if action == "cancelled":
-            self.status.setText(f"Download of {entry.name} cancelled.")
-        elif code == 0:
-            self.status.setText(out.splitlines()[-1] if action != "pull" else f"{entry.name} is installed.")
-            self.catalog = load_catalog()
-            self.changed.emit()
-        else:  # the command's one line
-            lines = [line for line in err.splitlines() if line.startswith("videoreview: error:")]
-            self.status.setText((lines[-1] if lines else err.splitlines()[-1] if err else f"exit {code}")
-                                .removeprefix("videoreview: error: "))
+        task = self._task
+        self._command.deleteLater()
+        self._command, self._task = None, None
+        return task
+
+    def _on_finished(self, out: str) -> None:
+        action, entry = self._ended()
+        self.status.setText(out.splitlines()[-1] if action != "pull" else f"{entry.name} is installed.")
+        self.catalog = load_catalog()
+        self.changed.emit()
+        self.refresh()
+
+    def _on_failed(self, line: str) -> None:  # the command's one line
+        self._ended()
+        self.status.setText(line)
+        self.refresh()
+
+    def _on_cancelled(self) -> None:
+        _action, entry = self._ended()
+        self.status.setText(f"Download of {entry.name} cancelled.")
         self.refresh()
 
     def done(self, result: int) -> None:  # closing the dialog stops a download
         self.cancel()
         self.engines.stop()
-        if self._process is not None:
-            self._process.waitForFinished(3000)
+        if self._command is not None:
+            self._command.wait(3000)
         super().done(result)

@@ -1,17 +1,18 @@
 """Still frames of any video at a time, for the library panel's video list and search
-results: decoded on a thread of their own, newest request first, with an LRU cache of
-images and of open files (a result list asks for several moments of the same videos)."""
+results: decoded on a thread of their own (background.py's DecoderThread), newest request
+first, with an LRU cache of images and of open files (a result list asks for several
+moments of the same videos)."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QImage
 
 from ..media import open_video
 from ..timecode import nearest_frame
-from .background import close_worker_thread
+from .background import DecoderThread, DecoderWorker
 from .image_cache import ImageCache
 from .thumbnails import to_qimage
 
@@ -24,20 +25,16 @@ class StillLoader(QObject):
 
     ready = Signal(str, QImage)
     _wanted = Signal(str, str, float, int)
-    _shutdown = Signal()
 
     def __init__(self, parent: QObject | None = None, height: int = 54, cache_size: int = 1024) -> None:
         super().__init__(parent)
         self.height = height
         self._cache = ImageCache(cache_size)
         self._closed = False
-        self._thread = QThread()
-        self._worker = _Worker()
-        self._worker.moveToThread(self._thread)
-        self._wanted.connect(self._worker.want)
-        self._shutdown.connect(self._worker.shut_down)
-        self._worker.decoded.connect(self._on_decoded)
-        self._thread.start(QThread.Priority.LowPriority)
+        worker = _Worker()
+        self._wanted.connect(worker.want)
+        worker.decoded.connect(self._on_decoded)
+        self._decoder = DecoderThread(worker)
 
     def request(self, key: str, path: str, seconds: float) -> None:
         if self._closed:
@@ -51,7 +48,7 @@ class StillLoader(QObject):
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            close_worker_thread(self._thread, self._worker, self._shutdown)
+            self._decoder.close()
 
     @Slot(str, str, float, QImage)
     def _on_decoded(self, key: str, path: str, seconds: float, image: QImage) -> None:
@@ -60,47 +57,36 @@ class StillLoader(QObject):
             self.ready.emit(key, image)
 
 
-class _Worker(QObject):
+class _Worker(DecoderWorker):
     decoded = Signal(str, str, float, QImage)
-    _more = Signal()
 
     def __init__(self) -> None:
         super().__init__()
         self._requests: OrderedDict[str, tuple[str, float, int]] = OrderedDict()  # key -> (path, seconds, height)
         self._sources: OrderedDict[str, object] = OrderedDict()
         self._broken: set[str] = set()
-        self._scheduled = False
-        self._more.connect(self._work, Qt.ConnectionType.QueuedConnection)
 
     @Slot(str, str, float, int)
     def want(self, key: str, path: str, seconds: float, height: int) -> None:
         self._requests.pop(key, None)
         self._requests[key] = (path, seconds, height)
-        if not self._scheduled:
-            self._scheduled = True
-            self._more.emit()
+        self.schedule()
 
-    @Slot()
-    def shut_down(self) -> None:
+    def release(self) -> None:
         for source in self._sources.values():
             source.close()
         self._sources.clear()
         self._requests.clear()
-        QThread.currentThread().quit()
 
-    @Slot()
-    def _work(self) -> None:
+    def turn(self) -> bool:
         """One still per turn of the event loop, the newest request first."""
-        self._scheduled = False
-        if not self._requests or QThread.currentThread().isInterruptionRequested():
-            return
+        if not self._requests:
+            return False
         key, (path, seconds, height) = self._requests.popitem(last=True)
         image = self._decode(path, seconds, height)
         if image is not None:
             self.decoded.emit(key, path, seconds, image)
-        if self._requests:
-            self._scheduled = True
-            self._more.emit()
+        return bool(self._requests)
 
     def _decode(self, path: str, seconds: float, height: int) -> QImage | None:
         if path in self._broken:

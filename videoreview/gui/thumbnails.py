@@ -1,9 +1,9 @@
 """Decoding frames off the GUI thread: thumbnails, the player's paused frames, face crops.
 
-The loader owns a QThread with a worker object in it (see background.py); requests go to
-the worker and images come back as queued signals, so the GUI thread never waits on a decode. The worker
-takes a few frames per turn of its event loop, which lets a newer request (the user
-scrolled on) overtake the frames still queued from an older one.
+The loader runs a worker object on a thread of its own (background.py's DecoderThread);
+requests go to the worker and images come back as queued signals, so the GUI thread never
+waits on a decode. The worker takes a few frames per turn of its event loop, which lets a
+newer request (the user scrolled on) overtake the frames still queued from an older one.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from PySide6.QtCore import QObject, QRect, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
 from ..media import open_video
-from .background import close_worker_thread
+from .background import DecoderThread, DecoderWorker
 from .image_cache import ImageCache
 
 FRAMES_PER_TURN = 4  # decoded between looks at new requests
 CROP_MARGIN = 0.3  # space around a face box, as a share of its size
+
 
 class ThumbnailLoader(QObject):
     """Frames (``ready``) and face crops (``cropReady``) of one video, decoded in a
@@ -34,7 +35,6 @@ class ThumbnailLoader(QObject):
 
     _frames_wanted = Signal(list, int)
     _crop_wanted = Signal(str, int, object, int)
-    _shutdown = Signal()
 
     def __init__(self, path: str | os.PathLike, parent: QObject | None = None, cache_size: int = 512,
                  priority: QThread.Priority = QThread.Priority.LowPriority):
@@ -42,18 +42,14 @@ class ThumbnailLoader(QObject):
         self._cache = ImageCache(cache_size)
         self._failed = False
         self._closed = False
-        self._thread = QThread()
-        self._worker = _Worker(os.fspath(path))
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.open)
-        self._frames_wanted.connect(self._worker.want_frames)
-        self._crop_wanted.connect(self._worker.want_crop)
-        self._shutdown.connect(self._worker.shut_down)
-        self._worker.decoded.connect(self._on_decoded)
-        self._worker.cropped.connect(self._on_cropped)
-        self._worker.failed.connect(self._on_failed)
-        self._worker.opened.connect(self._on_opened)
-        self._thread.start(priority)
+        worker = _Worker(os.fspath(path))
+        self._frames_wanted.connect(worker.want_frames)
+        self._crop_wanted.connect(worker.want_crop)
+        worker.decoded.connect(self._on_decoded)
+        worker.cropped.connect(self._on_cropped)
+        worker.failed.connect(self._on_failed)
+        worker.opened.connect(self._on_opened)
+        self._decoder = DecoderThread(worker, priority)
 
     def request(self, frames: list[int], height: int = 54) -> None:
         """Decode ``frames`` at ``height`` pixels (aspect kept). Cached ones are sent at
@@ -84,7 +80,7 @@ class ThumbnailLoader(QObject):
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            close_worker_thread(self._thread, self._worker, self._shutdown)
+            self._decoder.close()
 
     # -- from the worker (queued to the GUI thread)
 
@@ -112,14 +108,13 @@ class ThumbnailLoader(QObject):
             self.failed.emit(message)
 
 
-class _Worker(QObject):
+class _Worker(DecoderWorker):
     """Lives in the loader's thread; owns the FrameSource (which is not thread-safe)."""
 
     decoded = Signal(int, int, QImage)  # frame, height, image
     cropped = Signal(str, int, object, int, QImage)  # key, frame, box, size, image
     failed = Signal(str)
     opened = Signal(object)
-    _more = Signal()
 
     def __init__(self, path: str):
         super().__init__()
@@ -128,11 +123,8 @@ class _Worker(QObject):
         self._frames: deque[int] = deque()
         self._height = 54
         self._crops: deque[tuple[str, int, tuple, int]] = deque()
-        self._scheduled = False
-        self._more.connect(self._work, Qt.ConnectionType.QueuedConnection)
 
-    @Slot()
-    def open(self) -> None:
+    def on_start(self) -> None:
         try:
             # PyAV seeks straight to each frame; decord would first index the whole file
             # and keep decoding ahead, holding memory for as long as the loader lives.
@@ -146,34 +138,25 @@ class _Worker(QObject):
     def want_frames(self, frames: list, height: int) -> None:
         self._frames = deque(frames)
         self._height = height
-        self._schedule()
+        self.schedule()
 
     @Slot(str, int, object, int)
     def want_crop(self, key: str, frame: int, box: tuple, size: int) -> None:
         self._crops = deque(c for c in self._crops if c[0] != key)
         self._crops.appendleft((key, frame, box, size))  # newest first
-        self._schedule()
+        self.schedule()
 
-    @Slot()
-    def shut_down(self) -> None:
+    def release(self) -> None:
         if self._source is not None:
             self._source.close()
             self._source = None
         self._frames.clear()
         self._crops.clear()
-        QThread.currentThread().quit()
 
-    def _schedule(self) -> None:
-        if not self._scheduled:
-            self._scheduled = True
-            self._more.emit()
-
-    @Slot()
-    def _work(self) -> None:
-        """One turn: a face crop or a few frames, then back to the event loop."""
-        self._scheduled = False
-        if self._source is None or QThread.currentThread().isInterruptionRequested():
-            return
+    def turn(self) -> bool:
+        """A face crop or a few frames, then back to the event loop."""
+        if self._source is None:
+            return False
         try:
             if self._crops:
                 self._crop(*self._crops.popleft())
@@ -183,9 +166,8 @@ class _Worker(QObject):
             self.failed.emit(str(exc))
             self._frames.clear()
             self._crops.clear()
-            return
-        if self._crops or self._frames:
-            self._schedule()
+            return False
+        return bool(self._crops or self._frames)
 
     def _decode_some(self) -> None:
         count = self._source.info.frame_count

@@ -1,6 +1,7 @@
-"""The Summaries panel's exports: the PDF report (on a thread of its own: decoding a
-hundred pictures takes seconds), subtitles and OpenTimelineIO markers. Each writes
-atomically and ends in one line: where it went, or the file and the problem."""
+"""The Summaries panel's exports: the PDF report (on a thread of its own, background.py's
+ThreadTask: decoding a hundred pictures takes seconds), subtitles and OpenTimelineIO
+markers. Each writes atomically and ends in one line: where it went, or the file and the
+problem."""
 
 from __future__ import annotations
 
@@ -161,6 +162,7 @@ class SummaryExports(QObject):
         if not self.reveal_exports or os.environ.get("QT_QPA_PLATFORM") == "offscreen":
             return
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(Path(path).parent)))
+
     def shutdown(self) -> None:
         """At quit: finish a PDF being written."""
         if self.pdf_running is not None:
