@@ -2,12 +2,12 @@
 choices.py), with the device's free memory against what the chosen models need. Shown
 in the Models dialog and in Settings.
 
-The free memory comes from `videoreview models device` in a child process (QProcess), so
-that the window never imports torch."""
+The free memory comes from `videoreview models device` in a child process (background.py's
+CommandTask), so that the window never imports torch."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QProcess, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
 from ..choices import CAPABILITIES, load_choices, models_for, save_choice
@@ -15,7 +15,7 @@ from ..engines.device import DEVICES
 from ..errors import VideoReviewError
 from ..models.catalog import installed_path, load_catalog
 from ..models.servers import servers
-from ..paths import own_command
+from .background import CommandTask
 
 
 class EngineChoices(QGroupBox):
@@ -40,10 +40,10 @@ class EngineChoices(QGroupBox):
         self.memory = QLabel(wordWrap=True)
         form.addRow("Memory", self.memory)
         self.fill()
-        self.query = QProcess(self)
-        program, *arguments = own_command("models", "device")
+        self.query = CommandTask("models", "device", parent=self)
         self.query.finished.connect(self._devices_found)
-        self.query.start(program, arguments)
+        self.query.failed.connect(lambda _line: self._devices_found(""))  # memory unknown, as before it ran
+        self.query.start()
 
     def fill(self, catalog=None) -> None:
         """The combo boxes from the saved choices (``catalog``: a newer catalog)."""
@@ -75,10 +75,9 @@ class EngineChoices(QGroupBox):
             return []
 
     def finding_devices(self) -> bool:
-        return self.query.state() != QProcess.NotRunning
+        return self.query.running
 
-    def _devices_found(self, _code: int, _status) -> None:
-        out = bytes(self.query.readAllStandardOutput()).decode(errors="replace")
+    def _devices_found(self, out: str) -> None:
         self.free_gb = {line.split()[0]: float(line.split()[1]) for line in out.splitlines()[1:]
                         if len(line.split()) > 1 and line.split()[1] != "?"}
         self.show_memory()
@@ -120,6 +119,5 @@ class EngineChoices(QGroupBox):
         self.changed.emit()
 
     def stop(self) -> None:
-        if self.finding_devices():
-            self.query.kill()
-            self.query.waitForFinished(3000)
+        self.query.cancel()
+        self.query.wait(3000)
