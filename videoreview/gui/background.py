@@ -3,7 +3,14 @@ goes where, with the classes for each.
 
 Three rules hold for every kind. Results come back to the GUI thread as queued signals
 (or callbacks run there): the GUI thread never waits on a worker, except briefly at quit.
-A worker never touches a widget. And cancelling asks; the work stops at its next check.
+A worker never touches a widget. And a cancel is never waited for: the work stops at its
+next check (a command is killed) and its owner hears so by a signal.
+
+Choosing: work that holds the GIL for long (a model, a whole video) is a job in a child
+process (1), or a command (2) when a `videoreview` subcommand already does it and prints
+the result; a stream of small requests from a view (frames to show) goes to a decoder
+thread (3); one short in-process function is a thread task (4); a long-lived process
+answering requests is a service (5): there is one, the library.
 
 1. A job in a child process: ChildWorker + ChildTasks.
    Work that holds Python's GIL for long: analysis, loading a model (torch, dlib,
@@ -83,12 +90,15 @@ A worker never touches a widget. And cancelling asks; the work stops at its next
    as ``message``; library_client.py matches replies to requests and their callbacks::
 
        class _PipeThread(ServiceThread):
-           def run(self) -> None:  # until stop(): send what is queued, pass replies on
+           def __init__(self) -> None:
+               super().__init__(serve, "library")  # the child runs serve(conn, *args)
+
+           def run(self) -> None:  # until stop(): send what is in outgoing, emit the replies
                ...
 
-       thread = _PipeThread(serve, "library")
-       thread.message.connect(self._on_message)
-       thread.start()  # thread.stop(ms) at quit
+       self._thread = _PipeThread()
+       self._thread.message.connect(self._on_message)
+       self._thread.start()  # self._thread.stop(ms) at quit
 """
 
 from __future__ import annotations
