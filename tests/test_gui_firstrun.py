@@ -101,7 +101,7 @@ def test_settings_move_the_library_and_clear_the_cache(qtbot, window, first_run_
     # The library process now answers from the new folder.
     with qtbot.waitSignal(window.library_panel.video_list.model().rowsInserted, timeout=30_000):
         window.library_panel.refresh()
-    assert window.library_panel.videos[0].path.endswith("videoreview-sample-v1.mp4")
+    assert window.library_panel.video_list.videos[0].path.endswith("videoreview-sample-v1.mp4")
 
     assert not dialog.cache.text().startswith("0.0 MB")
     qtbot.waitUntil(dialog.clear_button.isEnabled, timeout=5_000)  # once nothing uses the cache

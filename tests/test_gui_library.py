@@ -54,15 +54,15 @@ def indexed(qapp, window, folder):
     data.setUrls([QUrl.fromLocalFile(str(folder))])
     window.library_panel.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
     qtbot.waitUntil(lambda: len(set(wanted)) == 2, timeout=REPLY_MS)  # (the queue takes each once)
-    assert window.library_panel.queue_list.count() >= 1  # the queue is on show while it works
+    assert window.library_panel.queue_status.jobs_list.count() >= 1  # the queue is on show while it works
     qtbot.waitUntil(lambda: window.queue.is_idle() and not window.library.busy()
-                    and {v.status for v in window.library_panel.videos} == {"done"}
-                    and len(window.library_panel.videos) == 2, timeout=INDEX_MS)
-    return {os.path.basename(v.path): v for v in window.library_panel.videos}
+                    and {v.status for v in window.library_panel.video_list.videos} == {"done"}
+                    and len(window.library_panel.video_list.videos) == 2, timeout=INDEX_MS)
+    return {os.path.basename(v.path): v for v in window.library_panel.video_list.videos}
 
 
 def search(qtbot, window, text: str, scope: int = 0, person: str = "Anyone"):
-    panel = window.library_panel
+    panel = window.library_panel.search_page
     panel.scope.setCurrentIndex(scope)
     panel.person.setCurrentText(person)
     with qtbot.waitSignal(panel.resultsShown, timeout=REPLY_MS) as shown:
@@ -84,7 +84,7 @@ def test_a_dropped_folder_is_indexed_with_thumbnails_and_people(qtbot, window, i
 def test_a_plain_query_opens_the_right_video_at_the_moment(qtbot, window, indexed):
     moments = search(qtbot, window, "scenes with no people")
     assert moments[0].path == indexed["cuts clip.mp4"].path
-    panel = window.library_panel
+    panel = window.library_panel.search_page
     head = panel.results.topLevelItem(0)
     assert "cuts clip.mp4" in head.text(0) and head.childCount() >= 1
     first = head.child(0)
@@ -109,10 +109,10 @@ def test_grounding_in_the_open_video_jumps_through_ranked_timestamps(qtbot, wind
     fps = window.current.analysis.video.fps
     for n in range(min(3, len(moments))):
         QTest.keyClick(window, Qt.Key_F3)
-        assert window.library_panel.match == n
+        assert window.library_panel.search_page.match == n
         qtbot.waitUntil(lambda: window.player.current_frame() == round(moments[n].start * fps), timeout=REPLY_MS)
     QTest.keyClick(window, Qt.Key_F3, Qt.ShiftModifier)
-    assert window.library_panel.match == max(0, min(3, len(moments)) - 2)
+    assert window.library_panel.search_page.match == max(0, min(3, len(moments)) - 2)
 
 
 def test_a_rename_in_review_is_searchable_by_name(qtbot, window, indexed):
@@ -121,15 +121,15 @@ def test_a_rename_in_review_is_searchable_by_name(qtbot, window, indexed):
     qtbot.waitUntil(lambda: window.current.path == people and not window.current.busy, timeout=INDEX_MS)
     assert not search(qtbot, window, "Eileen", person="Eileen")
     assert window.review.rename_identity("P2", "Eileen Collins")
-    qtbot.waitUntil(lambda: any(name == "Eileen Collins" for v in window.library_panel.videos
+    qtbot.waitUntil(lambda: any(name == "Eileen Collins" for v in window.library_panel.video_list.videos
                                 for _, name in v.identities), timeout=REPLY_MS)
     found = search(qtbot, window, "close-up", person="Eileen Collins")
     assert found and all(m.path == people and m.start < 6.0 and m.end > 2.0 for m in found)
-    assert window.library_panel.person.findText("Eileen Collins") >= 0  # offered in the filter
+    assert window.library_panel.search_page.person.findText("Eileen Collins") >= 0  # offered in the filter
 
 
 def test_queries_that_are_not_words_or_syntax_are_handled(qtbot, window, indexed):
-    panel = window.library_panel
+    panel = window.library_panel.search_page
     panel.query.setText("   ")
     panel.search()
     assert panel.results.topLevelItemCount() == 0 and "Type words" in panel.results_label.text()
@@ -141,7 +141,7 @@ def test_queries_that_are_not_words_or_syntax_are_handled(qtbot, window, indexed
 
 
 def test_a_killed_library_process_fails_its_request_and_comes_back(qtbot, window, indexed):
-    panel = window.library_panel
+    panel = window.library_panel.search_page
     child = window.library._thread.child
     os.kill(child.pid, signal.SIGSTOP)  # so the search below is still open when it dies
     with qtbot.waitSignal(panel.resultsShown, timeout=REPLY_MS) as shown:
@@ -168,13 +168,14 @@ def test_a_spoken_phrase_opens_its_video_where_it_is_said(qtbot, window, indexed
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(folder))])
     window.library_panel.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
-    qtbot.waitUntil(lambda: len(window.library_panel.videos) == 3 and window.queue.is_idle()
-                    and not window.library.busy() and {v.status for v in window.library_panel.videos} == {"done"},
+    video_list = window.library_panel.video_list
+    qtbot.waitUntil(lambda: len(video_list.videos) == 3 and window.queue.is_idle()
+                    and not window.library.busy() and {v.status for v in video_list.videos} == {"done"},
                     timeout=INDEX_MS)
     moments = search(qtbot, window, "blue umbrella")
     assert moments[0].path == str(path) and moments[0].kind == "speech"
     assert spoken[0].start - 0.5 <= moments[0].start <= spoken[0].start + 1.0
-    panel = window.library_panel
+    panel = window.library_panel.search_page
     rect = panel.results.visualItemRect(panel.results.topLevelItem(0).child(0))
     QTest.mouseClick(panel.results.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
     QTest.mouseDClick(panel.results.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
@@ -203,19 +204,21 @@ def test_open_notes_of_every_video_are_listed_and_open_the_video_at_the_note(qtb
     add_note(cuts, 20, "Already fixed", "green", status="resolved")
     add_note(people, 75, "Name the woman on the left", "yellow")
     panel = window.library_panel
-    qtbot.waitUntil(lambda: len(panel.notes) == 2, timeout=REPLY_MS)  # the edits indexed, the list refreshed
-    assert [(n.path, n.start, n.text, n.tag) for n in panel.notes] == [
+    notes = panel.notes_page
+    qtbot.waitUntil(lambda: len(notes.notes) == 2, timeout=REPLY_MS)  # the edits indexed, the list refreshed
+    assert [(n.path, n.start, n.text, n.tag) for n in notes.notes] == [
         (cuts, 5.2, "Flash frame after the cut", "red"), (people, 3.0, "Name the woman on the left", "yellow")]
     assert panel.tabs.tabText(2) == "Open notes (2)"
-    heads = [panel.notes_list.topLevelItem(n) for n in range(panel.notes_list.topLevelItemCount())]
+    heads = [notes.tree.topLevelItem(n) for n in range(notes.tree.topLevelItemCount())]
     assert [h.text(0) for h in heads] == ["cuts clip.mp4 — 1 open note", "people é.mp4 — 1 open note"]
     assert "Flash frame after the cut" in heads[0].child(0).text(0) and "Ada" in heads[0].child(0).text(0)
+    assert heads[0].child(0).text(0).startswith("00:00:05:05  red")  # SMPTE, as the Notes panel writes it
 
     panel.tabs.setCurrentIndex(2)
     assert window.current.path == people
-    rect = panel.notes_list.visualItemRect(heads[0].child(0))
-    QTest.mouseClick(panel.notes_list.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
-    QTest.mouseDClick(panel.notes_list.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
+    rect = notes.tree.visualItemRect(heads[0].child(0))
+    QTest.mouseClick(notes.tree.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
+    QTest.mouseDClick(notes.tree.viewport(), Qt.LeftButton, Qt.NoModifier, rect.center())
     qtbot.waitUntil(lambda: window.current.path == cuts and window._opened_in_player == cuts, timeout=REPLY_MS)
     qtbot.waitUntil(lambda: window.player.current_frame() == 130, timeout=REPLY_MS)  # the note's frame, 5.2 s
 
