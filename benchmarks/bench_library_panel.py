@@ -65,22 +65,23 @@ def run(folder: Path, shots: Path | None) -> None:
     panel.add_paths([str(folder)])
     until(lambda: len(window.queue.jobs()) > 0, 30)
     shot("indexing")
-    done = until(lambda: window.queue.is_idle() and not window.library.busy() and len(panel.videos) == 2
-                 and {v.status for v in panel.videos} == {"done"}, 600)
-    print(f"indexed    {len(panel.videos)} videos in {time.monotonic() - start:.1f} s after the add"
+    videos, search = panel.video_list, panel.search_page
+    done = until(lambda: window.queue.is_idle() and not window.library.busy() and len(videos.videos) == 2
+                 and {v.status for v in videos.videos} == {"done"}, 600)
+    print(f"indexed    {len(videos.videos)} videos in {time.monotonic() - start:.1f} s after the add"
           f"{'' if done else ' (NOT finished: timed out)'}")
-    panel.query.setText("scenes with no people")
-    panel.search()
-    until(lambda: panel.moments, 60)
+    search.query.setText("scenes with no people")
+    search.search()
+    until(lambda: search.moments, 60)
     shot("results")
-    if not panel.moments:
+    if not search.moments:
         print("search     no results")
     else:
-        best = panel.moments[0]
-        count = len({m.video_id for m in panel.moments})
-        print(f"search     {len(panel.moments)} moments in {count} videos; first: {Path(best.path).name} at "
+        best = search.moments[0]
+        count = len({m.video_id for m in search.moments})
+        print(f"search     {len(search.moments)} moments in {count} videos; first: {Path(best.path).name} at "
               f"{best.start:.2f} s")
-        panel.go_to(0)
+        search.go_to(0)
         until(lambda: window._opened_in_player == best.path and abs(window.player.current_time() - best.start) < 0.05,
               120)
         print(f"open       {Path(window.current.path).name}, player at {window.player.current_time():.2f} s "
