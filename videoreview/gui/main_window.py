@@ -22,6 +22,7 @@ from ..media import VIDEO_FILE_FILTER, find_videos
 from ..records import Analysis
 from . import recent
 from .actions import build_menus
+from .analysis_index import neighbour_time
 from .background import wait_for_closed_threads
 from .details_panel import DetailsPanel
 from .document import VideoDocument
@@ -36,7 +37,7 @@ from .review import ReviewEdits
 from .summaries import SummaryPanel
 from .theme import apply_theme, saved_overlay_style
 from .thumbnails import ThumbnailLoader
-from .timeline import Timeline, neighbour_time
+from .timeline import Timeline
 from .tour import TourLauncher
 from .transport import TransportBar
 from .video_view import VideoView

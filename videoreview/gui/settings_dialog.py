@@ -31,7 +31,7 @@ from ..paths import cache_dir, folder_size, library_location
 from .engine_choices import EngineChoices
 from .servers_box import ServersBox
 from .theme import THEMES, save_overlay_style, saved_theme
-from .video_view import OverlayStyle
+from .video_overlays import OverlayStyle
 
 
 class SettingsDialog(QDialog):

@@ -1,11 +1,12 @@
 """The timeline: a time ruler, a thumbnail strip, boundaries, captions, one lane per
 identity and keyframes of one Analysis, stacked like the tracks of a video editor.
 
-model.py holds the Analysis as sorted arrays (no Qt), tracks.py the tracks (one class
-each, listed in TRACKS), view.py the widget that zooms, scrolls, paints and takes clicks.
+The Analysis comes as sorted arrays (gui/analysis_index.py, shared with the video view);
+tracks/ holds the tracks (one class each, listed in TRACKS), view.py the widget that
+zooms, scrolls and takes clicks, painting.py what one paint draws.
 """
 
-from .model import neighbour_time, ruler_steps
+from .tracks import ruler_steps
 from .view import MAX_PX_PER_FRAME, Timeline
 
-__all__ = ["MAX_PX_PER_FRAME", "Timeline", "neighbour_time", "ruler_steps"]
+__all__ = ["MAX_PX_PER_FRAME", "Timeline", "ruler_steps"]

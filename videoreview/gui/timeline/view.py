@@ -1,6 +1,7 @@
-"""The timeline widget: its tracks (tracks.py) stacked like a video editor's under one zoom
-and scroll, painted in one paintEvent from the model's sorted arrays (a few milliseconds
-even with tens of thousands of items); it seeks, selects, drags boundaries, asks for thumbnails."""
+"""The timeline widget: its tracks (tracks/) stacked like a video editor's under one zoom
+and scroll, painted in one paintEvent (painting.py) from the index's sorted arrays (a few
+milliseconds even with tens of thousands of items); it seeks, selects, drags boundaries,
+asks for thumbnails."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QScrollBar, QToolTip, QWidget
 
 from ...records import Analysis, Boundary
-from .model import TimelineModel
-from .overlays import paint_drag, paint_playhead, paint_video_end
+from ..analysis_index import AnalysisIndex
+from .painting import paint
 from .style import Colors
 from .thumbs import Thumbnails
 from .tracks import KEY_THUMB_H, RULER_H, THUMBNAIL_H, TRACKS, Hit, Track
@@ -56,7 +57,7 @@ class Timeline(QWidget):
         super().__init__(parent)
         self.setMouseTracking(True)  # hover cursor over draggable boundary markers
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # every paint fills its whole rect
-        self.model: TimelineModel | None = None
+        self.model: AnalysisIndex | None = None
         self.pps = 1.0  # zoom: pixels per second
         self.offset = 0.0  # time at the left edge of the tracks
         self._fit = True  # showing the whole video: stays so when the widget is resized
@@ -83,7 +84,7 @@ class Timeline(QWidget):
         """Show ``analysis`` (None: nothing). A new analysis of the same video keeps the
         zoom, scroll position, selection and thumbnails; another video starts zoomed to fit."""
         old = self.model
-        self.model = TimelineModel(analysis) if analysis is not None else None
+        self.model = AnalysisIndex.of(analysis) if analysis is not None else None
         same_video = old is not None and self.model is not None and old.video_key == self.model.video_key
         if not same_video:
             self._selection = None
@@ -469,41 +470,11 @@ class Timeline(QWidget):
             painter.setPen(colors.dim)
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No video")
         else:
+            press = self._press
+            drag = (press.boundary, press.drag_time) if press is not None and press.dragging else None
             # Rect by rect: a moving playhead damages two thin strips, not what lies between.
             for rect in event.region():
                 painter.setClipRect(rect)
-                self._paint_tracks(painter, rect, colors)
+                paint(self, painter, rect, colors, self._tracks, drag)
         painter.end()
         self.last_paint_ms = (time.perf_counter() - started) * 1000
-
-    def _paint_tracks(self, p: QPainter, rect: QRect, colors: Colors) -> None:
-        width = self.width()
-        bottom = self.tracks_bottom()
-        p.fillRect(rect, colors.base)
-        content = QRect(HEADER_W, 0, self.content_width(), bottom).intersected(rect)
-        if not content.isEmpty():
-            p.save()
-            p.setClipRect(content)  # inside rect: tracks must not draw over the header
-            for n, track in enumerate(self._tracks):
-                area = QRect(HEADER_W, track.top, width - HEADER_W, track.height)
-                if not area.intersects(content):
-                    continue
-                if n % 2:
-                    p.fillRect(area, colors.stripe)
-                margin = track.margin_px(self)  # the damaged part's times, plus items reaching into it
-                track.paint(self, p, area, self.time_at(content.left() - margin),
-                            self.time_at(content.right() + 1 + margin), colors)
-            paint_video_end(self, p, content, colors)
-            if self._press is not None and self._press.dragging:
-                paint_drag(self, p, self._press.boundary, self._press.drag_time, colors)
-            paint_playhead(self, p, self._position, colors)
-            p.restore()
-        if rect.left() < HEADER_W:
-            p.fillRect(0, 0, HEADER_W, bottom, colors.window)
-            for track in self._tracks:
-                track.paint_header(self, p, QRect(10, track.top, HEADER_W - 18, track.height), colors)
-        p.setPen(colors.line)
-        for track in self._tracks[1:]:
-            p.drawLine(0, track.top, width, track.top)
-        p.drawLine(0, bottom, width, bottom)
-        p.drawLine(HEADER_W - 1, 0, HEADER_W - 1, bottom)

@@ -1,17 +1,33 @@
-"""An Analysis as the timeline shows it: items sorted once into numpy arrays, so that a
-paint only slices them (searchsorted), and the time <-> frame conversions. No Qt here."""
+"""An Analysis indexed by time, for the timeline and the video view: its records sorted
+once into numpy arrays, so that a timeline paint only slices them (searchsorted), what
+is on screen at one moment for the video's overlays, and the time <-> frame conversions.
+The window gives the same Analysis to both, and ``AnalysisIndex.of`` indexes it once.
+No Qt here."""
 
 from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from ...records import BOUNDARY_KINDS, Analysis, Boundary, Identity, Keyframe, TextSpan, TranscriptSegment
-from ...summary.export.subtitles import caption_spans
-from ...timecode import frame_at, nearest_frame
-from ..labels import identity_label
+from ..records import (
+    BOUNDARY_KINDS,
+    Analysis,
+    Boundary,
+    FaceDetection,
+    FrameCaption,
+    Identity,
+    Keyframe,
+    Note,
+    Shape,
+    TextSpan,
+    TranscriptSegment,
+)
+from ..summary.export.subtitles import Cue, caption_spans, speech_cues
+from ..timecode import frame_at, nearest_frame
+from .labels import identity_label
 
 
 @dataclass
@@ -36,8 +52,17 @@ class Lane:
         return cls(identity, identity_label(identity.id, identity.name), bounds[:, 0].copy(), bounds[:, 1].copy())
 
 
-class TimelineModel:
-    """An Analysis as sorted arrays, built once per Timeline.set_analysis."""
+class AnalysisIndex:
+    """An Analysis as sorted arrays, built once per Analysis."""
+
+    _last: AnalysisIndex | None = None
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> AnalysisIndex:
+        """The index of ``analysis``: the one built last if it was of the same Analysis."""
+        if cls._last is None or cls._last.analysis is not analysis:
+            cls._last = AnalysisIndex(analysis)
+        return cls._last
 
     def __init__(self, analysis: Analysis):
         self.analysis = analysis
@@ -49,6 +74,7 @@ class TimelineModel:
         latest = max([0.0, *(b.time for b in analysis.boundaries), *(c.time for c in analysis.captions),
                       *(k.time for k in analysis.keyframes), *(s.end for s in analysis.transcript)])
         self.duration = max(video.duration, latest + 1 / self.fps)
+        self.shot_changes = analysis.shot_changes()
 
         self.boundaries: list[Boundary] = sorted(analysis.boundaries, key=lambda b: (b.time, b.frame))
         self.b_times = np.array([b.time for b in self.boundaries], np.float64)
@@ -63,6 +89,7 @@ class TimelineModel:
         self.c_index = {c.frame: i for i, c in enumerate(self.captions)}
 
         self.lanes = [Lane.of(identity) for identity in analysis.identities]
+        self.names = {identity.id: identity.name for identity in analysis.identities}
 
         self.segments: list[TranscriptSegment] = sorted(analysis.transcript, key=lambda s: s.start)
         self.s_starts, self.s_reach = spans(self.segments)
@@ -83,6 +110,22 @@ class TimelineModel:
         self.k_times = np.array([k.time for k in self.keyframes], np.float64)
         self.k_index = {k.frame: i for i, k in enumerate(self.keyframes)}
 
+    # Made when first asked for: the timeline does not show faces or subtitle cues.
+    @cached_property
+    def face_samples(self) -> tuple[list[float], list[list[FaceDetection]]]:
+        """The faces grouped by the time they were sampled at, in time order."""
+        by_time: dict[float, list[FaceDetection]] = {}
+        for face in self.analysis.faces:
+            by_time.setdefault(face.time, []).append(face)
+        times = sorted(by_time)
+        return times, [by_time[t] for t in times]
+
+    @cached_property
+    def cues(self) -> tuple[list[Cue], list[float]]:
+        """What is said, as the exported subtitles have it, and when each cue starts."""
+        cues = speech_cues(self.analysis)
+        return cues, [c.start for c in cues]
+
     def frame_at(self, seconds: float) -> int:
         """The frame on screen at ``seconds``."""
         return frame_at(seconds, self.fps, self.frame_count)
@@ -91,32 +134,50 @@ class TimelineModel:
         """The time of the frame starting nearest to ``seconds`` (a dragged boundary lands there)."""
         return nearest_frame(seconds, self.fps, self.frame_count) / self.fps
 
+    # What is on screen at one moment. ``slack`` is half a frame: a record at the shown
+    # frame counts even if its time and the frame's timestamp differ by rounding.
 
-_SECOND_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400)
-_SUBDIVISIONS = {1: 4, 2: 4, 5: 5, 10: 10, 15: 3, 30: 6, 60: 6, 120: 4, 300: 5, 600: 10, 900: 3, 1800: 6, 3600: 6,
-                 7200: 4, 14400: 4}
-LABEL_SPACING_PX = 90
+    def caption_at(self, t: float, slack: float) -> FrameCaption | None:
+        """The latest caption up to ``t``, unless it describes a previous shot."""
+        i = int(np.searchsorted(self.c_starts, t + slack, side="right")) - 1
+        if i < 0 or self._cut_between(self.captions[i].time, t, slack):
+            return None
+        return self.captions[i]
 
+    def boundary_at(self, t: float, slack: float, lasting: float) -> Boundary | None:
+        """The latest boundary up to ``t`` if it was less than ``lasting`` seconds before."""
+        i = int(np.searchsorted(self.b_times, t + slack, side="right")) - 1
+        if i >= 0 and t - self.boundaries[i].time < lasting - slack:
+            return self.boundaries[i]
+        return None
 
-def ruler_steps(pps: float, fps: float) -> tuple[float, float]:
-    """(major, minor) tick spacing in seconds: labels at least LABEL_SPACING_PX apart; below
-    a second, steps are whole frames and minor ticks mark every frame."""
-    frame = 1 / fps
-    rate = round(fps)
-    if abs(fps - rate) < 0.01:  # steps that divide the second, so each second's labels start at .00
-        frame_steps = [n for n in range(1, rate) if rate % n == 0]
-    else:
-        frame_steps = [n for n in (1, 2, 5, 10) if n < fps]
-    for frames in frame_steps:
-        if frames * frame * pps >= LABEL_SPACING_PX:
-            return frames * frame, frame
-    for step in _SECOND_STEPS:
-        if step * pps >= LABEL_SPACING_PX:
-            minor = step / _SUBDIVISIONS[step]
-            if step == 1 and frame * pps >= 5:
-                minor = frame
-            return float(step), minor
-    return float(_SECOND_STEPS[-1]), _SECOND_STEPS[-1] / 4
+    def faces_at(self, t: float, slack: float, hold: float) -> list[FaceDetection]:
+        """The faces of the latest sample up to ``t``, unless more than ``hold`` seconds old
+        or from a previous shot."""
+        times, groups = self.face_samples
+        i = bisect.bisect_right(times, t + slack) - 1
+        if i < 0 or t - times[i] > hold + slack:
+            return []
+        return [] if self._cut_between(times[i], t, slack) else groups[i]
+
+    def cue_at(self, t: float, slack: float) -> Cue | None:
+        cues, starts = self.cues
+        i = bisect.bisect_right(starts, t + slack) - 1
+        return cues[i] if i >= 0 and t < cues[i].end + slack else None
+
+    def notes_at(self, t: float, slack: float, linger: float) -> list[Note]:
+        """The notes that apply at ``t``: a range over it, a note at one frame for
+        ``linger`` seconds after it."""
+        return [n for n in self.notes
+                if n.time - slack <= t <= (n.end_time + slack if n.is_range else n.time + linger)]
+
+    def drawings_on(self, frame: int) -> tuple[Shape, ...]:
+        """The shapes the notes on ``frame`` draw."""
+        return tuple(shape for n in self.notes if n.frame == frame for shape in n.drawing)
+
+    def _cut_between(self, sampled: float, t: float, slack: float) -> bool:
+        j = bisect.bisect_right(self.shot_changes, sampled + slack)
+        return j < len(self.shot_changes) and self.shot_changes[j] <= t + slack
 
 
 def spans(items) -> tuple[np.ndarray, np.ndarray]:
@@ -135,18 +196,6 @@ def in_range(starts: np.ndarray, reach: np.ndarray, t0: float, t1: float) -> ran
 def covering(starts: np.ndarray, reach: np.ndarray, items, t: float) -> list[int]:
     """The indices of the items (sorted as for ``spans``) under time ``t``."""
     return [i for i in in_range(starts, reach, t, t + 1e-9) if items[i].end >= t]
-
-
-def runs(starts: np.ndarray, widths) -> list[tuple[int, int]]:
-    """Merge sorted pixel spans [start, start + width) that touch or overlap into
-    (left, right) pairs: one fill per run instead of one per item."""
-    if not len(starts):
-        return []
-    ends = np.maximum.accumulate(starts + widths)
-    breaks = np.flatnonzero(starts[1:] > ends[:-1]) + 1
-    firsts = np.concatenate(([0], breaks))
-    lasts = np.concatenate((breaks - 1, [len(starts) - 1]))
-    return list(zip(starts[firsts].tolist(), ends[lasts].tolist()))
 
 
 def nearest(times: np.ndarray, t: float, reach: float) -> int | None:

@@ -1,5 +1,6 @@
-"""What the timeline paints over its tracks: the playhead, a boundary being dragged, and
-the space past the end of the video."""
+"""One paint of the timeline: the tracks' rows and their names in the header column, then
+what lies over the tracks: the space past the end of the video, a boundary being dragged,
+and the playhead."""
 
 from __future__ import annotations
 
@@ -12,7 +13,42 @@ from ...records import Boundary
 from ...timecode import timecode
 from ..colors import BOUNDARY_COLORS
 from .style import Colors
-from .tracks import RULER_H
+from .tracks import RULER_H, Track
+
+
+def paint(view, p: QPainter, rect: QRect, colors: Colors, tracks: list[Track],
+          drag: tuple[Boundary, float] | None) -> None:
+    """The part of the timeline in ``rect``; ``drag``: a boundary being dragged and where to."""
+    width, left = view.width(), view.left
+    bottom = view.tracks_bottom()
+    p.fillRect(rect, colors.base)
+    content = QRect(left, 0, view.content_width(), bottom).intersected(rect)
+    if not content.isEmpty():
+        p.save()
+        p.setClipRect(content)  # inside rect: tracks must not draw over the header
+        for n, track in enumerate(tracks):
+            area = QRect(left, track.top, width - left, track.height)
+            if not area.intersects(content):
+                continue
+            if n % 2:
+                p.fillRect(area, colors.stripe)
+            margin = track.margin_px(view)  # the damaged part's times, plus items reaching into it
+            track.paint(view, p, area, view.time_at(content.left() - margin),
+                        view.time_at(content.right() + 1 + margin), colors)
+        paint_video_end(view, p, content, colors)
+        if drag is not None:
+            paint_drag(view, p, *drag, colors)
+        paint_playhead(view, p, view.position(), colors)
+        p.restore()
+    if rect.left() < left:
+        p.fillRect(0, 0, left, bottom, colors.window)
+        for track in tracks:
+            track.paint_header(view, p, QRect(10, track.top, left - 18, track.height), colors)
+    p.setPen(colors.line)
+    for track in tracks[1:]:
+        p.drawLine(0, track.top, width, track.top)
+    p.drawLine(0, bottom, width, bottom)
+    p.drawLine(left - 1, 0, left - 1, bottom)
 
 
 def paint_video_end(view, p: QPainter, content: QRect, colors: Colors) -> None:
