@@ -1,6 +1,8 @@
 """The main window: video with overlays, transport bar and timeline in the middle, side
 panels around, the job queue in the status bar. It owns one VideoDocument per open
-video; the analysis queue fills them from worker threads through signals."""
+video; the analysis queue fills them from worker threads through signals (what each
+signal does: queue_events.py). The note keys are in note_marks.py, the review edits in
+review.py, the layout kept between sessions in window_settings.py."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ from PySide6.QtWidgets import (
 )
 
 from ..media import VIDEO_FILE_FILTER, find_videos
-from ..records import Analysis
 from . import recent
 from .actions import build_menus
 from .analysis_index import neighbour_time
@@ -28,11 +29,13 @@ from .details_panel import DetailsPanel
 from .document import VideoDocument
 from .identities_panel import IdentitiesPanel
 from .job_status import JobStatus
-from .jobs import AnalysisQueue, JobProgress
+from .jobs import AnalysisQueue
 from .library_client import LibraryClient
 from .library_panel import LibraryPanel
+from .note_marks import NoteMarks
 from .notes_panel import NotesPanel
 from .notice_bar import NoticeBar
+from .queue_events import QueueEvents
 from .review import ReviewEdits
 from .summaries import SummaryPanel
 from .theme import apply_theme, saved_overlay_style
@@ -43,9 +46,7 @@ from .transport import TransportBar
 from .video_view import VideoView
 from .videos_panel import VideosPanel
 from .welcome import WelcomeView, app_icon
-from .window_settings import window_settings
-
-REINDEX_DELAY_MS = 1500  # edits come in bursts: the library takes the last state
+from .window_settings import restore_layout, save_layout, window_settings
 
 
 class MainWindow(QMainWindow):
@@ -58,13 +59,10 @@ class MainWindow(QMainWindow):
         self._shown_before: VideoDocument | None = None
         self.last_notice = ""
         self.queue = AnalysisQueue(engines, self)  # None: the engines chosen (see choices.py)
-        self._engine_notices: set[str] = set()
         self.thumbnails: ThumbnailLoader | None = None
         self._opened_in_player: str | None = None
         self.tours = TourLauncher(self)
         self._seek_on_open: tuple[str, float] | None = None  # a library result opening at its moment
-        self._to_reindex: dict[str, str] = {}  # path -> content hash of an edited, saved analysis
-        self._reindex_timer = QTimer(self, singleShot=True, interval=REINDEX_DELAY_MS, timeout=self._reindex)
         self.library = LibraryClient(self)
         self.review = ReviewEdits(self)
 
@@ -110,7 +108,7 @@ class MainWindow(QMainWindow):
         self.notes_dock = self._dock("Notes", self.notes_panel, Qt.RightDockWidgetArea)
         self.tabifyDockWidget(self.details_dock, self.notes_dock)  # a tab beside Details, not a third row
         self.details_dock.raise_()
-        self.marks: list[int | None] = [None, None]  # in and out frames marked with I and O
+        self.note_marks = NoteMarks(self)
 
         self.job_status = JobStatus()
         self.statusBar().addPermanentWidget(self.job_status)
@@ -131,17 +129,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _connect(self) -> None:
-        q = self.queue
-        q.progress.connect(self._on_progress)
-        q.partial.connect(self._on_partial)
-        q.finished.connect(self._on_finished)
-        q.failed.connect(self._on_failed)
-        # Every analysed video goes into the library (a failure is noted there if it is catalogued).
-        q.finished.connect(lambda path, analysis: self.library_panel.index(path, analysis.content_hash))
-        q.failed.connect(self.library_panel.analysis_failed)
-        q.cancelled.connect(self._on_cancelled)
-        q.notice.connect(self._engine_notice)
-        q.queueChanged.connect(self._on_queue_changed)
+        self.queue_events = QueueEvents(self)
         self.job_status.cancelRequested.connect(self.cancel_current)
         self.player.frameShown.connect(self._on_frame_shown)
         self.player.error.connect(self.notice)
@@ -205,7 +193,7 @@ class MainWindow(QMainWindow):
         document.changed.connect(lambda analysis, d=document: self._on_document_changed(d))
         document.statusChanged.connect(lambda status, d=document: self.videos.update_video(d.path, status, d.message))
         document.saveFailed.connect(self.notice)
-        document.saved.connect(lambda analysis, d=document: self._reindex_later(d.path, analysis.content_hash))
+        document.saved.connect(lambda analysis: self.library_panel.index_later(path, analysis.content_hash))
         document.undo_stack.indexChanged.connect(self.review.update_undo_actions)
         self.videos.update_video(path, document.status)
         return document
@@ -228,15 +216,6 @@ class MainWindow(QMainWindow):
         self.library_dock.show()
         self.library_dock.raise_()
         self.library_panel.focus_search(this_video)
-
-    def _reindex_later(self, path: str, content_hash: str) -> None:
-        self._to_reindex[path] = content_hash
-        self._reindex_timer.start()
-
-    def _reindex(self) -> None:
-        for path, content_hash in self._to_reindex.items():
-            self.library_panel.index(path, content_hash)
-        self._to_reindex.clear()
 
     def open_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open videos", "", f"{VIDEO_FILE_FILTER};;All files (*)")
@@ -316,7 +295,7 @@ class MainWindow(QMainWindow):
             self.thumbnails.close()
             self.thumbnails = None
         self._opened_in_player = None
-        self.clear_marks()
+        self.note_marks.clear()
         self.player.close()
         self.details.show_item(None, None)
         self.summary_panel.set_document(document)
@@ -352,47 +331,8 @@ class MainWindow(QMainWindow):
     def _on_frame_shown(self, frame: int, seconds: float) -> None:
         self.timeline.set_position(seconds)
 
-    # -- analysis queue -------------------------------------------------------------------
-    def _on_progress(self, progress: JobProgress) -> None:
-        self.job_status.show_progress(progress, len(self.queue.pending))
-        document = self.documents.get(progress.path)
-        if document is not None:
-            if document.status != "analysing":
-                document.set_status("analysing")
-            self.videos.update_video(progress.path, "analysing", f"{progress.fraction:.0%}")
-
-    def _on_partial(self, path: str, analysis: Analysis) -> None:
-        document = self.documents.get(path)
-        if document is not None:
-            document.show_partial(analysis)
-
-    def _on_finished(self, path: str, analysis: Analysis) -> None:
-        document = self.documents.get(path)
-        if document is not None:
-            document.finish(analysis)
-            self.statusBar().showMessage(f"{os.path.basename(path)}: analysis done", 5000)
-            if document is self.current:
-                self.tours.start_when_ready()
-
-    def _on_failed(self, path: str, message: str) -> None:
-        """Not a usable video: it leaves the window as it was before it was dropped."""
-        self.notice(message)
-        document = self.documents.get(path)
-        if document is None:
-            return
-        document.abandon("failed", message)
-        if document.analysis is None:  # nothing was there before it
-            self._close_document(document)
-
-    def _on_cancelled(self, path: str) -> None:
-        document = self.documents.get(path)
-        if document is None:
-            return
-        document.abandon("cancelled")
-        if document.analysis is None:
-            self.statusBar().showMessage(f"{os.path.basename(path)}: analysis cancelled", 5000)
-
-    def _close_document(self, document: VideoDocument) -> None:
+    # -- closing, cancelling, analysing again ----------------------------------------------
+    def close_document(self, document: VideoDocument) -> None:
         self.documents.pop(document.path, None)
         self.videos.remove_video(document.path)
         if self.current is document:
@@ -400,10 +340,6 @@ class MainWindow(QMainWindow):
             back = self._shown_before if self._shown_before in remaining else None
             self.show_document(back or (remaining[-1] if remaining else None))
         document.deleteLater()
-
-    def _on_queue_changed(self) -> None:
-        if self.queue.is_idle():
-            self.job_status.set_idle()
 
     def cancel_current(self) -> None:
         if self.current is not None and self.current.busy:
@@ -451,52 +387,14 @@ class MainWindow(QMainWindow):
         if kind == "note":  # notes have their own panel
             self.details.show_item(None, None)
             self.notes_panel.select(key)
-            self._show_notes()
+            self.show_notes()
             return
         self.details.show_item(kind, key)
         if kind is not None:
             self.details_dock.raise_()
 
     # -- notes ------------------------------------------------------------------------------
-    def mark(self, which: int) -> None:
-        """I (0) and O (1): the frame on screen starts or ends the range the next note covers."""
-        if self.current is None or self.current.analysis is None:
-            return
-        self.marks[which] = self.player.current_frame()
-        self._show_marks()
-
-    def clear_marks(self) -> None:
-        self.marks = [None, None]
-        self._show_marks()
-
-    def _show_marks(self) -> None:
-        frames = [f for f in self.marks if f is not None]
-        fps = self.current.analysis.video.fps if self.current and self.current.analysis else 25.0
-        self.timeline.set_marks((min(frames) / fps, (max(frames) + 1) / fps) if frames else None)
-
-    def add_note(self) -> None:
-        """N: the Notes panel's composer at the playhead, over the marked range if there is one."""
-        if self.current is None or self.current.analysis is None:
-            return
-        here = self.player.current_frame()
-        marked = [f for f in self.marks if f is not None]
-        if len(marked) == 1:
-            marked.append(here)  # only I (or O): the range runs to the playhead
-        start, end = (min(marked), max(marked)) if marked else (here, here)
-        self.player.pause()
-        self._show_notes()
-        self.notes_panel.compose(start, end if end != start else None)
-        self.clear_marks()
-
-    def draw_on_frame(self) -> None:
-        """D: the paused frame becomes a canvas for a note's drawing (D again: done)."""
-        if self.current is None or self.current.analysis is None:
-            return
-        self.player.pause()
-        self._show_notes()
-        self.notes_panel.draw_button.toggle()
-
-    def _show_notes(self) -> None:
+    def show_notes(self) -> None:
         self.notes_dock.show()
         self.notes_dock.raise_()
 
@@ -506,12 +404,6 @@ class MainWindow(QMainWindow):
         self.last_notice = message
         self.notice_label.show_message(message)
         self.statusBar().showMessage(message.splitlines()[0], 10000)
-
-    def _engine_notice(self, message: str) -> None:
-        """A chosen model that cannot be used: said once a session, not for every video."""
-        if message not in self._engine_notices:
-            self._engine_notices.add(message)
-            self.notice(message)
 
     def show_models(self) -> None:
         """The model catalog and the engine choices (they apply from the next analysis)."""
@@ -531,33 +423,15 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def _restore_settings(self) -> None:
+        restore_layout(self)
         s = window_settings()
-        geometry, state = s.value("window/geometry"), s.value("window/state")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1500, 950)
-        if state is not None:
-            self.restoreState(state)
-        else:  # first run: a narrow list of videos, room for the video itself
-            self.resizeDocks([self.videos_dock, self.details_dock], [300, 340], Qt.Horizontal)
-            self.resizeDocks([self.videos_dock, self.library_dock], [140, 600], Qt.Vertical)
-            self.resizeDocks([self.summaries_dock], [360], Qt.Vertical)
-        splitter = s.value("window/splitter")
-        if splitter is not None:
-            self.splitter.restoreState(splitter)
         for name, action in self.overlay_actions.items():
             action.setChecked(s.value(f"overlay/{name}", True, type=bool))
             self.set_overlay(name, action.isChecked())
         self._fill_recent_menu()
 
     def closeEvent(self, event) -> None:
-        s = window_settings()
-        s.setValue("window/geometry", self.saveGeometry())
-        s.setValue("window/state", self.saveState())
-        s.setValue("window/splitter", self.splitter.saveState())
-        s.sync()
-        self._reindex()
+        save_layout(self)
         self.queue.shutdown()
         self.summary_panel.shutdown()
         self.library_panel.shutdown()

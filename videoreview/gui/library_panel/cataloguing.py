@@ -1,14 +1,17 @@
 """Adding to the library and keeping it indexed, through the library process (see
 library_client.py): files and folders are catalogued, what needs analysing goes out as
-``analyseRequested`` (the window's analysis queue takes it), saved analyses are indexed."""
+``analyseRequested`` (the window's analysis queue takes it), saved analyses are indexed
+(those saved after an edit once the edits pause)."""
 
 from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..library_client import LibraryClient
+
+REINDEX_DELAY_MS = 1500  # edits come in bursts: the library takes the last state
 
 
 class Cataloguing(QObject):
@@ -21,6 +24,8 @@ class Cataloguing(QObject):
     def __init__(self, client: LibraryClient, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.client = client
+        self._to_index: dict[str, str] = {}  # path -> content hash of an edited, saved analysis
+        self._timer = QTimer(self, singleShot=True, interval=REINDEX_DELAY_MS, timeout=self.index_pending)
 
     def add_paths(self, paths: list[str]) -> None:
         """Catalogue files and folders (recursively); what needs analysing is queued as
@@ -57,6 +62,18 @@ class Cataloguing(QObject):
         """A saved analysis (new, or edited in review) goes into the library."""
         self.client.request("index", path, content_hash, done=lambda count: self.indexed.emit(),
                             error=self.problem.emit)
+
+    def index_later(self, path: str, content_hash: str) -> None:
+        """An analysis saved after an edit: indexed once the edits pause."""
+        self._to_index[path] = content_hash
+        self._timer.start()
+
+    def index_pending(self) -> None:
+        """Index the edited analyses now (the window is closing)."""
+        self._timer.stop()
+        for path, content_hash in self._to_index.items():
+            self.index(path, content_hash)
+        self._to_index.clear()
 
     def analysis_failed(self, path: str, message: str) -> None:
         self.client.request("failed", path, message, done=lambda _: self.changed.emit(), error=self.problem.emit)

@@ -83,6 +83,9 @@ class LibraryPanel(QWidget):
     def index(self, path: str, content_hash: str) -> None:
         self.cataloguing.index(path, content_hash)
 
+    def index_later(self, path: str, content_hash: str) -> None:
+        self.cataloguing.index_later(path, content_hash)
+
     def analysis_failed(self, path: str, message: str) -> None:
         self.cataloguing.analysis_failed(path, message)
 
@@ -105,6 +108,7 @@ class LibraryPanel(QWidget):
         self.queue.cancel_all()
 
     def shutdown(self) -> None:
+        self.cataloguing.index_pending()
         self.stills.close()
 
     def _on_indexed(self) -> None:
