@@ -34,6 +34,9 @@ class OverlayStyle:
     POSITIONS = ("bottom", "top")
 
 
+# What each overlay shows at a moment (its ``content``).
+
+
 @dataclass(frozen=True)
 class CaptionShown:
     text: str
@@ -45,7 +48,7 @@ class CaptionShown:
 class Flash:
     label: str
     color: QColor
-    strength: float  # 1 on the boundary frame, fading to 0 after FLASH_SECONDS
+    strength: float  # 1 on the boundary frame, fading to 0 (video_view's FLASH_SECONDS later)
     edited: bool
 
 

@@ -1,4 +1,5 @@
-"""The reviewer's notes on the timeline."""
+"""The Notes track: the reviewer's notes where they are in the video, and the range being
+marked for the next one."""
 
 from __future__ import annotations
 
