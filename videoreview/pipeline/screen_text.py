@@ -214,3 +214,7 @@ def merge_spans(samples: list[dict], engine: str = "", sample_rate: float = SAMP
     return sorted((TextSpan(start=s["start"], end=round(s["end"], 6), text=s["text"], box=tuple(s["box"]),
                             score=s["score"], frame=s["frame"], engine=engine) for s in done),
                   key=lambda span: (span.start, span.box[1], span.box[0]))
+
+
+def make_stages(engine, chosen: dict[str, str], device: str) -> list[ScreenTextStage]:
+    return [ScreenTextStage(engine)]

@@ -66,3 +66,13 @@ def keep_edited(found: list[TranscriptSegment], previous: Analysis | None) -> tu
                    for k in kept)
 
     return tuple(sorted(kept + [s for s in found if not covered(s)], key=lambda s: s.start))
+
+
+def make_stages(engine, chosen: dict[str, str], device: str) -> list:
+    """What is said, then, where faces are found too, who says it (speakers.py)."""
+    if chosen.get("faces", "none") == "none":
+        return [SpeechStage(engine)]
+    from ..engines.faces.mouth import FaceMesh
+    from .speakers import SpeakerStage
+
+    return [SpeechStage(engine), SpeakerStage(FaceMesh())]

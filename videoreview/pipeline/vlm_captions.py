@@ -222,3 +222,13 @@ class VLMCaptionStage:
                       for k in result["keyframes"]]
             keyframes = keep_edited_keyframes(judged, base.keyframes)
         return replace(base.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
+
+
+def make_stages(engine, chosen: dict[str, str], device: str) -> list:
+    """The builtin captioner's stage, or a VLM's, which still has the builtin measure every
+    frame: keyframe features, and a caption for any frame the model gives nothing usable for."""
+    from ..engines import registry
+
+    if getattr(engine, "kind", "") != "vlm":
+        return [CaptionStage(engine)]
+    return [VLMCaptionStage(engine, CaptionStage(registry.create("captions", "builtin", device)))]

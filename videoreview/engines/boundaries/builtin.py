@@ -71,6 +71,9 @@ class BuiltinBoundaryEngine:
             self._features = shared_extractor(self.device)
         return self._transnet, self._features
 
+    def release(self) -> None:
+        self._transnet = self._features = None
+
     def detect(self, source, progress: ProgressFn = no_progress, cancel=None) -> list[Boundary]:
         from ...media.shared_pass import read_alone
 

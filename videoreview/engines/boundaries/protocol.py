@@ -6,13 +6,10 @@ from typing import Protocol
 
 from ...media import FrameSource
 from ...records import Boundary
-from ..base import ProgressFn
+from ..base import Engine, ProgressFn
 
 
-class BoundaryEngine(Protocol):
-    name: str
-    version: str
-    device: str
+class BoundaryEngine(Engine, Protocol):
 
     def detect(self, source: FrameSource, progress: ProgressFn, cancel) -> list[Boundary]:
         """Hard cuts, gradual transitions and generic events of a video, in time order.

@@ -59,6 +59,9 @@ class BuiltinCaptionEngine:
             self._extract = shared_extractor()
         return self._extract
 
+    def release(self) -> None:
+        self._extract = None
+
     @functools.cached_property
     def labels(self) -> list[str]:
         from ..boundaries.features import imagenet_labels

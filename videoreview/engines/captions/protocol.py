@@ -8,6 +8,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..base import Engine
+
 
 @dataclass(frozen=True)
 class CaptionContext:
@@ -19,9 +21,7 @@ class CaptionContext:
     screen_text: tuple[str, ...] = ()  # lines of text on screen during the window
 
 
-class Captioner(Protocol):
-    name: str
-    version: str
+class Captioner(Engine, Protocol):
 
     def caption(self, frames: Sequence[np.ndarray], context: CaptionContext | None = None) -> list[str | None]:
         """One caption per frame of a window of 2 to 6 RGB frames (None where the model
@@ -29,9 +29,7 @@ class Captioner(Protocol):
         ...
 
 
-class BoundaryCaptioner(Protocol):
-    name: str
-    version: str
+class BoundaryCaptioner(Engine, Protocol):
 
     def caption_boundary(self, before: Sequence[np.ndarray], at: np.ndarray, after: Sequence[np.ndarray],
                          context: CaptionContext | None = None) -> tuple[str, str, str] | None:

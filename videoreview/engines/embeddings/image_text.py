@@ -176,7 +176,7 @@ class ImageTextEncoder:
         from transformers import AutoTokenizer
 
         from ..captions.vlm import fingerprint
-        from ..onnx_export import CUDA, exported, session
+        from ..onnx_export import CUDA, exported
 
         self.path = resolve_model(spec)
         config = check_image_text_dir(self.path)
@@ -201,9 +201,24 @@ class ImageTextEncoder:
         self.logit_scale, self.logit_bias = logits["scale"], logits["bias"]
         self.position_table = np.load(onnx / "positions.npy") if self.naflex else None
         self._positions: dict[tuple[int, int], np.ndarray] = {}
-        self.sessions = {name: session(onnx / f"{name}.onnx", device or "cpu") for name in ("images", "texts")}
-        self.providers = self.sessions["images"].get_providers()  # what the session really got
+        self._onnx, self._asked = onnx, device or "cpu"
+        self._sessions = self._open()  # at once: a model ONNX Runtime cannot run fails here, not mid-search
+        self.providers = self._sessions["images"].get_providers()  # what the session really got
         self.device = "cuda" if CUDA in self.providers else "cpu"
+
+    def _open(self) -> dict:
+        from ..onnx_export import session
+
+        return {name: session(self._onnx / f"{name}.onnx", self._asked) for name in ("images", "texts")}
+
+    @property
+    def sessions(self) -> dict:
+        if self._sessions is None:
+            self._sessions = self._open()
+        return self._sessions
+
+    def release(self) -> None:
+        self._sessions = None
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         """The (width, height) to decode a ``width`` x ``height`` frame at: SigLIP's square,

@@ -7,11 +7,10 @@ from typing import Protocol
 
 import numpy as np
 
+from ..base import Engine
 
-class ImageTextEngine(Protocol):
-    name: str
-    version: str
-    device: str
+
+class ImageTextEngine(Engine, Protocol):
     size: int  # frames are best decoded at size x size
     # sigmoid(score * logit_scale + logit_bias) is the model's probability of a match
     logit_scale: float

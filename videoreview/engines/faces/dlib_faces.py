@@ -62,6 +62,9 @@ class DlibFaceEngine:
         self._dlib = dlib
         self._hog = self._cnn = self._blazeface = self._landmarks = self._descriptor = None
 
+    def release(self) -> None:
+        self._hog = self._cnn = self._blazeface = self._landmarks = self._descriptor = None
+
     def _load(self) -> None:
         """The models, on first use: never when the faces come from the cache."""
         if self._landmarks is not None:

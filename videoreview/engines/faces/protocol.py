@@ -14,6 +14,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..base import Engine
+
 
 @dataclass(frozen=True)
 class Face:
@@ -22,10 +24,7 @@ class Face:
     landmarks: np.ndarray | None = None  # [k, 2] (x, y), engine-specific, for alignment
 
 
-class FaceEngine(Protocol):
-    name: str
-    version: str
-    device: str
+class FaceEngine(Engine, Protocol):
     dim: int  # length of an identity vector
     # Distance between two identity vectors below which they are very likely one person
     # (Euclidean for dlib, whose own guidance is 0.6).

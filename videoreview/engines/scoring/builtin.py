@@ -167,6 +167,8 @@ class BuiltinScoring:
     """The builtin scorer as a ScoringEngine: it neither describes nor picks keywords."""
 
     name = "builtin"
+    version = "1"
+    device = "cpu"
     loading = "loading the text embedding"
     describes = False
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..base import Engine
+
 MAX_KEYWORDS = 20
 MASK = "[MASK]"
 
@@ -122,12 +124,11 @@ class Scorer(Protocol):
         ...
 
 
-class ScoringEngine(Protocol):
+class ScoringEngine(Engine, Protocol):
     """What the registry makes for the "scoring" capability: scorers for one video at a
     time, and, where a language model is behind it, the reference description (F.1) and
     the keywords (F.2) too."""
 
-    name: str
     loading: str  # what the user is told while it loads
     describes: bool  # False: the caller builds the reference and the keywords itself
 
@@ -136,8 +137,6 @@ class ScoringEngine(Protocol):
     def describe(self, frames: Sequence) -> str: ...
 
     def keywords(self, text: str) -> list[str]: ...
-
-    def release(self) -> None: ...
 
 
 def summary_prompt(video_images: int, keyframes: int) -> str:

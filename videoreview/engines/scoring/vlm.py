@@ -223,7 +223,7 @@ class VLMScoring:
 
     def __init__(self, engine) -> None:
         self.engine = engine
-        self.name = engine.name
+        self.name, self.version, self.device = engine.name, engine.version, engine.device
         self.loading = f"loading {engine.name}"
 
     def scorer(self, analysis, read_frames: ReadFrames, video_frames: Sequence[int]) -> VLMScorer:

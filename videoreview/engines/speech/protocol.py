@@ -8,7 +8,7 @@ from typing import Protocol
 import numpy as np
 
 from ...records import TranscriptSegment
-from ..base import ProgressFn
+from ..base import Engine, ProgressFn
 
 
 @dataclass(frozen=True)
@@ -18,10 +18,7 @@ class Transcript:
     language_probability: float
 
 
-class SpeechEngine(Protocol):
-    name: str
-    version: str
-    device: str
+class SpeechEngine(Engine, Protocol):
     rate: int  # samples per second the engine takes (mono float32)
 
     def transcribe(self, samples: np.ndarray, progress: ProgressFn, cancel,

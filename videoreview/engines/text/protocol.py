@@ -7,6 +7,8 @@ from typing import Protocol
 
 import numpy as np
 
+from ..base import Engine
+
 
 @dataclass(frozen=True)
 class TextBox:
@@ -15,10 +17,7 @@ class TextBox:
     score: float  # the recogniser's confidence, 0..1
 
 
-class TextEngine(Protocol):
-    name: str
-    version: str
-    device: str
+class TextEngine(Engine, Protocol):
     long_side: int  # frames are read with their long side at this many pixels
 
     def read(self, frame: np.ndarray) -> list[TextBox]:

@@ -24,7 +24,7 @@ class ModelChoice(QComboBox):
     def __init__(self, builtin_label: str, folder_title: str, capability: str) -> None:
         super().__init__()
         self.capability, self.folder_title = capability, folder_title
-        self.builtin = CAPABILITIES[capability].names[0]
+        self.builtin = CAPABILITIES[capability].default
         self.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(14)
         self.addItem(builtin_label, self.builtin)

@@ -1,0 +1,42 @@
+"""The boundaries stage: hard cuts, gradual transitions and events, the reviewer's
+boundaries kept."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..engines.base import ProgressFn
+from ..engines.boundaries.protocol import BoundaryEngine
+from ..media import FrameSource
+from ..media.shared_pass import Mapped
+from ..records import Analysis, Boundary
+from .cancel import CancelToken
+
+
+class BoundaryStage:
+    name = "boundaries"
+
+    def __init__(self, engine: BoundaryEngine) -> None:
+        self.engine = engine
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> list[dict]:
+        return [b.to_dict() for b in self.engine.detect(source, progress, cancel)]
+
+    def reader(self, source: FrameSource):
+        if not hasattr(self.engine, "reader"):
+            return None
+        return Mapped(self.engine.reader(source), lambda found: [b.to_dict() for b in found])
+
+    def apply(self, analysis: Analysis, result: list[dict], previous: Analysis | None) -> Analysis:
+        found = [Boundary.from_dict(d) for d in result]
+        kept = [b for b in previous.boundaries if b.edited] if previous else []
+        removed = previous.removed_boundaries if previous else ()
+        # A reviewer's boundary replaces whatever the engine put on (or next to) its frame,
+        # and an engine boundary the reviewer deleted stays deleted.
+        reviewed = {f + d for f in [b.frame for b in kept] + list(removed) for d in (-1, 0, 1)}
+        merged = kept + [b for b in found if b.frame not in reviewed]
+        return replace(analysis.with_boundaries(merged), removed_boundaries=tuple(removed))
+
+
+def make_stages(engine: BoundaryEngine, chosen: dict[str, str], device: str) -> list[BoundaryStage]:
+    return [BoundaryStage(engine)]
