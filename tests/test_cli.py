@@ -19,7 +19,12 @@ def test_analyze_writes_the_analysis_json(cuts, tmp_path):
     out = tmp_path / "out.json"
     proc = run("analyze", cuts.path, "-o", out, home=tmp_path / "home")
     assert proc.returncode == 0, proc.stderr
-    assert "%" in proc.stderr  # the progress bar
+    # stderr is no terminal here (a log): a line when each stage starts, no redrawn bar
+    assert "\r" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    for stage in ("probe", "boundaries", "faces", "captions"):
+        assert sum(line.startswith(f"{cuts.path.name}: {stage} (") for line in lines) == 1, proc.stderr
+    assert lines[-2].startswith(f"{cuts.path.name}: done (") and lines[-1].startswith(f"{out}: 3 boundaries")
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["schema_version"] == SCHEMA_VERSION
     assert data["video"]["path"] == str(cuts.path)
@@ -99,3 +104,34 @@ def test_version_and_help():
     assert run_process("--version").stdout.startswith("videoreview ")  # the entry point, as installed
     assert run("--version").stdout.startswith("videoreview ")
     assert "analyze" in run("--help").stdout and "gui" in run("--help").stdout
+
+
+def test_progress_is_a_bar_on_a_terminal_and_lines_in_a_log():
+    import io
+
+    from videoreview.cli.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stream in (Terminal(), io.StringIO()):
+        shown = Progress("clip.mp4", stream=stream)
+        for stage, fraction in (("probe", 0.0), ("boundaries", 0.1), ("captions", 0.2), ("boundaries", 0.4),
+                                ("captions", 0.9)):
+            shown.update(stage, fraction, "reading")
+        shown.write("videoreview: notice: something")
+        shown.close(done=True)
+        text = stream.getvalue()
+        assert "videoreview: notice: something\n" in text
+        if isinstance(stream, Terminal):
+            assert "\r" in text and "100%|" in text and "captions: reading" in text
+        else:
+            assert [line.split(" (")[0] for line in text.splitlines()] == [
+                "clip.mp4: probe", "clip.mp4: boundaries", "clip.mp4: captions", "videoreview: notice: something",
+                "clip.mp4: done"]
+    quiet = io.StringIO()
+    shown = Progress("clip.mp4", quiet=True, stream=quiet)
+    shown.update("probe", 0.5)
+    shown.close(done=True)
+    assert quiet.getvalue() == ""

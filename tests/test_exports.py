@@ -93,3 +93,21 @@ def test_otio_markers_load_back(tmp_path):
 def test_json_round_trip(analysed, tmp_path):
     export.write_json(analysed, tmp_path / "a.json")
     assert Analysis.load(tmp_path / "a.json") == analysed
+
+
+def test_the_suffix_chooses_the_format(tmp_path):
+    from videoreview.errors import RecordError
+    from videoreview.summary.export.files import EXPORTS, Options, export_analysis
+
+    analysis = hand_made()
+    assert list(EXPORTS) == [".json", ".srt", ".vtt", ".csv", ".otio", ".pdf"]
+    export.write_srt(export.boundary_cues(analysis), tmp_path / "direct.srt")
+    export_analysis(analysis, tmp_path / "boundaries.SRT", Options(subtitles="boundaries"))
+    assert (tmp_path / "boundaries.SRT").read_text() == (tmp_path / "direct.srt").read_text()
+    export_analysis(analysis, tmp_path / "clip.vtt")  # frame captions unless told otherwise
+    assert (tmp_path / "clip.vtt").read_text() == export.vtt_text(export.caption_cues(analysis))
+    export_analysis(analysis, tmp_path / "clip.json")
+    assert Analysis.load(tmp_path / "clip.json") == analysis
+    with pytest.raises(RecordError, match=r"clip\.docx: cannot export as \.docx \(one of \.json, \.srt"):
+        export_analysis(analysis, tmp_path / "clip.docx")
+    assert not (tmp_path / "clip.docx").exists()

@@ -147,7 +147,7 @@ def test_killed_mid_indexing_then_resumed_loses_and_duplicates_nothing(tmp_path)
     database = home / "library.sqlite3"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and child.poll() is None:  # kill it while it analyses
-        if database.exists() and _count(database, "SELECT count(*) FROM videos WHERE status = 'analysing'"):
+        if database.exists() and _analysing(database):
             break
         time.sleep(0.05)
     assert child.poll() is None, "the indexer finished before it could be killed"
@@ -185,6 +185,14 @@ def test_a_damaged_catalog_is_moved_aside_and_rebuilt(tmp_path):
     assert "moved to" in proc.stdout and "rebuilt: 1 videos" in proc.stdout
     assert [p.name for p in home.glob("library.sqlite3.unusable-*")]  # the old file is kept
     assert search(home, "scenes with no people")[0]["path"] == str(videos / "only.mp4")
+
+
+def _analysing(database) -> int:
+    """Videos being analysed; 0 while the new catalog has no tables yet."""
+    try:
+        return _count(database, "SELECT count(*) FROM videos WHERE status = 'analysing'")
+    except sqlite3.OperationalError:  # created, its schema not yet written
+        return 0
 
 
 def _rows(database, sql, params=()):

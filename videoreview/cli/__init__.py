@@ -1,7 +1,8 @@
 """The command line: the same jobs as the window, without one.
 
-Errors a user can cause (bad file, bad JSON) print one line naming the file and the
-problem and exit non-zero; nothing else is touched. One module per command group; the
+Errors a user can cause (bad file, bad JSON) are raised as VideoReviewError, and ``main``
+prints each as one line naming the file and the problem and exits with 1; nothing else is
+touched. One module per command group; the
 rest of videoreview never imports this package.
 """
 
@@ -11,7 +12,7 @@ import argparse
 import os
 import sys
 
-from ..errors import Cancelled
+from ..errors import Cancelled, VideoReviewError
 from . import analyze, evaluate, library, models, notes, speech, summarize
 from .common import EXIT_ERROR, EXIT_USAGE, chosen, print_error
 
@@ -74,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     except Cancelled:
         print_error("cancelled")
         return 130
+    except VideoReviewError as exc:  # a problem the user can fix: one line naming the file and what is wrong
+        print_error(str(exc))
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print_error("interrupted")
         return 130

@@ -25,14 +25,13 @@ def _output_path(video: Path, output: str | None, many: bool) -> Path | None:
 
 
 def analyze_each(args: argparse.Namespace, outputs: bool):
-    """Analyse every video of ``args.videos`` with a progress bar each. Yields
+    """Analyse every video of ``args.videos`` with its progress shown (cli/progress.py). Yields
     (video, output path or None, Analysis or None when the video failed, with its error printed)."""
-    from tqdm import tqdm
-
     from ..pipeline import CancelToken, StageCache, analyze, build_stages
     from ..pipeline.child import saved_analysis
     from ..pipeline.progress import Overall
     from ..records import Analysis
+    from .progress import Progress
 
     stages = build_stages(parse_engines(args.engines), chosen().device)
     many = len(args.videos) > 1
@@ -49,27 +48,22 @@ def analyze_each(args: argparse.Namespace, outputs: bool):
                 previous = None
         if previous is None:
             previous = saved_analysis(str(video))  # ...or those made in the window
-        bar = tqdm(total=100, desc=video.name, unit="%", file=sys.stderr, disable=args.quiet,
-                   bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}")
+        shown = Progress(video.name, quiet=args.quiet)
         overall = Overall(["probe"] + [s.name for s in stages])
 
         def progress(stage: str, fraction: float, message: str) -> None:
-            bar.n = round(overall.update(stage, fraction) * 100, 1)
-            bar.set_postfix_str(f"{stage}: {message}" if message else stage, refresh=False)
-            bar.refresh()
+            shown.update(stage, overall.update(stage, fraction), message)
 
         try:
             analysis = analyze(video, progress=progress, cancel=CancelToken(), cache=cache,
                                use_cache=not args.no_cache, backend=args.backend, previous=previous,
-                               stages=stages, notice=lambda text: bar.write(f"videoreview: notice: {text}",
-                                                                            file=sys.stderr))
+                               stages=stages, notice=lambda text: shown.write(f"videoreview: notice: {text}"))
         except VideoReviewError as exc:
-            bar.close()
+            shown.close()
             print_error(str(exc))
             yield video, out, None
             continue
-        bar.n = 100
-        bar.close()
+        shown.close(done=True)
         yield video, out, analysis
 
 

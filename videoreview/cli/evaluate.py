@@ -108,12 +108,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from ..metrics.boundaries import TOLERANCES, boundary_f1
 
     kinds = set(args.kind.split(",")) if args.kind else None
-    try:
-        predicted = _times_from_json(args.predicted, kinds)
-        truth = _times_from_json(args.truth, kinds)
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    predicted = _times_from_json(args.predicted, kinds)
+    truth = _times_from_json(args.truth, kinds)
     tolerances = [float(t) for t in args.tolerances.split(",")] if args.tolerances else list(TOLERANCES)
     scores, average = boundary_f1(predicted, truth, tolerances)
     if args.json:
@@ -210,13 +206,9 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
         print_error("eval retrieval takes one file: QUERIES.json (it searches the library)")
         return EXIT_USAGE
     tolerances = [float(t) for t in args.tolerances.split(",")] if args.tolerances else list(TOLERANCES)
-    try:
-        queries = load_queries(args.predicted)
-        with Catalog(readonly=True) as catalog:
-            report = evaluate(catalog, Searcher(catalog, text_embedder()), queries, args.predicted, tolerances)
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    queries = load_queries(args.predicted)
+    with Catalog(readonly=True) as catalog:
+        report = evaluate(catalog, Searcher(catalog, text_embedder()), queries, args.predicted, tolerances)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -241,12 +233,8 @@ def _eval_identities(args: argparse.Namespace) -> int:
     from ..engines.faces.tracking import iou
     from ..metrics.identities import bcubed
 
-    try:
-        predicted = _faces_from_json(args.predicted)
-        truth = _faces_from_json(args.truth)
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    predicted = _faces_from_json(args.predicted)
+    truth = _faces_from_json(args.truth)
     by_frame: dict[int, list] = {}
     for frame, box, label in predicted:
         by_frame.setdefault(frame, []).append((box, label))
@@ -276,9 +264,6 @@ def _eval_fitb(args: argparse.Namespace) -> int:
 
     try:
         score = fitb_pairs(_caption_sets_from_json(args.predicted), _caption_sets_from_json(args.truth))
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
     except ValueError as exc:
         print_error(f"{args.predicted}: {exc}")
         return EXIT_ERROR
@@ -315,11 +300,7 @@ def _eval_speech(args: argparse.Namespace) -> int:
     segments' start and end times are from the reference's."""
     from ..metrics.speech import mean_boundary_error, word_errors
 
-    try:
-        predicted, truth = _segments(args.predicted), _segments(args.truth)
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    predicted, truth = _segments(args.predicted), _segments(args.truth)
     score = word_errors(" ".join(t for _, _, t in truth), " ".join(t for _, _, t in predicted))
     timing = mean_boundary_error([(s, e) for s, e, _ in predicted], [(s, e) for s, e, _ in truth])
     if args.json:
@@ -341,17 +322,13 @@ def _eval_caption_sense(args: argparse.Namespace) -> int:
     from ..metrics.caption_sense import score, shot_labels
     from ..records import Analysis
 
+    analysis = Analysis.load(args.predicted)
+    data = read_json(args.truth)
     try:
-        analysis = Analysis.load(args.predicted)
-        data = read_json(args.truth)
-        try:
-            shots = shot_labels(data)
-        except (TypeError, KeyError, ValueError) as exc:
-            raise RecordError(args.truth, f"not shot labels: expected {{\"shots\": [{{start, end, subject}}]}} "
-                                          f"({type(exc).__name__}: {exc})") from None
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+        shots = shot_labels(data)
+    except (TypeError, KeyError, ValueError) as exc:
+        raise RecordError(args.truth, f"not shot labels: expected {{\"shots\": [{{start, end, subject}}]}} "
+                                      f"({type(exc).__name__}: {exc})") from None
     result = score([(c.time, c.text) for c in analysis.captions], shots)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))

@@ -7,7 +7,6 @@ import json
 import os
 import sys
 
-from ..errors import VideoReviewError
 from ..records import NOTE_STATUSES, NOTE_TAGS
 from .common import EXIT_ERROR, parse_engines, print_error
 
@@ -70,40 +69,34 @@ def _catalog(readonly: bool = False):
 
 
 def cmd_add(args: argparse.Namespace, engines: dict) -> int:
-    from tqdm import tqdm
-
     from ..library.frames import chosen_frame_embedder
     from ..library.indexer import add_paths
+    from .progress import Progress
 
-    bar = None
+    shown: Progress | None = None  # the video being analysed
+    current = ""
 
     def report(path: str, what: str, detail: str) -> None:
-        nonlocal bar
-        if bar is not None:
-            bar.close()
-            bar = None
+        nonlocal shown, current
+        if shown is not None:
+            shown.close()
+            shown = None
+        current = os.path.basename(path)
         if not args.quiet:
             print(f"{what:>9}  {path}", file=sys.stderr)
 
     def progress(stage: str, fraction: float, message: str) -> None:
-        nonlocal bar
-        if args.quiet:
-            return
-        if bar is None:
-            bar = tqdm(total=100, unit="%", file=sys.stderr, leave=False)
-        bar.set_description(stage)
-        bar.n = round(100 * fraction)
-        bar.refresh()
+        nonlocal shown
+        if shown is None:
+            shown = Progress(current, quiet=args.quiet, leave=False)
+        shown.update(stage, fraction, message)
 
     try:
         result = add_paths(args.paths, engines=engines or None, report=report, progress=progress,
                            frames=chosen_frame_embedder())
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
     finally:
-        if bar is not None:
-            bar.close()
+        if shown is not None:
+            shown.close()
     for path, why in result.skipped:
         print_error(f"{path}: {why}")
     if result.failed:
@@ -116,12 +109,8 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    try:
-        with _catalog(readonly=True) as catalog:
-            videos = catalog.videos()
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    with _catalog(readonly=True) as catalog:
+        videos = catalog.videos()
     if args.json:
         json.dump([{"id": v.id, "path": v.path, "status": v.status, "duration": v.duration,
                     "identities": [{"id": pid, "name": name} for pid, name in v.identities], "error": v.error}
@@ -137,14 +126,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    try:
-        with _catalog() as catalog:
-            if not catalog.remove(args.id):
-                print_error(f"no video with id {args.id} in the library (see 'videoreview library list')")
-                return EXIT_ERROR
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    with _catalog() as catalog:
+        if not catalog.remove(args.id):
+            print_error(f"no video with id {args.id} in the library (see 'videoreview library list')")
+            return EXIT_ERROR
     print(f"removed video {args.id}")
     return 0
 
@@ -159,11 +144,7 @@ def cmd_location(args: argparse.Namespace) -> int:
             print_error(problem)
         print(folder)
         return 0
-    try:
-        print(change_location(args.folder))
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    print(change_location(args.folder))
     return 0
 
 
@@ -177,15 +158,11 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.kind is not None and args.kind not in KINDS:
         print_error(f"--kind {args.kind!r} is not one of {', '.join(KINDS)}")
         return EXIT_ERROR
-    try:
-        query_words(args.query)  # a query with no words fails before the model loads
-        with _catalog(readonly=True) as catalog:
-            searcher = Searcher(catalog, text_embedder(), chosen_frame_embedder())
-            moments = searcher.search(args.query, top=args.top, video_id=args.video, identity=args.identity,
-                                      kind=args.kind, notes=NoteFilter(args.tag, args.status, args.author))
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    query_words(args.query)  # a query with no words fails before the model loads
+    with _catalog(readonly=True) as catalog:
+        searcher = Searcher(catalog, text_embedder(), chosen_frame_embedder())
+        moments = searcher.search(args.query, top=args.top, video_id=args.video, identity=args.identity,
+                                  kind=args.kind, notes=NoteFilter(args.tag, args.status, args.author))
     if args.json:
         json.dump([m.to_json() for m in moments], sys.stdout, ensure_ascii=False, indent=2)
         print()
@@ -207,12 +184,8 @@ def cmd_notes(args: argparse.Namespace) -> int:
     from ..library.search import NoteFilter, list_notes
 
     status = None if args.status == "all" else args.status
-    try:
-        with _catalog(readonly=True) as catalog:
-            notes = list_notes(catalog, NoteFilter(args.tag, status, args.author))
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    with _catalog(readonly=True) as catalog:
+        notes = list_notes(catalog, NoteFilter(args.tag, status, args.author))
     if args.json:
         json.dump([n.to_json() for n in notes], sys.stdout, ensure_ascii=False, indent=2)
         print()
@@ -221,18 +194,8 @@ def cmd_notes(args: argparse.Namespace) -> int:
         print("no notes")
     for n in notes:
         status = f"  {n.status:8}" if args.status == "all" else ""
-        print(f"{os.path.basename(n.path)}  {_when(n)}{status}  {n.tag:6}  {n.author}: {n.text}")
+        print(f"{os.path.basename(n.path)}  {n.when('-')}{status}  {n.tag:6}  {n.author}: {n.text}")
     return 0
-
-
-def _when(note) -> str:
-    """The note's timecode(s), as `videoreview notes` prints them."""
-    from ..smpte import span
-    from ..timecode import format_span
-
-    if not note.fps:  # not probed: no frame rate for a timecode
-        return format_span(note.start, note.end, "-")
-    return span(note.frame, note.last_frame, note.fps, "-")
 
 
 def cmd_rebuild(args: argparse.Namespace) -> int:
@@ -242,11 +205,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     def report(path: str, what: str, detail: str) -> None:
         print(f"{what:>9}  {path}" + (f" ({detail})" if detail else ""), file=sys.stderr)
 
-    try:
-        catalog, moved = rebuild(report=report, frames=chosen_frame_embedder())
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
+    catalog, moved = rebuild(report=report, frames=chosen_frame_embedder())
     with catalog:
         count = len(catalog.videos())
     if moved:

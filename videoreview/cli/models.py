@@ -11,7 +11,6 @@ import sys
 from ..choices import CAPABILITIES
 from ..engines.device import DEVICES
 from ..errors import VideoReviewError
-from .common import EXIT_ERROR, print_error
 
 
 def add_parsers(sub) -> None:
@@ -79,14 +78,9 @@ def _server_parsers(actions) -> None:
 
 
 def _command(work):
-    """A command from ``work(args)``, which returns what to print: a VideoReviewError
-    becomes one line on stderr and exit status 1."""
+    """A command from ``work(args)``, which returns what to print."""
     def run(args: argparse.Namespace) -> int:
-        try:
-            out = work(args)
-        except VideoReviewError as exc:
-            print_error(str(exc))
-            return EXIT_ERROR
+        out = work(args)
         print(out)
         return 0
 

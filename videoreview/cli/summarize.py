@@ -127,8 +127,8 @@ def cmd_visil(args: argparse.Namespace) -> int:
 
 def cmd_summarize(args: argparse.Namespace) -> int:
     from ..pipeline import store
-    from ..summary import export
     from ..summary.builder import keyframe_time, with_summaries
+    from ..summary.export.files import EXPORTS, Options
     from ..timecode import timecode
 
     analysis = one_analysis(args)
@@ -140,9 +140,6 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         print_error(str(exc))
         return EXIT_USAGE
-    except VideoReviewError as exc:
-        print_error(str(exc))
-        return EXIT_ERROR
     analysis = with_summaries(analysis, summaries)
     store.save(analysis)  # the window shows them, and edits made there are kept
     main = summaries[formats.index(str(args.keyframes))] if args.keyframes else summaries[0]
@@ -155,51 +152,33 @@ def cmd_summarize(args: argparse.Namespace) -> int:
             comparison = _compare(analysis, summaries, args.scorer or chosen().names["scoring"], None, args.quiet)
         except (VideoReviewError, ValueError) as exc:
             print_error(f"the PDF goes without its ViSIL table: {exc}")
-    writers = [(args.json, lambda p: export.write_json(analysis, p)),
-               (args.srt, lambda p: export.write_srt(_cues(analysis, args.subtitles), p)),
-               (args.vtt, lambda p: export.write_vtt(_cues(analysis, args.subtitles), p)),
-               (args.csv, lambda p: export.write_boundaries_csv(analysis, p)),
-               (args.otio, lambda p: export.write_otio(analysis, p)),
-               (args.pdf, lambda p: _write_pdf(analysis, p, main, comparison))]
-    for path, write in writers:
+    options = Options(args.subtitles, analysis.video.path, main, comparison)
+    for suffix, export in EXPORTS.items():
+        path = getattr(args, suffix[1:])  # --json PATH writes the .json export there, whatever PATH's suffix
         if not path:
             continue
         try:
-            write(path)
+            warnings = export.write(analysis, path, options) or []
         except (OSError, ValueError) as exc:
             print_error(f"{path}: cannot be written ({getattr(exc, 'strerror', None) or exc})")
             return EXIT_ERROR
+        for warning in warnings:
+            print(f"videoreview: warning: {warning}", file=sys.stderr)
         print(f"wrote {path}", file=sys.stderr)
     return 0
 
 
-def _cues(analysis, which: str):
-    from ..summary.export import boundary_cues, caption_cues, speech_cues
-
-    return {"captions": caption_cues, "boundaries": boundary_cues, "speech": speech_cues}[which](analysis)
-
-
-def _write_pdf(analysis, path: str, summary, comparison) -> None:
-    from ..summary.export import write_pdf
-
-    for warning in write_pdf(analysis, path, video_path=analysis.video.path, summary=summary,
-                             comparison=comparison) or []:
-        print(f"videoreview: warning: {warning}", file=sys.stderr)
-
-
 def add_parsers(sub) -> None:
+    from ..summary.export.files import EXPORTS, SUBTITLES
+
     p = sub.add_parser("summarize", help="keyframe summaries of a video, and exports (PDF, subtitles, markers)")
     p.add_argument("video", metavar="VIDEO")
     p.add_argument("--keyframes", type=_keyframe_count, default=3, metavar="N",
                    help="keyframes in the summary printed and put in the PDF (default 3; 0: text only)")
-    p.add_argument("--pdf", metavar="PATH", help="a PDF report")
-    p.add_argument("--json", metavar="PATH", help="the Analysis JSON, summaries included")
-    p.add_argument("--srt", metavar="PATH", help="SRT subtitles")
-    p.add_argument("--vtt", metavar="PATH", help="WebVTT subtitles")
-    p.add_argument("--subtitles", choices=["captions", "boundaries", "speech"], default="captions",
+    for suffix, export in EXPORTS.items():
+        p.add_argument(f"--{suffix[1:]}", metavar="PATH", help=export.label)
+    p.add_argument("--subtitles", choices=SUBTITLES, default="captions",
                    help="what the subtitles say: frame captions, boundary captions or what is said")
-    p.add_argument("--csv", metavar="PATH", help="a CSV of the boundaries")
-    p.add_argument("--otio", metavar="PATH", help="OpenTimelineIO markers for an editor")
     p.add_argument("--scorer", metavar="builtin|MODEL|none",
                    help="the ViSIL scorer for the PDF's comparison table (none: no table; default: the chosen one, "
                         "see 'models use')")

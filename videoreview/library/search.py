@@ -226,6 +226,21 @@ class LibraryNote:
     status: str
     author: str
 
+    def when(self, between: str = " – ") -> str:
+        """Its SMPTE timecode (IN and OUT for a range) at its video's rate, as notes are
+        written wherever a person reads them; mm:ss.ff where the rate is not known (a video
+        not probed) or has no timecode."""
+        from ..errors import RecordError
+        from ..smpte import span
+        from ..timecode import format_span
+
+        if self.fps:
+            try:
+                return span(self.frame, self.last_frame, self.fps, between)
+            except RecordError:
+                pass
+        return format_span(self.start, self.end, between)
+
     def to_json(self) -> dict:
         return {"path": self.path, "video_id": self.video_id, "id": self.note_id, "start": round(self.start, 3),
                 "end": round(self.end, 3), "frame": self.frame, "last_frame": self.last_frame, "text": self.text,

@@ -136,8 +136,6 @@ def run_visil(analysis: Analysis, video_path: str, summaries: list[Summary], sco
                                          progress=progress, cancelled=cancel_event.is_set)
             finally:
                 setup.release()
-        except comparing.Cancelled:
-            raise Cancelled() from None
         except ValueError as exc:  # an empty reference, one without keywords, a scorer giving NaN
             raise VideoReviewError(str(exc)) from None
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import VideoReviewError
+from ..errors import Cancelled, VideoReviewError
 from ..records import Analysis, Summary
 from .visil import MAX_KEYWORDS, Scorer, Source, extract_keywords, log_p, mask_caption, pareto_frontier, select
 
@@ -24,10 +24,6 @@ from .visil import MAX_KEYWORDS, Scorer, Source, extract_keywords, log_p, mask_c
 # as much as a nat of loss", so the sweep reaches the cheapest summary on any scorer.
 DEFAULT_ALPHAS = (0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
 BUILTIN_REFERENCE_CHARS = 4000  # joined captions are cut here: keywords come from the first 20 anyway
-
-
-class Cancelled(Exception):
-    """The comparison was cancelled between two scoring calls."""
 
 
 @dataclass(frozen=True)

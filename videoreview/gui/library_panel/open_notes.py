@@ -8,22 +8,8 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from ...errors import RecordError
 from ...library.search import LibraryNote
-from ...smpte import span
-from ...timecode import format_span
 from ..colors import tag_icon
-
-
-def note_time(note: LibraryNote) -> str:
-    """The note's timecode, or IN – OUT, at its video's rate, as the Notes panel writes it;
-    mm:ss.ff where the rate is not known (a video not probed) or has no timecode."""
-    if note.fps:
-        try:
-            return span(note.frame, note.last_frame, note.fps)
-        except RecordError:
-            pass
-    return format_span(note.start, note.end)
 
 
 class OpenNotes(QWidget):
@@ -64,7 +50,7 @@ class OpenNotes(QWidget):
 
     def _add_item(self, head: QTreeWidgetItem, n: int, note: LibraryNote) -> None:
         snippet = note.text if len(note.text) <= 140 else note.text[:139] + "…"
-        item = QTreeWidgetItem(head, [f"{note_time(note)}  {note.tag}" + (f" · {note.author}" if note.author else "")
+        item = QTreeWidgetItem(head, [f"{note.when()}  {note.tag}" + (f" · {note.author}" if note.author else "")
                                       + f"\n{snippet}"])
         item.setIcon(0, tag_icon(note.tag))
         item.setToolTip(0, note.text)
@@ -73,4 +59,4 @@ class OpenNotes(QWidget):
     def _open(self, item: QTreeWidgetItem) -> None:
         note = self.notes[item.data(0, Qt.UserRole)]
         self.openRequested.emit(note.path, note.start)
-        self.message.emit(f"Note in {os.path.basename(note.path)} at {note_time(note)}: {note.text[:80]}")
+        self.message.emit(f"Note in {os.path.basename(note.path)} at {note.when()}: {note.text[:80]}")
