@@ -10,9 +10,15 @@ import tempfile
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # A test that sets no home of its own must not touch the user's data.
 os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="videoreview-tests-"))
+# The fake engines (fake_engines.py) are registered in every process a test starts: the
+# analysis and library children import the module named here (and find it on PYTHONPATH).
+os.environ["VIDEOREVIEW_ENGINE_MODULES"] = "fake_engines"
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [_TESTS, os.environ.get("PYTHONPATH")]))
 
 import pytest  # noqa: E402
 
+import fake_engines  # noqa: E402, F401  (registers them in this process)
 import videos as V  # noqa: E402  (tests/ is on sys.path under pytest)
 
 # Fixtures that take tens of seconds to make: a test that needs one is ``slow``.

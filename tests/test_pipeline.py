@@ -1,4 +1,5 @@
-"""The pipeline on real files: builtin boundary engine, real decoder, real cache on disk."""
+"""The pipeline on real files: real decoder, real cache on disk; the fake engines
+(fake_engines.py) where the wiring is checked, the builtin ones end to end (``models``)."""
 
 import json
 import os
@@ -8,6 +9,7 @@ from unittest.mock import patch
 
 import pytest
 
+from fake_engines import ENGINES
 from videoreview.errors import Cancelled, MediaError
 from videoreview.media import open_video
 from videoreview.metrics.boundaries import f1_at
@@ -32,6 +34,7 @@ def snapshot(root):
     return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.models
 def test_analyze_finds_the_cuts_and_records_engines(cuts, cache):
     events = []
     analysis = analyze(cuts.path, cache=cache, progress=lambda s, f, m: events.append((s, f)))
@@ -46,6 +49,7 @@ def test_analyze_finds_the_cuts_and_records_engines(cuts, cache):
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
 
 
+@pytest.mark.models
 def test_one_decoding_pass_gives_each_stage_what_it_reads_alone(cuts, cache):
     """The stages that read frames at fixed times share one decoding pass; each one's
     result is the one its own pass gives, and the file is opened once."""
@@ -68,12 +72,12 @@ def test_one_decoding_pass_gives_each_stage_what_it_reads_alone(cuts, cache):
 
 
 def test_second_run_and_moved_file_come_from_cache(cuts, cache, tmp_path):
-    first = analyze(cuts.path, cache=cache)
+    first = analyze(cuts.path, ENGINES, cache=cache)
     before = snapshot(cache.root)
     messages = []
     moved = tmp_path / "moved name ünï.mp4"
     shutil.copy(cuts.path, moved)
-    second = analyze(moved, cache=cache, progress=lambda s, f, m: messages.append((s, m)))
+    second = analyze(moved, ENGINES, cache=cache, progress=lambda s, f, m: messages.append((s, m)))
     assert ("boundaries", "from cache") in messages
     assert second.boundaries == first.boundaries
     assert second.video.path == str(moved)
@@ -84,10 +88,10 @@ def test_second_run_and_moved_file_come_from_cache(cuts, cache, tmp_path):
 
 
 def test_changed_file_misses_the_cache(cuts, cache, tmp_path):
-    analyze(cuts.path, cache=cache)
+    analyze(cuts.path, ENGINES, cache=cache)
     other = make_cuts_video(tmp_path, cut_frames=(80,), frames=160, name="other.mp4")
     messages = []
-    analysis = analyze(other.path, cache=cache, progress=lambda s, f, m: messages.append((s, m)))
+    analysis = analyze(other.path, ENGINES, cache=cache, progress=lambda s, f, m: messages.append((s, m)))
     assert ("boundaries", "from cache") not in messages
     assert f1_at([b.time for b in analysis.boundaries if b.kind == "cut"], other.cut_times, 0.1).f1 == 1.0
 
@@ -100,19 +104,19 @@ def test_cancel_leaves_no_finished_stage(cuts, cache):
             token.cancel()
 
     with pytest.raises(Cancelled):
-        analyze(cuts.path, cache=cache, progress=progress, cancel=token)
+        analyze(cuts.path, ENGINES, cache=cache, progress=progress, cancel=token)
     assert cache.entries() == []
     # and a later run is not disturbed by the cancelled one
-    assert analyze(cuts.path, cache=cache).boundaries
+    assert analyze(cuts.path, ENGINES, cache=cache).boundaries
 
 
 def test_reviewer_edits_survive_a_rerun(cuts, cache):
-    fresh = analyze(cuts.path, cache=cache)
+    fresh = analyze(cuts.path, ENGINES, cache=cache)
     cut = next(b for b in fresh.boundaries if b.kind == "cut")
     moved = Boundary(time=cut.time + 0.04, frame=cut.frame + 1, kind="cut", confidence=1.0, edited=True)
     added = Boundary(time=0.8, frame=20, kind="event", confidence=1.0, edited=True)
     previous = fresh.with_boundaries([b for b in fresh.boundaries if b is not cut] + [moved, added])
-    rerun = analyze(cuts.path, cache=cache, previous=previous)
+    rerun = analyze(cuts.path, ENGINES, cache=cache, previous=previous)
     # (the captions stage gives the reviewer's boundaries a caption; they stay theirs)
     kept = [replace(b, caption=None) for b in rerun.boundaries]
     assert moved in kept and added in kept
@@ -122,20 +126,20 @@ def test_reviewer_edits_survive_a_rerun(cuts, cache):
 
 
 def test_bad_inputs_raise_one_clear_error_and_touch_nothing(tmp_path, cuts, cache):
-    analyze(cuts.path, cache=cache)
+    analyze(cuts.path, ENGINES, cache=cache)
     before = snapshot(cache.root)
     for name, path in make_bad_inputs(tmp_path / "bad").items():
         with pytest.raises(MediaError) as err:
-            analyze(path, cache=cache)
+            analyze(path, ENGINES, cache=cache)
         assert os.fspath(path) in str(err.value), name
         assert err.value.reason, name
     assert snapshot(cache.root) == before
 
 
 def test_damaged_cache_entry_is_recomputed(cuts, cache):
-    analysis = analyze(cuts.path, cache=cache)
+    analysis = analyze(cuts.path, ENGINES, cache=cache)
     (entry,) = [p for p in cache.entries() if "boundaries" in p.name]
     entry.write_text("{ half a fi")
-    again = analyze(cuts.path, cache=cache)
+    again = analyze(cuts.path, ENGINES, cache=cache)
     assert again.boundaries == analysis.boundaries
     assert Analysis.from_dict(again.to_dict()) == again
