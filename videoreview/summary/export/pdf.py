@@ -15,46 +15,33 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import errno
-import functools
 import io
 import os
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-import numpy as np
-
 from ... import smpte
 from ...errors import RecordError
-from ...records import NOTE_TAG_COLOURS, Analysis, FaceDetection, Identity, Note, Summary, write_atomic
+from ...records import NOTE_TAG_COLOURS, Analysis, Identity, Note, Summary, write_atomic
 from ...timecode import format_time
 from ..builder import keyframe_time
 from ..compare import Comparison
 from .fonts import base_fonts, coverage, drawable, fallbacks_for
+from .pdf_document import FAMILY, GAP, MARGIN, SMALL_PT, document_class, fit
+from .pdf_pictures import Pictures, decode_pictures
 
-FAMILY = "report"
 BODY_PT = 10
-SMALL_PT = 9  # tables and picture labels: the smallest text in the report
 TITLE_PT = 18
 HEADING_PT = 13
-MARGIN = 15  # mm
 RULE_GREY = 170  # table rules and picture frames
 LINE = 1.45  # line height as a multiple of the font size
-GAP = 5  # mm between pictures
 
-PICTURE_PX = 480  # long side of a decoded frame: about 200 dpi at three pictures across A4
-FACE_PX = 160  # face crops smaller than this are enlarged once, smoothly, rather than by the viewer
-FACE_MARGIN = 0.4  # of the face box's size, around it
-JPEG_QUALITY = 85
-MAX_DECODERS = 4  # readers decoding pictures at once (no more than the cores)
-PICTURES_PER_DECODER = 8  # fewer pictures than this per reader: not worth opening another
 MAX_PICTURE_ASPECT = 1.0  # portrait pictures are shown no taller than wide
 MAX_CAPTION_CHARS = 300  # a caption under a keyframe; the subtitles export has them whole
 MAX_MISSING_SHOWN = 20
-REPLACEMENT = "\ufffd"  # drawn for characters no installed font covers (Noto Sans has it)
 NOTE_PICTURE_SHARE = 0.5  # of the text width: a note's picture is larger than a keyframe's, to show its drawing
 SWATCH = 2.6  # mm, the side of a note's tag colour square
 
@@ -74,9 +61,9 @@ def write_pdf(analysis: Analysis, path: str | os.PathLike, *, video_path: str | 
     if summary is None:
         summary = next((s for s in analysis.summaries if s.format == "keyframes+text"), None)
     warnings: list[str] = []
-    pictures = _Pictures()
+    pictures = Pictures()
     if video_path is not None:
-        pictures, problem = _decode_pictures(analysis, summary, video_path)
+        pictures, problem = decode_pictures(analysis, summary, video_path)
         if problem:
             warnings.append(problem)
     report = _Report(analysis, pictures, _strings((analysis, summary, comparison, os.fspath(video_path or ""))))
@@ -120,111 +107,6 @@ def _strings(value) -> Iterator[str]:
             yield from _strings(item)
 
 
-# -- pictures
-
-
-@dataclass
-class _Pictures:
-    """JPEG bytes by frame index (keyframes, notes' frames without a drawing), by identity
-    id (face crops) and by note id (a note's frame with its drawing on it)."""
-
-    frames: dict[int, bytes] = field(default_factory=dict)
-    faces: dict[str, bytes] = field(default_factory=dict)
-    drawn: dict[str, bytes] = field(default_factory=dict)
-
-
-def _decode_pictures(analysis: Analysis, summary: Summary | None,
-                     video_path: str | os.PathLike) -> tuple[_Pictures, str | None]:
-    """Every picture the report shows, decoded in one pass per reader (see _decode); a problem
-    leaves the pictures out (the report is written with placeholders) and is returned."""
-    from ...media import open_video, scaled_size
-
-    exemplars = {i.id: i.exemplar for i in analysis.identities if i.exemplar is not None}
-    frames = {k.frame for k in analysis.keyframes} | set(summary.keyframe_frames if summary else ())
-    # A note without a drawing shows its frame as it is: the same picture as a keyframe there.
-    plain_notes = {n.frame for n in analysis.notes if not n.drawing}
-    try:
-        with open_video(video_path, backend="pyav") as source:
-            info = source.info
-        wanted = sorted(f for f in frames | {n.frame for n in analysis.notes} | {e.frame for e in exemplars.values()}
-                        if 0 <= f < info.frame_count)
-        size = scaled_size(info.width, info.height, PICTURE_PX)
-        decoded = _decode(video_path, wanted, size)
-        scale = size[0] / info.width
-        pictures = _Pictures({f: _jpeg(decoded[f]) for f in frames | plain_notes if f in decoded},
-                            {pid: _jpeg(_face_crop(decoded[e.frame], e, scale))
-                             for pid, e in exemplars.items() if e.frame in decoded},
-                            {n.id: _jpeg(_with_drawing(decoded[n.frame], n)) for n in analysis.notes
-                             if n.drawing and n.frame in decoded})
-    except Exception as exc:  # any decoder or file trouble: the report goes out without pictures
-        return _Pictures(), f"no pictures: could not read frames from {os.fspath(video_path)} ({exc})"
-    problems = []
-    for count, what in ((len(frames - pictures.frames.keys()), "keyframe(s)"),
-                        (sum(n.frame not in decoded for n in analysis.notes), "note(s)")):
-        if count:
-            problems.append(f"{count} {what} lie beyond the end of {os.fspath(video_path)}: shown without a picture")
-    return pictures, "; ".join(problems) or None
-
-
-def _decode(video_path: str | os.PathLike, wanted: list[int], size: tuple[int, int]) -> dict[int, np.ndarray]:
-    """Frames by index. Decoding dominates the export (H.264 decodes on one core unless
-    the file has slices), so runs of the sorted frames are decoded by their own readers on
-    threads (PyAV lets go of the GIL while it decodes): 100 pictures of a 3-minute 720p
-    clip, 5.4 s on one reader, 2.6 s on two here."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ...media import open_video
-
-    def read(run: list[int]) -> dict[int, np.ndarray]:
-        with open_video(video_path, backend="pyav") as source:
-            return dict(zip(run, source.frames_at_indices(run, size=size).frames))
-
-    workers = max(1, min(os.cpu_count() or 1, MAX_DECODERS, len(wanted) // PICTURES_PER_DECODER))
-    runs = [list(run) for run in np.array_split(np.array(wanted, dtype=np.int64), workers) if len(run)]
-    if len(runs) <= 1:
-        return read(wanted) if wanted else {}
-    decoded: dict[int, np.ndarray] = {}
-    with ThreadPoolExecutor(len(runs), thread_name_prefix="pdf-pictures") as pool:
-        for part in pool.map(read, runs):
-            decoded.update(part)
-    return decoded
-
-
-def _with_drawing(picture: np.ndarray, note: Note) -> np.ndarray:
-    """The frame with the note's drawing on it (Pillow, which fpdf2 brings)."""
-    from PIL import Image
-
-    from .drawings import draw_shapes
-
-    image = Image.fromarray(picture)
-    draw_shapes(image, note.drawing)
-    return np.asarray(image)
-
-
-def _face_crop(picture: np.ndarray, face: FaceDetection, scale: float) -> np.ndarray:
-    """A square around the face box with a margin, inside the picture, at least FACE_PX."""
-    import cv2
-
-    x, y, w, h = (v * scale for v in face.box)
-    height, width = picture.shape[:2]
-    side = min(max(2.0, max(w, h) * (1 + 2 * FACE_MARGIN)), width, height)
-    left = int(min(max(0.0, x + w / 2 - side / 2), width - side))
-    top = int(min(max(0.0, y + h / 2 - side / 2), height - side))
-    crop = picture[top:top + int(side), left:left + int(side)]
-    if crop.shape[0] < FACE_PX:
-        crop = cv2.resize(crop, (FACE_PX, FACE_PX), interpolation=cv2.INTER_CUBIC)
-    return crop
-
-
-def _jpeg(rgb: np.ndarray) -> bytes:
-    import cv2
-
-    ok, data = cv2.imencode(".jpg", np.ascontiguousarray(rgb[..., ::-1]), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-    if not ok:
-        raise ValueError("could not encode a picture as JPEG")
-    return data.tobytes()
-
-
 # -- the document
 
 
@@ -237,79 +119,12 @@ class _Tile:
     text: str = ""
 
 
-@functools.cache
-def _document_class():
-    from fpdf import FPDF  # imported on first export: the window starts without it
-
-    class Document(FPDF):
-        """FPDF with the report's footer, deciding per text whether to shape it. It
-        remembers every character it is given and draws those no registered font covers
-        as U+FFFD, so the reader sees that something is missing (an empty glyph would
-        hide it)."""
-
-        def __init__(self, footer_text: str):
-            self.drawn: set[str] = set()
-            self.covered: frozenset[int] = frozenset()  # code points the registered fonts draw
-            self.footer_text = footer_text
-            super().__init__(orientation="P", unit="mm", format="A4")
-
-        def normalize_text(self, text: str) -> str:
-            # Every text fpdf2 draws or measures passes here first, table cells included.
-            chars = set(text)
-            self.drawn |= chars
-            self.set_text_shaping(_needs_shaping(chars))
-            missing = {c for c in chars if ord(c) not in self.covered and drawable(c)}
-            if missing:
-                text = "".join(REPLACEMENT if c in missing else c for c in text)
-            return super().normalize_text(text)
-
-        def _render_styled_text_line(self, text_line, *args, **kwargs):
-            # fpdf2 2.8.9 (py-pdf/fpdf2#1772): a line that starts in a fallback font while
-            # the page has no font set yet sets the page's font inside the line's q ... Q,
-            # where it is lost, and counts it as set: the next text then prints in the
-            # wrong font's glyphs. Setting it outside the line first avoids that.
-            fragments = text_line.fragments
-            if (fragments and self.current_font is not None and not self.current_font_is_set_on_page
-                    and fragments[0].font.fontkey in (self._fallback_font_ids or ())):
-                self._out(self._set_font_for_page(self.current_font, self.font_size_pt))
-            return super()._render_styled_text_line(text_line, *args, **kwargs)
-
-        def footer(self) -> None:
-            shaping = self.text_shaping  # a page can end inside a paragraph: give it its setting back
-            self.set_y(-MARGIN + 2)
-            self.set_font(FAMILY, "", SMALL_PT)
-            page = f"Page {self.page_no()} of {{nb}}"
-            room = self.epw - self.get_string_width(page.replace("{nb}", "000")) - GAP
-            self.cell(room, 5, _fit(self, self.footer_text, room), align="L")
-            self.cell(0, 5, page, align="R")
-            self.text_shaping = shaping
-
-    return Document
-
-
-def _needs_shaping(chars: set[str]) -> bool:
-    """Whether HarfBuzz must lay out text made of ``chars``: right-to-left scripts, and
-    marks placed on a base letter (Indic, Thai, decomposed accents). Latin, Greek,
-    Cyrillic and CJK print the same without it, and line breaking is three times faster."""
-    return any(unicodedata.bidirectional(c) in ("R", "AL") or unicodedata.category(c) in ("Mn", "Mc", "Me")
-               for c in chars)
-
-
-def _fit(pdf, text: str, width: float) -> str:
-    """``text`` cut with an ellipsis to fit ``width`` at the current font."""
-    if pdf.get_string_width(text) <= width:
-        return text
-    while text and pdf.get_string_width(text + "…") > width:
-        text = text[:-1]
-    return text + "…"
-
-
 class _Report:
-    def __init__(self, analysis: Analysis, pictures: _Pictures, strings: Iterator[str]):
+    def __init__(self, analysis: Analysis, pictures: Pictures, strings: Iterator[str]):
         self.analysis = analysis
         self.pictures = pictures
         self.name = Path(analysis.video.path).name or analysis.video.path
-        pdf = _document_class()(self.name)
+        pdf = document_class()(self.name)
         pdf.set_margins(MARGIN, MARGIN, MARGIN)
         pdf.set_auto_page_break(True, margin=MARGIN + 3)
         pdf.set_title(f"Video review: {self.name}")
@@ -507,7 +322,7 @@ class _Report:
             pdf.set_font(FAMILY, "", SMALL_PT)
             if note.author:
                 room = x + width - margin - pdf.get_x()
-                pdf.cell(room, facts, _fit(pdf, f" · by {note.author}", room))
+                pdf.cell(room, facts, fit(pdf, f" · by {note.author}", room))
             pdf.c_margin = margin
             pdf.set_xy(x, y + facts + 1)
         total += facts + 1
