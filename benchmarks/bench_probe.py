@@ -3,10 +3,10 @@
     .venv/bin/python benchmarks/bench_probe.py [--minutes 20] [--runs 5] [--keep DIR]
 
 Makes a 720p 25 fps H.264 clip (tests/videos.make_long_video: x264 ultrafast, a cut and
-a keyframe every 10 s, so the last GOP is 250 frames), then probes it ``--runs`` times with the file in the page cache
-and
-prints the median and range, with the part spent decoding the last GOP, and FFmpeg's
-own ``ffprobe -count_frames`` (which decodes everything) once for scale.
+a keyframe every 10 s, so the last GOP is 250 frames), then probes it ``--runs`` times
+with the file in the page cache and prints the median and range, with the part spent
+decoding the last GOP, and FFmpeg's own ``ffprobe -count_frames`` (which decodes
+everything) once for scale.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ near the ceiling: a window is 83 GFLOP for 50 output frames (windows overlap by 
 about the cores' fp32 peak, so even a perfect kernel would give ~200 frames/s. bf16 and
 fp16 (oneDNN avx512_core_bf16 / fp16) are slower than fp32 here, channels-last 3D is
 no faster, batching windows is slower (2: ~120, 4: ~90 frames/s; activations spill the
-caches), longer windows (not exact) reach only ~165. See ``benchmark`` at the bottom.
+caches), longer windows (not exact) reach only ~165. benchmarks/bench_transnet.py measures it.
 Under CPU contention (another busy thread) torch's two OpenMP threads slow down, 3x
 when they spin; with OMP_WAIT_POLICY=PASSIVE (set in videoreview/__init__.py) decoding
 in a thread alongside inference is still a net gain (media/prefetch.py).
@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 import os
 import random
-import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -478,31 +477,3 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     starts = np.flatnonzero(edges == 1)
     ends = np.flatnonzero(edges == -1) - 1
     return list(zip(starts.tolist(), ends.tolist()))
-
-
-# ---------------------------------------------------------------------------------------
-
-
-def benchmark(window: int = 200, frames: int = 750, repeats: int = 2) -> dict[str, float]:
-    """Frames per second of TransNetV2 through TransNetStream on random frames, best of
-    ``repeats``: on ONNX Runtime (as analysis runs it) and in torch, at ``window``.
-    ``python -m videoreview.engines.boundaries.transnet``"""
-    rng = np.random.default_rng(0)
-    pushed = rng.integers(0, 256, (frames, 27, 48, 3), dtype=np.uint8)
-    result = {}
-    for name, model in (("onnxruntime", OnnxTransNet(window=window)), ("torch", TorchTransNet(load_transnet()))):
-        TransNetStream(model, window=window).push(pushed[:window])  # warm up
-        best = float("inf")
-        for _ in range(repeats):
-            stream = TransNetStream(model, window=window)
-            start = time.perf_counter()
-            stream.push(pushed)
-            stream.finish()
-            best = min(best, time.perf_counter() - start)
-        result[name] = len(pushed) / best
-    return result
-
-
-if __name__ == "__main__":
-    for name, fps in benchmark().items():
-        print(f"TransNetV2 on {name}, windows of 200: {fps:.0f} frames/s")
