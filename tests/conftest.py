@@ -178,13 +178,13 @@ def truncated_videos(video_dir) -> dict:
 
 
 @pytest.fixture(scope="session")
-def taught(tmp_path_factory):
-    """Tiny VLMs of each family taught to caption solid colour frames (tiny_vlm.taught)."""
+def taught():
+    """Tiny VLMs of each family taught to caption solid colour frames (tiny_vlm.taught), kept
+    between sessions in the tests' cache (cached.py)."""
     import tiny_vlm
     from videoreview.engines.captions.vlm import FAMILIES
 
-    root = tmp_path_factory.mktemp("vlm")
-    return tiny_vlm.taught_in_parallel({family: root / family for family in FAMILIES})
+    return tiny_vlm.cached_taught(FAMILIES)
 
 
 @pytest.fixture(scope="session")
@@ -196,11 +196,12 @@ def untrained(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def corpus(video_dir) -> list:
-    """The awkward real-world files of tests/corpus.py (about 15 s to make)."""
+def corpus() -> list:
+    """The awkward real-world files of tests/corpus.py (about 7 s to make), kept between
+    sessions in the tests' cache (cached.py)."""
     import corpus as C
 
-    return C.make_corpus(video_dir / "corpus")
+    return C.cached_corpus()
 
 
 @pytest.fixture(scope="session")

@@ -15,11 +15,12 @@ except the one huge-resolution clip.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
 import subprocess
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -265,6 +266,29 @@ def make_corpus(directory: Path, seed: int = 19) -> list[CorpusFile]:
     odd.parent.mkdir(exist_ok=True)
     add("unicode_path", "H.264 MP4 on a path with spaces and non-ASCII characters", h264(odd, 50))
     return files
+
+
+def cached_corpus(seed: int = 19) -> list[CorpusFile]:
+    """:func:`make_corpus` from the tests' cache (cached.py): made only when this module,
+    videos.py, PyAV or the FFmpeg on the PATH changed. The files are the cache's: a test
+    must not change them (one that does is noticed, and the corpus made again next time)."""
+    import sys
+
+    import videos
+    from cached import cached
+
+    def make(folder: Path) -> None:
+        files = make_corpus(folder / "corpus", seed)
+        rows = [dict(asdict(f), path=f.path.relative_to(folder).as_posix()) for f in files]
+        (folder / "corpus.json").write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+
+    tools = [subprocess.run([shutil.which(tool), "-version"], capture_output=True, text=True).stdout
+             for tool in ("ffmpeg", "ffprobe")]
+    folder = cached("corpus", [sys.modules[__name__], videos], make, packages=("av", "numpy"),
+                    arguments=(seed, *tools))
+    rows = json.loads((folder / "corpus.json").read_text(encoding="utf-8"))
+    return [CorpusFile(**dict(row, path=folder / row["path"], display=row["display"] and tuple(row["display"])))
+            for row in rows]
 
 
 def _ffprobe_or_none(path: Path) -> int | None:

@@ -6,6 +6,7 @@ batching and generation with no download. Also used by benchmarks/bench_vlm.py o
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import torch
@@ -134,15 +135,19 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
     return folder
 
 
-def teach(folder: str | Path, examples, steps: int = 300, lr: float = 2e-3, rounds: int = 4) -> None:
+def teach(folder: str | Path, examples, steps: int = 300, lr: float = 2e-3, rounds: int = 4,
+          check_every: int = 100, sure: float = 0.8) -> None:
     """Overfit the tiny model at ``folder`` so that each (images, prompt, reply) example's
     prompt gets its reply, then save it. The replies can only be right if the images
     reach the model in order, so a test on it checks the whole path end to end.
 
-    Whether a fixed number of steps is enough depends on the package set (a Pillow or
-    transformers release moves the numbers a little), so after ``steps`` the model
-    answers every lesson greedily, and while some are wrong it trains on for another
-    half as many steps at a lower rate, ``rounds`` times at most; then it says which
+    Training stops as soon as the model is sure of every lesson (checked every
+    ``check_every`` steps): given the reply so far, each next token of every reply is the
+    likeliest at a probability of ``sure`` at least, so greedy decoding gives each reply
+    with a margin. Whether a fixed number of steps gets there depends on the package set
+    (a Pillow or transformers release moves the numbers a little), so while it is not sure
+    after ``steps`` it trains on for another half as many steps at a lower rate, ``rounds``
+    times at most; then it checks that greedy decoding answers every lesson, and says which
     lessons it could not learn rather than leaving a test to fail on them later."""
     import transformers
     from PIL import Image
@@ -165,29 +170,46 @@ def teach(folder: str | Path, examples, steps: int = 300, lr: float = 2e-3, roun
         batches.append((full, labels, prompt_len))
     order = torch.Generator().manual_seed(0)
     for round_ in range(rounds + 1):
-        _train(model, batches, steps if round_ == 0 else steps // 2, lr if round_ == 0 else lr / 4, order)
-        wrong = [reply for (images, prompt, reply), batch in zip(examples, batches) if not _answers(model, *batch)]
-        if not wrong:
+        if _train(model, batches, steps if round_ == 0 else steps // 2, lr if round_ == 0 else lr / 4, order,
+                  lambda: _sure(model, batches, sure), check_every):
             break
-    else:
+    model.eval()
+    wrong = [reply for (images, prompt, reply), batch in zip(examples, batches) if not _answers(model, *batch)]
+    if wrong:
         raise RuntimeError(f"{folder}: the tiny model did not learn {len(wrong)} lessons, e.g. {wrong[0]!r}")
     model.save_pretrained(folder)
 
 
-def _train(model, batches, steps: int, lr: float, order: torch.Generator) -> None:
+def _train(model, batches, steps: int, lr: float, order: torch.Generator, done, check_every: int) -> bool:
+    """Train for ``steps`` at most; whether ``done()`` said so on one of its checks or at the end."""
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 - step / steps)  # settle at the end
-    model.train()
     for step in range(steps):
         if step % len(batches) == 0:
             epoch = torch.randperm(len(batches), generator=order).tolist()
         inputs, labels, _ = batches[epoch[step % len(batches)]]
+        model.train()
         loss = model(**inputs, labels=labels).loss
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         schedule.step()
+        if ((step + 1) % check_every == 0 or step + 1 == steps) and done():
+            return True
+    return False
+
+
+def _sure(model, batches, least: float) -> bool:
+    """Whether, with teacher forcing (one pass over prompt and reply), every token of every
+    reply is the likeliest next token at a probability of ``least`` at least."""
     model.eval()
+    with torch.inference_mode():
+        for inputs, labels, prompt_len in batches:
+            reply = labels[0, prompt_len:]
+            probs = model(**inputs).logits[0, prompt_len - 1:-1].softmax(-1)  # logits at p - 1 predict token p
+            if probs.argmax(-1).ne(reply).any() or probs.gather(1, reply[:, None]).min() < least:
+                return False
+    return True
 
 
 def _answers(model, inputs, labels, prompt_len: int) -> bool:
@@ -236,6 +258,20 @@ def colour_lessons():
     return lessons
 
 
+def cached_taught(families) -> dict[str, Path]:
+    """``taught`` for each family -> folder, from the tests' cache (cached.py): made (in
+    parallel) only when this module, the captions code it teaches through or a package it
+    depends on changed."""
+    from cached import cached
+    from videoreview.engines.captions import prompts, vlm
+
+    families = tuple(families)
+    folder = cached("taught", [sys.modules[__name__], vlm, prompts],
+                    lambda into: taught_in_parallel({family: into / family for family in families}),
+                    packages=("torch", "transformers", "tokenizers", "pillow", "numpy"), arguments=families)
+    return {family: folder / family for family in families}
+
+
 def taught_in_parallel(folders: dict[str, Path]) -> dict[str, Path]:
     """``taught`` for each family -> folder, the families side by side in processes of
     their own, one thread each: a tiny model's step is too short to use two threads well,
@@ -253,8 +289,10 @@ def _taught_on_one_thread(family: str, folder: Path) -> Path:
     return taught(family, folder)
 
 
-def taught(family: str, folder: str | Path, steps: int = 2000) -> Path:
-    """A tiny model that captions solid red / blue / green frames by their colour."""
+def taught(family: str, folder: str | Path, steps: int = 1000, lr: float = 1e-3) -> Path:
+    """A tiny model that captions solid red / blue / green frames by their colour. Every
+    family learns the lessons within ``steps`` at ``lr`` (decaying to nothing over them),
+    most stop well before."""
     build(family, folder)
-    teach(folder, colour_lessons(), steps=steps)
+    teach(folder, colour_lessons(), steps=steps, lr=lr)
     return Path(folder)
