@@ -37,7 +37,8 @@ class Hub:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # shutdown() waits for serve_forever's next poll: every 50 ms, not every 0.5 s
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
 
     def close(self) -> None:
         self.server.shutdown()

@@ -1,5 +1,7 @@
 """Captions from a model server: the OpenAI chat completions client against a loopback
-server replaying vLLM's and Ollama's reply shapes, slow replies, errors and bad JSON."""
+server replaying vLLM's and Ollama's reply shapes, slow replies, errors and bad JSON. The
+analyses find their cuts with the fake boundaries engine (fake_engines.py); the builtin
+captioner still measures every frame beside the server, as it does for any VLM."""
 
 import socket
 import threading
@@ -42,12 +44,16 @@ def test_replies_come_back_in_order_several_in_flight(loopback):
     assert sent["messages"][0]["content"][0]["image_url"]["url"].startswith("data:image/jpeg;base64,")
 
 
-def test_busy_and_failing_servers_are_retried_with_backoff(loopback):
+def test_busy_and_failing_servers_are_retried_with_backoff(loopback, monkeypatch):
+    from videoreview.engines.captions import server
+
+    monkeypatch.setattr(server, "BACKOFF", 0.1)  # the same doubling waits, a fifth as long (0.5 s in use)
     loopback.script = [("status", 429, {"error": "busy"}, {"Retry-After": "0"}), ("status", 503, {"error": "x"}),
                        ("drop",)]
     started = time.monotonic()
     assert model(loopback).generate([ask(["red"])]) == ["<Frame 1>: a red frame."]
-    assert len(loopback.requests) == 4 and time.monotonic() - started >= 0.5 + 1.0  # 503 and drop backed off
+    backed_off = server.BACKOFF + 2 * server.BACKOFF  # 503 and drop backed off
+    assert len(loopback.requests) == 4 and time.monotonic() - started >= backed_off
 
 
 @pytest.mark.parametrize("step, words", [
@@ -129,7 +135,7 @@ def test_analyze_captions_a_clip_through_the_server(loopback, fresh_home, tmp_pa
     clip = colour_clip(tmp_path / "colours.mp4")
     out = tmp_path / "a.json"
     proc = run("analyze", "-q", clip, "-o", out, "--engines", "captions=server:box,faces=none,speech=none,"
-               "screen-text=none")
+               "screen-text=none,boundaries=fake")
     assert proc.returncode == 0, proc.stderr
     from videoreview.records import Analysis
 
@@ -137,7 +143,7 @@ def test_analyze_captions_a_clip_through_the_server(loopback, fresh_home, tmp_pa
     assert analysis.engines["captions"] == "server:box@1-colours"
     texts = [c.text for c in sorted(analysis.captions, key=lambda c: c.time)]
     assert texts == ["a red frame."] * 3 + ["a blue frame."] * 3 + ["a green frame."] * 3
-    assert all(b.caption is not None for b in analysis.boundaries)
+    assert analysis.boundaries and all(b.caption is not None for b in analysis.boundaries)
 
 
 def test_a_failing_server_falls_back_to_the_builtin_captions_and_says_so(fresh_home, tmp_path, monkeypatch):
@@ -147,7 +153,7 @@ def test_a_failing_server_falls_back_to_the_builtin_captions_and_says_so(fresh_h
         add_server(Server("box", server.url, "colours", api_key_env="BOX_KEY"))
         clip = colour_clip(tmp_path / "colours.mp4", seconds=1)
         args = ("analyze", "-q", clip, "-o", tmp_path / "a.json", "--engines",
-                "captions=server:box,faces=none,speech=none,screen-text=none")
+                "captions=server:box,faces=none,speech=none,screen-text=none,boundaries=fake")
         proc = run(*args)
         assert proc.returncode == 0, proc.stderr
         notices = [line for line in proc.stderr.splitlines() if line.startswith("videoreview: notice:")]

@@ -1,6 +1,7 @@
 """ViSIL scoring on a model server: vLLM's prompt_logprobs, replayed by the loopback server
 (tests/model_server.py), give each keyword's log P from the answer's tokens at the end of
-the prompt; a server without them (Ollama) is refused in one line."""
+the prompt; a server without them (Ollama) is refused in one line. The clip is analysed
+with the fake engines (fake_engines.py)."""
 
 from __future__ import annotations
 
@@ -83,10 +84,10 @@ def test_visil_compares_summaries_through_the_server(vllm, fresh_home, tmp_path)
     reference = tmp_path / "reference.txt"
     reference.write_text("A red frame, then a blue frame, then a green frame.")
     proc = run("visil", clip, "--scorer", "server:box", "--reference", reference, "--summaries", "text,1,3",
-               "--json", "-q", "--engines", "faces=none,speech=none,screen-text=none")
+               "--json", "-q", "--engines", "faces=none,speech=none,screen-text=none,boundaries=fake,captions=fake")
     assert proc.returncode == 0, proc.stderr
     rows = {row["format"]: row for row in json.loads(proc.stdout)}
     assert all(row["scorer"] == "server:box" for row in rows.values())
-    # The builtin text names no colour; one keyframe shows red; three show every colour.
+    # The text (builtin sentences, fake_engines.py) names no colour; one keyframe shows red; three show every colour.
     assert rows["3"]["visil"] == pytest.approx(0) and rows["3"]["visil"] < rows["1"]["visil"] < rows["text"]["visil"]
     assert rows["3"]["tokens"] > rows["1"]["tokens"] > IMAGE_TOKENS > rows["text"]["tokens"] > 0
