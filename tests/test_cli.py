@@ -1,11 +1,12 @@
 """The command line: in this process through cli.main (the same parser and code), and as a
-user runs it, a new process of the entry point, for the exit status and the entry point itself."""
+user runs it, a new process of the entry point, for the exit status and the entry point itself.
+The analyses run the fake engines (fake_engines.py), chosen in each home's engines.json."""
 
 import json
 
 import pytest
 
-from helpers import run, run_process
+from helpers import fake_home, run, run_process
 from videoreview.records import SCHEMA_VERSION
 from videos import make_bad_inputs, make_cuts_video
 
@@ -17,7 +18,7 @@ def cuts(tmp_path_factory):
 
 def test_analyze_writes_the_analysis_json(cuts, tmp_path):
     out = tmp_path / "out.json"
-    proc = run("analyze", cuts.path, "-o", out, home=tmp_path / "home")
+    proc = run("analyze", cuts.path, "-o", out, home=fake_home(tmp_path / "home"))
     assert proc.returncode == 0, proc.stderr
     # stderr is no terminal here (a log): a line when each stage starts, no redrawn bar
     assert "\r" not in proc.stderr
@@ -32,14 +33,14 @@ def test_analyze_writes_the_analysis_json(cuts, tmp_path):
     assert len(cut_times) == len(cuts.cut_times)
     for found, true in zip(sorted(cut_times), cuts.cut_times):
         assert abs(found - true) <= 0.1
-    assert all(b["caption"]["engine"] == "builtin@2" for b in data["boundaries"])
-    assert data["captions"] and all(c["engine"] == "builtin@2" for c in data["captions"])
+    assert all(b["caption"]["engine"] == "fake@1" for b in data["boundaries"])
+    assert data["captions"] and all(c["engine"] == "fake@1" for c in data["captions"])
     assert data["keyframes"] and all(k["reason"] for k in data["keyframes"])
     assert (tmp_path / "home" / "cache").is_dir()
 
 
 def test_analyze_default_output_and_stdout(cuts, tmp_path):
-    proc = run("analyze", "-q", cuts.path, cwd=tmp_path, home=tmp_path / "home")
+    proc = run("analyze", "-q", cuts.path, cwd=tmp_path, home=fake_home(tmp_path / "home"))
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / f"{cuts.path.stem}.analysis.json").exists()
     proc = run("analyze", "-q", cuts.path, "-o", "-", home=tmp_path / "home")
@@ -49,7 +50,7 @@ def test_analyze_default_output_and_stdout(cuts, tmp_path):
 def test_bad_inputs_one_line_each_and_non_zero(tmp_path, cuts):
     bad = make_bad_inputs(tmp_path / "bad")
     out = tmp_path / "outs"
-    proc = run_process("analyze", "-q", *bad.values(), cuts.path, "-o", out, home=tmp_path / "home")
+    proc = run_process("analyze", "-q", *bad.values(), cuts.path, "-o", out, home=fake_home(tmp_path / "home"))
     assert proc.returncode == 1
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert "Traceback" not in proc.stderr
