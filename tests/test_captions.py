@@ -1,17 +1,21 @@
 """The builtin captioner, boundary captions and keyframes on clips with known changes:
-nothing happens, the camera pans, an object enters, a cut, people come and go."""
+nothing happens, the camera pans, an object enters, a cut, people come and go. What the
+captioner says of a clip is a ``models`` test (EfficientNet-Lite0 and TransNetV2 run); a
+reviewer's caption kept by re-analysis is checked with the fake engines (fake_engines.py)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from faces import people
+from fake_engines import ENGINES
 from videoreview.pipeline import StageCache, analyze
 from videos import encode_frames
 
 
-def run(path, tmp_path):
-    return analyze(path, cache=StageCache(tmp_path / "cache"))
+def run(path, tmp_path, engines=None):
+    return analyze(path, engines, cache=StageCache(tmp_path / "cache"))
 
 
 def texture(size=(320, 180)) -> np.ndarray:
@@ -22,6 +26,7 @@ def texture(size=(320, 180)) -> np.ndarray:
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
+@pytest.mark.models
 def test_nothing_happens_means_one_caption_and_one_keyframe(tmp_path):
     still = texture()
     path = tmp_path / "still.mp4"
@@ -33,6 +38,7 @@ def test_nothing_happens_means_one_caption_and_one_keyframe(tmp_path):
     assert [k.reason for k in analysis.keyframes] == ["first frame"]
 
 
+@pytest.mark.models
 def test_camera_pan_is_said(tmp_path):
     import cv2
 
@@ -43,6 +49,7 @@ def test_camera_pan_is_said(tmp_path):
     assert all("camera pans right" in t.lower() for t in texts), texts  # the view slides right over the scene
 
 
+@pytest.mark.models
 def test_object_entering_changes_the_caption_after_it_and_not_before(event_video, tmp_path):
     analysis = run(event_video.path, tmp_path)
     by_time = {round(c.time): c.text for c in analysis.captions}
@@ -61,6 +68,7 @@ def test_object_entering_changes_the_caption_after_it_and_not_before(event_video
     assert any(event_video.events["change"] <= t <= event_video.events["change"] + 1 for t, _ in kept)
 
 
+@pytest.mark.models
 def test_cut_changes_shot_and_boundaries_get_captions(cuts_video, tmp_path):
     import bisect
 
@@ -115,10 +123,10 @@ def test_subject_is_said_at_the_level_both_views_are_sure_of_over_the_window():
 def test_reviewer_caption_survives_reanalysis(cuts_video, tmp_path):
     from dataclasses import replace
 
-    first = run(cuts_video.path, tmp_path)
+    first = run(cuts_video.path, tmp_path, ENGINES)
     mine = replace(first.captions[1], text="A reviewer's caption", edited=True)
     edited = replace(first, captions=(first.captions[0], mine) + first.captions[2:])
-    again = analyze(cuts_video.path, cache=StageCache(tmp_path / "cache"), previous=edited)
+    again = analyze(cuts_video.path, ENGINES, cache=StageCache(tmp_path / "cache"), previous=edited)
     assert again.captions[1].text == "A reviewer's caption" and again.captions[1].edited
     assert len(again.captions) == len(first.captions)
 
