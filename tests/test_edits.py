@@ -1,13 +1,13 @@
-"""A reviewer's caption and boundary edits, and that a re-analysis keeps them."""
+"""A reviewer's caption and boundary edits, and that a re-analysis keeps them (the fake
+engines of fake_engines.py find the cuts and write the captions)."""
 
 import pytest
 
+from fake_engines import ENGINES
 from videoreview.errors import RecordError
 from videoreview.pipeline import StageCache, analyze, edits, store
 from videoreview.records import Analysis
 from videos import make_cuts_video
-
-ENGINES = {"boundaries": "builtin", "captions": "builtin"}
 
 
 @pytest.fixture(scope="module")
