@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from fake_engines import ENGINES
 from videoreview.engines.embeddings.minilm import TextEmbedder, _check_weights, bundled_model_dir
 from videoreview.engines.scoring.builtin import CEIL, FLOOR, BuiltinScorer
 from videoreview.errors import ModelError
@@ -32,6 +33,7 @@ def embedder():
     return TextEmbedder()
 
 
+@pytest.mark.models
 def test_embedding_matches_sentence_transformers(embedder):
     from sentence_transformers import SentenceTransformer
 
@@ -126,8 +128,7 @@ def test_compare_scores_every_summary_under_one_scorer(embedder):
 @pytest.fixture(scope="module")
 def cuts_analysis(tmp_path_factory):
     clip = make_cuts_video(tmp_path_factory.mktemp("visil"))
-    return analyze(clip.path, {"boundaries": "builtin", "captions": "builtin"},
-                   cache=StageCache(tmp_path_factory.mktemp("cache")))
+    return analyze(clip.path, ENGINES, cache=StageCache(tmp_path_factory.mktemp("cache")))
 
 
 def test_covering_more_shots_never_loses_more(cuts_analysis, embedder):
