@@ -7,6 +7,7 @@ import opentimelineio as otio
 import pysubs2
 import pytest
 
+from fake_engines import ENGINES
 from videoreview.pipeline import StageCache, analyze
 from videoreview.records import Analysis, Boundary, BoundaryCaption, FrameCaption, Keyframe, VideoInfo
 from videoreview.summary import export
@@ -17,7 +18,7 @@ from videos import make_cuts_video
 def analysed(tmp_path_factory):
     cuts = make_cuts_video(tmp_path_factory.mktemp("export"))
     cache = StageCache(tmp_path_factory.mktemp("cache"))
-    return analyze(cuts.path, {"boundaries": "builtin", "captions": "builtin"}, cache=cache)
+    return analyze(cuts.path, ENGINES, cache=cache)  # the fake engines: the exports are what is checked
 
 
 def hand_made() -> Analysis:

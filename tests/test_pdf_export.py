@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fake_engines import ENGINES
 from videoreview.pipeline import StageCache, analyze
 from videoreview.records import (
     Analysis,
@@ -49,10 +50,9 @@ def page_count(path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def analysed(cuts_video, tmp_path_factory):
-    """A real Analysis of the cuts video, with two identities (one named by a reviewer)
-    and a keyframes+text summary added."""
-    analysis = analyze(cuts_video.path, {"boundaries": "builtin", "captions": "builtin"},
-                       cache=StageCache(tmp_path_factory.mktemp("cache")))
+    """An Analysis of the cuts video by the fake engines (fake_engines.py), with two
+    identities (one named by a reviewer) and a keyframes+text summary added."""
+    analysis = analyze(cuts_video.path, ENGINES, cache=StageCache(tmp_path_factory.mktemp("cache")))
     people = (Identity("P1", NAME, (Appearance(0.5, 3.0),), (1,), FaceDetection(1.0, 25, (120, 50, 60, 70), 0.9, 1),
                        edited=True),
               Identity("P2", None, (Appearance(5.0, 6.0), Appearance(8.0, 9.0)), (2,),
@@ -91,8 +91,9 @@ def test_report_reads_back_with_every_section(analysed, comparison, cuts_video, 
     opening = " ".join(summary.text.split("[KEYFRAME1]")[0].split())
     first = next(k for k in analysed.keyframes if k.frame == summary.keyframe_frames[0])
     reference = f"[Keyframe 1, {format_time(first.time, analysed.video.fps)}]"
+    captioner = analysed.engines["captions"]  # the engine that wrote the captions, named in the report
     for expected in ("Video review: cuts.mp4", subject, f"{NAME} (P1)", opening, reference,
-                     f"ViSIL under {SCORER} (approximate)", "Reference description: typed", "builtin@2"):
+                     f"ViSIL under {SCORER} (approximate)", "Reference description: typed", captioner):
         assert expected in text
     # Keyframes (the summary's are among them) and two faces, embedded as the JPEG they were encoded as.
     images = [line.split() for line in poppler("pdfimages", "-list", out).splitlines()[2:]]

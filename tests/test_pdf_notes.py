@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from fake_engines import ENGINES
 from videoreview.pipeline import StageCache, analyze
 from videoreview.records import Note, Shape
 from videoreview.summary.export import write_pdf
@@ -46,9 +47,9 @@ def close_to(pixels: np.ndarray, colour, tolerance: int = 70) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def noted(scene, stage_cache):
-    """A real Analysis of the face scene (25 fps) with two notes, given out of time order:
+    """An Analysis of the face scene (25 fps) by the fake engines, with two notes, given out of time order:
     one at frame 25 with a green arrow and rectangle, one resolved range, frames 75 to 110."""
-    analysis = analyze(scene.path, {"boundaries": "builtin", "captions": "builtin"}, cache=StageCache(stage_cache))
+    analysis = analyze(scene.path, ENGINES, cache=StageCache(stage_cache))
     drawing = (Shape("arrow", ARROW, color="#00ff00", width=0.01), Shape("rect", RECT, color="#00ff00", width=0.01))
     notes = (Note("n2", 3.0, 75, RANGE_TEXT, end_time=4.4, end_frame=110, tag="yellow", status="resolved",
                   author=AUTHOR, created="2024-05-01T10:00:00Z"),
