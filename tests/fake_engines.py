@@ -13,16 +13,27 @@ decoding pass, the sound reader), so the decoding of awkward files is still exer
 - on-screen text: none;
 - captions: the builtin captioner's sentences, measured with a colour grid in place of
   EfficientNet-Lite0 (the subject: the frame's dominant colour's ImageNet class).
+Two more face engines, for the window tests that need people or time:
+- ``fake-people`` (PEOPLE): a "face" is each picture pasted on the plain background of the
+  face clips (tests/faces.py), its box the picture's; its vector the picture's colours, so
+  Grace Hopper and Eileen Collins are two people however they are mirrored, turned, scaled
+  or lit. On frames without a plain background (the other clips) it finds no one;
+- ``fake-slow`` (SLOW): no faces, after SLOW_SECONDS a sample, so that a cancel sent when
+  the faces stage starts arrives while it runs.
 The models themselves are tested with the real engines, in tests marked ``models``.
 """
 
 from __future__ import annotations
 
+from time import sleep
+
+import cv2
 import numpy as np
 
 from videoreview.engines import registry
 from videoreview.engines.base import ProgressFn, no_progress
 from videoreview.engines.captions.builtin import BuiltinCaptionEngine
+from videoreview.engines.faces.protocol import Face
 from videoreview.engines.speech.protocol import Transcript
 from videoreview.media import scaled_size
 from videoreview.media.shared_pass import read_alone
@@ -30,8 +41,11 @@ from videoreview.records import Boundary, TranscriptSegment, Word
 
 FAKE = "fake"
 ENGINES = {"boundaries": FAKE, "faces": FAKE, "speech": FAKE, "screen-text": FAKE, "captions": FAKE}
+PEOPLE, SLOW = "fake-people", "fake-slow"
+WITH_PEOPLE = {**ENGINES, "faces": PEOPLE}  # the engines of the window tests on the face clips
 CUT_STEP = 40.0  # mean absolute difference (0-255) between two frames at a cut
 SILENCE = 0.01  # peak amplitude below which a sample is no speech
+SLOW_SECONDS = 0.25  # fake-slow's time a sample: 3 s for the faces of a 6 s clip
 
 
 class _Fake:
@@ -92,6 +106,57 @@ class FakeFaces(_Fake):
 
     def crops(self, frame: np.ndarray, faces, size: int = 150) -> list[np.ndarray]:
         return [np.zeros((size, size, 3), np.uint8) for _ in faces]
+
+
+class FakePeople(FakeFaces):
+    """The pictures of the face clips: background is where a pixel's green and blue are
+    those of most of the frame (the clips' backgrounds vary in red only); a picture is a
+    filled rectangle of other pixels of at least MIN_PICTURE of the frame."""
+
+    name = PEOPLE
+    dim = 16  # a 4 x 4 histogram of chromaticity (red and green shares of each bright pixel)
+    same_person = 0.25  # one person's pictures measured 0.00-0.09 apart on the face clips, two people 0.46-0.54
+    cluster_distance = 0.2
+    MIN_PICTURE = 0.02
+    MIN_BACKGROUND = 0.5  # share of a frame that must be background
+
+    def detect(self, frame: np.ndarray) -> list[Face]:
+        green_blue = frame[:, :, 1:].astype(np.int16)
+        background = np.median(green_blue.reshape(-1, 2), axis=0)
+        other = np.abs(green_blue - background).sum(axis=2) > 24
+        if other.mean() > 1 - self.MIN_BACKGROUND:
+            return []
+        other = cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(other)
+        pictures = [(int(x), int(y), int(w), int(h)) for x, y, w, h, area in stats[1:count]
+                    if area >= self.MIN_PICTURE * other.size and area >= 0.8 * w * h]
+        return [Face(box, 1.0) for box in sorted(pictures, key=lambda b: -b[2] * b[3])]
+
+    def embed(self, frame: np.ndarray, faces) -> np.ndarray:
+        vectors = np.zeros((len(faces), self.dim), np.float32)
+        for row, face in enumerate(faces):
+            pixels = _picture(frame, face.box).reshape(-1, 3).astype(np.float32)
+            total = pixels.sum(axis=1)
+            bright = pixels[total > 60] / total[total > 60, None]
+            histogram, _, _ = np.histogram2d(bright[:, 0], bright[:, 1], bins=4, range=[[0, 1], [0, 1]])
+            vectors[row] = histogram.ravel() / max(1.0, np.linalg.norm(histogram))
+        return vectors
+
+    def crops(self, frame: np.ndarray, faces, size: int = 150) -> list[np.ndarray]:
+        return [cv2.resize(_picture(frame, face.box), (size, size), interpolation=cv2.INTER_AREA) for face in faces]
+
+
+def _picture(frame: np.ndarray, box) -> np.ndarray:
+    x, y, w, h = (int(v) for v in box)
+    return frame[y:y + h, x:x + w]
+
+
+class SlowFaces(FakeFaces):
+    name = SLOW
+
+    def detect(self, frame: np.ndarray) -> list:
+        sleep(SLOW_SECONDS)
+        return []
 
 
 class FakeSpeech(_Fake):
@@ -158,3 +223,5 @@ class FakeCaptions(BuiltinCaptionEngine):
 for capability, engine in (("boundaries", FakeBoundaries), ("faces", FakeFaces), ("speech", FakeSpeech),
                            ("screen-text", FakeText), ("captions", FakeCaptions)):
     registry.register(capability, FAKE, engine)
+registry.register("faces", PEOPLE, FakePeople)
+registry.register("faces", SLOW, SlowFaces)

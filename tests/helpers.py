@@ -97,18 +97,65 @@ def fake_home(home) -> Path:
 # -- the window ----------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def main_window(qtbot):
-    """The main window as the window tests use it: 1400 x 900, shown, closed afterwards."""
+def main_window(qtbot=None, size: tuple[int, int] = (1400, 900)):
+    """The main window as the window tests use it: shown at ``size``, closed afterwards.
+    Without ``qtbot`` (a window kept for a module's tests) it is closed here alone."""
     from videoreview.gui.main_window import MainWindow
 
     window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
+    if qtbot is not None:
+        qtbot.addWidget(window)
+    window.resize(*size)
     window.show()
     try:
         yield window
     finally:
         window.close()
+
+
+def choose_engines(engines: dict[str, str]) -> None:
+    """Choose the analysis engines as a user does in Settings: engines.json in the
+    VIDEOREVIEW_HOME of the test (the window, its analysis child and the library read it)."""
+    from videoreview.choices import path
+
+    path().parent.mkdir(parents=True, exist_ok=True)
+    path().write_text(json.dumps(engines), encoding="utf-8")
+
+
+@contextlib.contextmanager
+def engines_chosen(engines: dict[str, str]):
+    """``choose_engines`` for a while, then the choices as they were."""
+    from videoreview.choices import path
+
+    before = path().read_text(encoding="utf-8") if path().exists() else None
+    choose_engines(engines)
+    try:
+        yield
+    finally:
+        if before is None:
+            path().unlink(missing_ok=True)
+        else:
+            path().write_text(before, encoding="utf-8")
+
+
+def back_to_start(qtbot, window) -> None:
+    """A window kept for a module's tests, as each test expects to find it: no analysis
+    running or queued, no video open, nothing selected, every overlay on, no notice, and
+    the active window again (its shortcuts work after another window has been shown)."""
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5_000)
+    window.queue.cancel_all()
+    if window.queue.current is not None:
+        window.queue.cancel(window.queue.current.path)
+    qtbot.waitUntil(window.queue.is_idle, timeout=60_000)
+    for document in list(window.documents.values()):
+        window.close_document(document)
+    window.select(None, None)
+    for name, action in window.overlay_actions.items():
+        action.setChecked(True)
+        window.set_overlay(name, True)
+    window.last_notice = ""
+    window.notice_label.hide()
 
 
 # -- pictures --------------------------------------------------------------------------------

@@ -1,5 +1,8 @@
-"""The main window end to end: real videos dropped on it, real analysis on worker threads,
-the timeline, the player, review edits with undo, and what survives closing the window."""
+"""The main window end to end: real videos dropped on it, analysis in the real child
+process with the fake engines (fake_engines.py: cuts by frame difference, the face clip's
+two people by their pictures), the timeline, the player, review edits with undo, and what
+survives closing the window. One window serves the module's tests (back_to_start between
+them); a test that closes its window has its own."""
 
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent, QImage  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from helpers import main_window  # noqa: E402
+from fake_engines import SLOW, WITH_PEOPLE  # noqa: E402
+from helpers import back_to_start, choose_engines, engines_chosen, main_window  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.pipeline import edits, store  # noqa: E402
 from videos import make_cuts_video  # noqa: E402
@@ -25,11 +29,35 @@ ANALYSIS_MS = 180_000  # a full analysis of an 8 s clip on a busy 2-core machine
 FRAME_MS = 5_000
 
 
-@pytest.fixture()
-def window(qtbot, home):
-    # Each test starts with no saved analyses or settings (the stage cache stays).
+@pytest.fixture(scope="module")
+def fakes(home):
+    """The module's home analyses with the fake engines, the face clip's people included."""
+    choose_engines(WITH_PEOPLE)
+
+
+@pytest.fixture(scope="module")
+def shared_window(qapp, home, fakes):
+    with main_window() as w:
+        yield w
+
+
+def fresh_start(home) -> None:
+    """No saved analyses or settings (the stage cache stays)."""
     shutil.rmtree(home / "analyses", ignore_errors=True)
     (home / "settings.ini").unlink(missing_ok=True)
+
+
+@pytest.fixture()
+def window(qtbot, home, shared_window):
+    back_to_start(qtbot, shared_window)
+    fresh_start(home)
+    return shared_window
+
+
+@pytest.fixture()
+def own_window(qtbot, home, fakes):
+    """A window of the test's own, for a test that closes it."""
+    fresh_start(home)
     with main_window(qtbot) as w:
         yield w
 
@@ -146,7 +174,8 @@ def state_label(window) -> str:
     return window.view.overlay_state()["boundary"] or ""
 
 
-def test_edits_undo_redo_and_they_survive_closing_and_reanalysis(qtbot, home, window, scene):
+def test_edits_undo_redo_and_they_survive_closing_and_reanalysis(qtbot, home, own_window, scene):
+    window = own_window
     analysis = analysed(qtbot, window, scene.path)
     cuts = list(scene.cut_frames)
     # identity: a name; boundaries: one moved three frames (drag on the timeline), one deleted, one added
@@ -233,8 +262,9 @@ def test_cancel_mid_analysis_leaves_a_usable_window_and_nothing_saved(qtbot, win
             QTest.keyClick(window, Qt.Key_Escape)
 
     window.queue.progress.connect(cancel_when_faces_start)
-    with qtbot.waitSignal(window.queue.cancelled, timeout=ANALYSIS_MS):
-        drop(window, fresh.path)
+    with engines_chosen({**WITH_PEOPLE, "faces": SLOW}), qtbot.waitSignal(window.queue.cancelled,
+                                                                          timeout=ANALYSIS_MS):
+        drop(window, fresh.path)  # (the faces stage takes seconds: the cancel arrives while it runs)
     window.queue.progress.disconnect(cancel_when_faces_start)
     document = window.documents[str(fresh.path)]
     assert document.status == "cancelled" and document.analysis is None
@@ -265,7 +295,7 @@ def test_layout_and_toggles_are_remembered(qtbot, home):
     second.close()
 
 
-def test_command_line_screenshot(home, scene, bad_inputs, tmp_path):
+def test_command_line_screenshot(home, fakes, scene, bad_inputs, tmp_path):
     out = tmp_path / "shot.png"
     env = dict(os.environ, VIDEOREVIEW_HOME=str(home), QT_QPA_PLATFORM="offscreen")
     run = subprocess.run([sys.executable, "-m", "videoreview", "gui", str(scene.path), "--screenshot", str(out),
@@ -303,7 +333,7 @@ def test_no_command_opens_the_window(fresh_home):
 
 
 @pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="needs Xvfb (scripts/setup installs it as root)")
-def test_screenshot_on_a_real_x_server(home, scene, tmp_path):
+def test_screenshot_on_a_real_x_server(home, fakes, scene, tmp_path):
     """The X11 platform plugin a desktop user gets (not offscreen) loads and draws the window."""
     out = tmp_path / "x11.png"
     env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}

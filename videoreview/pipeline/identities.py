@@ -244,6 +244,19 @@ def edit_identities(analysis: Analysis, edit: IdentityEdit, distance: float) -> 
 
 def apply_identity_edit(analysis: Analysis, edit: IdentityEdit) -> Analysis:
     """``edit_identities`` at the clustering distance of the face engine that made ``analysis``."""
+    return edit_identities(analysis, edit, face_cluster_distance(analysis.engines.get("faces", "")))
+
+
+def face_cluster_distance(engine: str) -> float:
+    """engines.faces.cluster_distance, which knows the bundled engines; one added with
+    registry.register() is asked itself (made, its models not loaded)."""
+    from ..engines import registry
     from ..engines.faces import cluster_distance
 
-    return edit_identities(analysis, edit, cluster_distance(analysis.engines.get("faces", "")))
+    try:
+        return cluster_distance(engine)
+    except KeyError:
+        name = engine.split("@", 1)[0]
+        if not registry.is_builtin("faces", name):
+            raise
+        return registry.create("faces", name).cluster_distance
