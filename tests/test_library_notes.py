@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import run, run_json
+from helpers import fake_home, run, run_json
 from videoreview.notes import changes
 from videoreview.pipeline import StageCache, store
 from videos import make_cuts_video, make_index_video
@@ -34,9 +34,9 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def noted(folder, home):
-    """Both clips analysed and indexed, then notes added to their saved analyses and the
-    library rebuilt from them."""
-    proc = run("library", "add", folder, home=home)
+    """Both clips analysed (by the fake engines, fake_engines.py) and indexed, then notes
+    added to their saved analyses and the library rebuilt from them."""
+    proc = run("library", "add", folder, home=fake_home(home))
     assert proc.returncode == 0 and proc.stdout.strip() == "2 indexed, 0 unchanged, 0 failed", proc.stderr
     for name, notes in NOTES.items():
         analysis = store.load_saved(StageCache().content_hash(folder / name))

@@ -27,6 +27,7 @@ def test_a_model_name_is_a_folder_checked_at_once(tmp_path):
             registry.create(capability, name)
 
 
+@pytest.mark.models
 def test_engines_are_shared_and_load_their_models_only_to_compute(cuts_video, tmp_path):
     engines = {"boundaries": "builtin", "faces": "dlib-hog", "captions": "builtin"}
     cache = StageCache(tmp_path / "cache")
