@@ -82,15 +82,15 @@ def run_process(*args, cwd=None, home=None, **kwargs) -> subprocess.CompletedPro
                           text=True, cwd=cwd, env=env, **kwargs)
 
 
-def fake_home(home) -> Path:
-    """``home`` (a VIDEOREVIEW_HOME, made if need be) with the fake engines (fake_engines.py)
-    chosen in its engines.json, as a user chooses engines: the commands run in it, and the
-    child processes they start, analyse with them."""
+def fake_home(home, engines: dict[str, str] | None = None) -> Path:
+    """``home`` (a VIDEOREVIEW_HOME, made if need be) with the fake engines (fake_engines.py,
+    or ``engines``) chosen in its engines.json, as a user chooses engines: the commands run
+    in it, and the child processes they start, analyse with them."""
     from fake_engines import ENGINES
 
     home = Path(home)
     home.mkdir(parents=True, exist_ok=True)
-    (home / "engines.json").write_text(json.dumps(ENGINES), encoding="utf-8")
+    (home / "engines.json").write_text(json.dumps(engines or ENGINES), encoding="utf-8")
     return home
 
 

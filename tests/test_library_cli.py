@@ -2,7 +2,11 @@
 folder added recursively, queries that must land on the right video and moment (facts the
 clips were made with: the cuts clip has no people; in the face scene P2 is on screen from
 2 s to 6 s), a moved file recognised, a non-video reported, an indexer killed mid-way and
-resumed with nothing lost or duplicated, and a damaged catalog rebuilt."""
+resumed with nothing lost or duplicated, and a damaged catalog rebuilt. The library is
+made with the fake engines (fake_engines.py; fake-people finds the face scene's two
+people); the queries that need what the real engines and the sentence embedding make of
+the clips ("scenes with no people", the grounding of "P2 in close-up") run on a library of
+their own, marked ``models``."""
 
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ import time
 import pytest
 
 from faces import SCENE, make_face_video
-from helpers import make_library_folder, run, run_json
+from fake_engines import ENGINES, SLOW, WITH_PEOPLE
+from helpers import fake_home, make_library_folder, run, run_json
 from videoreview.library.units import units_of
 from videoreview.records import Analysis
 from videos import make_bad_inputs, make_cuts_video
@@ -31,12 +36,29 @@ def folder(tmp_path_factory):
     return root
 
 
-@pytest.fixture(scope="module")
-def added(folder, home):
+def add_folder(folder, home) -> dict[str, dict]:
     proc = run("library", "add", folder, home=home)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "2 indexed, 0 unchanged, 0 failed"
     return {v["path"]: v for v in listing(home)}
+
+
+@pytest.fixture(scope="module")
+def added(folder, home):
+    return add_folder(folder, fake_home(home, WITH_PEOPLE))
+
+
+@pytest.fixture(scope="module")
+def models_home(tmp_path_factory, stage_cache):
+    """A home with the builtin engines (its stage cache the session's, as conftest's home)."""
+    path = tmp_path_factory.mktemp("models home")
+    (path / "cache").symlink_to(stage_cache, target_is_directory=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def added_by_models(folder, models_home):
+    return add_folder(folder, models_home)
 
 
 def listing(home) -> list[dict]:
@@ -54,7 +76,9 @@ def test_a_folder_is_added_recursively(added, folder):
     assert added[str(folder / "cuts clip.mp4")]["identities"] == []
 
 
-def test_queries_land_on_the_right_video_and_moment(added, folder, home):
+@pytest.mark.models
+def test_queries_land_on_the_right_video_and_moment(added_by_models, folder, models_home):
+    added, home = added_by_models, models_home
     cuts, people = str(folder / "cuts clip.mp4"), str(folder / "sub" / "people é.mp4")
     assert search(home, "scenes with no people")[0]["path"] == cuts
     assert search(home, "the cuts clip")[0]["path"] == cuts  # its file name
@@ -81,7 +105,9 @@ def test_bad_queries_get_one_line(added, home):
     assert len(listing(home)) == 2
 
 
-def test_eval_retrieval_scores_the_library_on_a_query_file(added, folder, home, tmp_path):
+@pytest.mark.models
+def test_eval_retrieval_scores_the_library_on_a_query_file(added_by_models, folder, models_home, tmp_path):
+    home = models_home
     queries = tmp_path / "queries.json"
     queries.write_text(json.dumps([
         {"query": "scenes with no people", "video": "cuts clip.mp4", "set": "spatial"},
@@ -120,7 +146,7 @@ def test_adding_again_skips_what_is_indexed_and_recognises_a_moved_file(added, f
         videos = {v["path"]: v for v in listing(home)}
         assert str(new) in videos and str(old) not in videos and len(videos) == 2
         assert videos[str(new)]["id"] == added[str(old)]["id"]
-        assert search(home, "scenes with no people")[0]["path"] == str(new)
+        assert search(home, "the camera zooms in")[0]["path"] == str(new)  # only the cuts clip zooms (fake captions)
     finally:
         shutil.move(new, old)
         run("library", "add", old, home=home)
@@ -141,6 +167,7 @@ def test_killed_mid_indexing_then_resumed_loses_and_duplicates_nothing(tmp_path)
     videos.mkdir()
     make_face_video(videos / "scene.mp4", SCENE)
     make_cuts_video(videos, name="cuts.mp4")
+    fake_home(home, {**ENGINES, "faces": SLOW})  # faces that take seconds: it is killed while it analyses
     env = dict(os.environ, VIDEOREVIEW_HOME=str(home))
     child = subprocess.Popen([sys.executable, "-m", "videoreview", "library", "add", str(videos), "-q"], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -155,7 +182,7 @@ def test_killed_mid_indexing_then_resumed_loses_and_duplicates_nothing(tmp_path)
     child.wait()
     assert _count(database, "SELECT count(*) FROM videos WHERE status = 'analysing'") == 1
 
-    proc = run("library", "add", videos, home=home)
+    proc = run("library", "add", videos, home=fake_home(home))  # resumed with the quick fakes
     assert proc.returncode == 0, proc.stderr
     listed = listing(home)
     assert sorted(v["path"] for v in listed) == sorted(str(p) for p in videos.iterdir())
@@ -173,7 +200,7 @@ def test_a_damaged_catalog_is_moved_aside_and_rebuilt(tmp_path):
     videos = tmp_path / "videos"
     videos.mkdir()
     make_cuts_video(videos, name="only.mp4")
-    assert run("library", "add", videos, "-q", home=home).returncode == 0
+    assert run("library", "add", videos, "-q", home=fake_home(home)).returncode == 0
     database = home / "library.sqlite3"
     database.write_bytes(b"\0garbage" * 1000)
     for suffix in ("-wal", "-shm"):
@@ -184,7 +211,7 @@ def test_a_damaged_catalog_is_moved_aside_and_rebuilt(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "moved to" in proc.stdout and "rebuilt: 1 videos" in proc.stdout
     assert [p.name for p in home.glob("library.sqlite3.unusable-*")]  # the old file is kept
-    assert search(home, "scenes with no people")[0]["path"] == str(videos / "only.mp4")
+    assert search(home, "the camera zooms in")[0]["path"] == str(videos / "only.mp4")
 
 
 def _analysing(database) -> int:
