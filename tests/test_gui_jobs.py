@@ -1,4 +1,5 @@
-"""The background analysis queue and the document with undo, on real videos and QThreads."""
+"""The background analysis queue and the document with undo, on real videos and QThreads,
+the analysis in its real child process with the fake engines (fake_engines.py)."""
 
 import os
 
@@ -6,16 +7,26 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
+import fake_engines  # noqa: E402
 from videoreview.gui.document import VideoDocument  # noqa: E402
 from videoreview.gui.jobs import AnalysisQueue  # noqa: E402
 from videoreview.pipeline import edits, store  # noqa: E402
 
-ENGINES = {"boundaries": "builtin", "faces": "dlib-hog", "captions": "builtin"}
+ENGINES = {key: fake_engines.FAKE for key in ("boundaries", "faces", "captions")}
+# A faces stage that takes seconds: a cancel sent as it starts arrives while it runs.
+SLOW_ENGINES = {**ENGINES, "faces": fake_engines.SLOW}
 
 
 @pytest.fixture()
 def queue(qtbot, fresh_home):
     q = AnalysisQueue(ENGINES)
+    yield q
+    q.shutdown()
+
+
+@pytest.fixture()
+def slow_queue(qtbot, fresh_home):
+    q = AnalysisQueue(SLOW_ENGINES)
     yield q
     q.shutdown()
 
@@ -45,7 +56,9 @@ def test_stages_arrive_one_by_one_then_the_saved_result(qtbot, queue, cuts_video
     assert partials == [final]
 
 
-def test_cancel_mid_analysis_saves_nothing(qtbot, queue, cuts_video, fresh_home):
+def test_cancel_mid_analysis_saves_nothing(qtbot, slow_queue, cuts_video, fresh_home):
+    queue = slow_queue
+
     def cancel_in_faces(progress):
         if progress.stage == "faces":
             queue.cancel(progress.path)
@@ -107,7 +120,7 @@ def test_quitting_mid_analysis_stops_the_analysis_process(qtbot, fresh_home, tmp
     from videos import make_cuts_video
 
     fresh = make_cuts_video(tmp_path, cut_frames=(40, 90), frames=150, name="fresh.mp4")  # not cached
-    queue = AnalysisQueue(ENGINES)
+    queue = AnalysisQueue(SLOW_ENGINES)
     queue.enqueue(str(fresh.path))
     qtbot.waitUntil(lambda: queue.tasks.worker is not None and queue.tasks.worker.child is not None, timeout=30_000)
     thread, child = queue.tasks.worker.thread(), queue.tasks.worker.child
@@ -129,11 +142,13 @@ def test_a_video_opened_goes_before_the_library_queue(qtbot, queue, cuts_video, 
 
 
 def test_the_chosen_engines_are_used_and_a_missing_model_is_noticed(qtbot, fresh_home, tmp_path, monkeypatch):
+    from helpers import choose_engines
     from tiny_vlm import colour_clip
 
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty hub"))
     fresh_home.mkdir(parents=True, exist_ok=True)
-    (fresh_home / "engines.json").write_text('{"captions": "llava-onevision-0.5b", "faces": "dlib-cnn"}')
+    # The fakes but for captions (a model not installed) and faces (not the default fake).
+    choose_engines({**fake_engines.ENGINES, "captions": "llava-onevision-0.5b", "faces": fake_engines.PEOPLE})
     queue = AnalysisQueue()  # no engines given: the engine choices, when each job starts
     notices = []
     queue.notice.connect(notices.append)
@@ -145,4 +160,4 @@ def test_the_chosen_engines_are_used_and_a_missing_model_is_noticed(qtbot, fresh
     assert notices == ["llava-onevision-0.5b is not installed (videoreview models pull llava-onevision-0.5b). "
                        "Instead: Frame and boundary captions: builtin"]
     engines = done.args[1].engines
-    assert engines["captions"].startswith("builtin@") and engines["faces"].startswith("dlib-cnn@")
+    assert engines["captions"].startswith("builtin@") and engines["faces"].startswith(f"{fake_engines.PEOPLE}@")

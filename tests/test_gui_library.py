@@ -7,7 +7,8 @@ notes added in review are listed among the open notes of every video and open th
 at the note, and a dead library process or a damaged catalog gets one clear message.
 
 Facts the clips were made with (see test_library_cli.py): the cuts clip has no people;
-in the face scene P2 is on screen from 2 s to 6 s."""
+in the face scene P2 is on screen from 2 s to 6 s. They are analysed by the fake engines
+(fake_engines.py), which find those people; the spoken phrase needs the real speech engine."""
 
 from __future__ import annotations
 
@@ -21,9 +22,14 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDropEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from helpers import make_library_folder  # noqa: E402
+from fake_engines import WITH_PEOPLE  # noqa: E402
+from helpers import choose_engines, engines_chosen, make_library_folder  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
+from videoreview.pipeline.stages import DEFAULT_ENGINES  # noqa: E402
 
+# Plain words for the cuts clip alone: the fake captions say it of each of its shots, and
+# of no shot of the face scene (the builtin captioner said "no people seen" of it instead).
+CUTS_QUERY = "something moving in the picture"
 INDEX_MS = 300_000  # two clips analysed and indexed (the embedding loads once) on a busy 2-core machine
 REPLY_MS = 60_000
 
@@ -35,6 +41,7 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def window(qapp, home):
+    choose_engines(WITH_PEOPLE)
     w = MainWindow()
     w.resize(1500, 950)
     w.show()
@@ -82,7 +89,7 @@ def test_a_dropped_folder_is_indexed_with_thumbnails_and_people(qtbot, window, i
 
 
 def test_a_plain_query_opens_the_right_video_at_the_moment(qtbot, window, indexed):
-    moments = search(qtbot, window, "scenes with no people")
+    moments = search(qtbot, window, CUTS_QUERY)
     assert moments[0].path == indexed["cuts clip.mp4"].path
     panel = window.library_panel.search_page
     head = panel.results.topLevelItem(0)
@@ -145,15 +152,16 @@ def test_a_killed_library_process_fails_its_request_and_comes_back(qtbot, window
     child = window.library._thread.child
     os.kill(child.pid, signal.SIGSTOP)  # so the search below is still open when it dies
     with qtbot.waitSignal(panel.resultsShown, timeout=REPLY_MS) as shown:
-        panel.query.setText("scenes with no people")
+        panel.query.setText(CUTS_QUERY)
         panel.search()
         qtbot.wait(500)  # the request has gone down the pipe
         os.kill(child.pid, signal.SIGKILL)
     assert shown.args[0] == [] and "stopped unexpectedly" in panel.results_label.text()
-    assert search(qtbot, window, "scenes with no people")[0].path == indexed["cuts clip.mp4"].path  # a new process
+    assert search(qtbot, window, CUTS_QUERY)[0].path == indexed["cuts clip.mp4"].path  # a new process
     assert window.library._thread.child.pid != child.pid
 
 
+@pytest.mark.models  # what the builtin speech engine hears
 def test_a_spoken_phrase_opens_its_video_where_it_is_said(qtbot, window, indexed, tmp_path_factory):
     import numpy as np
 
@@ -167,11 +175,13 @@ def test_a_spoken_phrase_opens_its_video_where_it_is_said(qtbot, window, indexed
     (folder / "narrated.mp4.wav").unlink()  # the sound alone: not what the library should list
     data = QMimeData()
     data.setUrls([QUrl.fromLocalFile(str(folder))])
-    window.library_panel.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton, Qt.NoModifier))
     video_list = window.library_panel.video_list
-    qtbot.waitUntil(lambda: len(video_list.videos) == 3 and window.queue.is_idle()
-                    and not window.library.busy() and {v.status for v in video_list.videos} == {"done"},
-                    timeout=INDEX_MS)
+    with engines_chosen({**WITH_PEOPLE, "speech": DEFAULT_ENGINES["speech"]}):
+        window.library_panel.dropEvent(QDropEvent(QPointF(10, 10), Qt.CopyAction, data, Qt.LeftButton,
+                                                  Qt.NoModifier))
+        qtbot.waitUntil(lambda: len(video_list.videos) == 3 and window.queue.is_idle()
+                        and not window.library.busy() and {v.status for v in video_list.videos} == {"done"},
+                        timeout=INDEX_MS)
     moments = search(qtbot, window, "blue umbrella")
     assert moments[0].path == str(path) and moments[0].kind == "speech"
     assert spoken[0].start - 0.5 <= moments[0].start <= spoken[0].start + 1.0

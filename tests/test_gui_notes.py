@@ -13,7 +13,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from helpers import main_window  # noqa: E402
+from fake_engines import WITH_PEOPLE  # noqa: E402
+from helpers import choose_engines, main_window  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.notes.author import set_reviewer_name  # noqa: E402
 from videoreview.pipeline import store  # noqa: E402
@@ -24,6 +25,7 @@ FRAME_MS = 5_000
 
 @pytest.fixture()
 def window(qtbot, home):
+    choose_engines(WITH_PEOPLE)  # the fake engines (fake_engines.py): what is checked is the window
     shutil.rmtree(home / "analyses", ignore_errors=True)
     (home / "settings.ini").unlink(missing_ok=True)
     set_reviewer_name("Ada")

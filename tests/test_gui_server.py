@@ -10,6 +10,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
+from fake_engines import ENGINES  # noqa: E402
+from helpers import choose_engines  # noqa: E402
 from model_server import ModelServer  # noqa: E402
 from tiny_vlm import colour_clip  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
@@ -29,14 +31,13 @@ def loopback():
 @pytest.fixture()
 def window(qtbot, home):
     shutil.rmtree(home / "analyses", ignore_errors=True)
-    (home / "engines.json").unlink(missing_ok=True)
+    choose_engines(ENGINES)  # the fake engines (fake_engines.py) for what the test does not choose
     (home / "servers.json").unlink(missing_ok=True)
     w = MainWindow()
     qtbot.addWidget(w)
     w.show()
     yield w
     w.close()
-    (home / "engines.json").unlink(missing_ok=True)  # the next modules' windows use the builtin engines
 
 
 def test_a_server_from_settings_captions_in_the_window_and_cancel_stops_it(qtbot, window, loopback, tmp_path):

@@ -14,6 +14,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
+from fake_engines import WITH_PEOPLE  # noqa: E402
+from helpers import choose_engines  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.pipeline import store  # noqa: E402
 
@@ -32,7 +34,9 @@ def wait_until(app, condition, timeout: float) -> None:
 
 @pytest.fixture(scope="module")
 def window(qapp, home, scene):
-    """One window with the face scene analysed (8 s, four shots, two people), for the module."""
+    """One window with the face scene analysed (8 s, four shots, two people), for the module,
+    by the fake engines (fake_engines.py): the summaries are built from what they found."""
+    choose_engines(WITH_PEOPLE)
     w = MainWindow()
     w.resize(1500, 1000)
     w.show()
@@ -103,6 +107,7 @@ def test_editing_a_text_is_an_undoable_edit_marked_edited(qtbot, window, panel):
     assert column.text.toPlainText() == before.summaries[1].text and not column.badge.isVisibleTo(panel)
 
 
+@pytest.mark.models  # the builtin scorer's MiniLM
 def test_visil_with_the_builtin_scorer_in_a_child_process(qtbot, window, panel, tmp_path):
     panel.set_scorer("builtin")
     summaries = window.current.analysis.summaries
