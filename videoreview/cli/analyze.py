@@ -88,9 +88,9 @@ def one_analysis(args: argparse.Namespace):
 
 def _cluster_distance(analyses) -> float:
     """The face engine's clustering distance for analyses made with it (at least one)."""
-    from ..engines.faces import cluster_distance
+    from ..pipeline.identities import face_cluster_distance  # a registered engine's too
 
-    return cluster_distance(analyses[0].engines.get("faces", ""))
+    return face_cluster_distance(analyses[0].engines.get("faces", ""))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
