@@ -1,5 +1,7 @@
 """Faces found, tracked and clustered into P1, P2, ... on clips made from real photographs
-(see faces.py), across shots and across the clips of a set; reviewer edits survive re-analysis."""
+(see faces.py), across shots and across the clips of a set (``models``: the face engines
+run); reviewer edits survive re-analysis, and a broken clip in a set leaves the others
+their identities, checked with the fake-people engine (fake_engines.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 
 from faces import SCENE, SECOND_CLIP, Placement, Shot, make_face_video, people
+from fake_engines import PEOPLE, WITH_PEOPLE
 from videoreview.engines import registry
 from videoreview.engines.faces import cluster_distance
 from videoreview.errors import MediaError
@@ -19,6 +22,7 @@ from videoreview.pipeline import StageCache, analyze
 from videoreview.pipeline.identities import assign_identities, edit_identities, merge, not_a_face, rename, split
 
 DISTANCE = cluster_distance("dlib-hog")
+FAKE_DISTANCE = registry.create("faces", PEOPLE).cluster_distance
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +37,13 @@ def analysed(clips, tmp_path_factory):
     return [analyze(clip.path, cache=cache) for clip in clips], cache
 
 
+@pytest.fixture(scope="module")
+def faked(clips, tmp_path_factory):
+    """The clips analysed with the fake engines, fake-people finding the faces."""
+    cache = StageCache(tmp_path_factory.mktemp("cache"))
+    return [analyze(clip.path, WITH_PEOPLE, cache=cache) for clip in clips], cache
+
+
 def true_track_people(analysis, clip) -> dict[int, str]:
     """Each track's true person: the majority over its faces."""
     votes: dict[int, Counter] = {}
@@ -42,6 +53,7 @@ def true_track_people(analysis, clip) -> dict[int, str]:
 
 
 @pytest.mark.parametrize("name", ["blazeface", "dlib-hog"])
+@pytest.mark.models
 def test_engine_finds_both_photographed_faces(clips, name):
     engine = registry.create("faces", name)
     scene = clips[0]
@@ -59,6 +71,7 @@ def test_engine_finds_both_photographed_faces(clips, name):
     assert [c.shape for c in crops] == [(150, 150, 3)] * 2
 
 
+@pytest.mark.models
 def test_tracks_stay_inside_shots(clips, analysed):
     (scene_analysis, _), _ = analysed
     scene = clips[0]
@@ -72,6 +85,7 @@ def test_tracks_stay_inside_shots(clips, analysed):
     assert all(t.faces == 4 and t.quality > 0.5 for t in scene_analysis.face_tracks)
 
 
+@pytest.mark.models
 def test_identities_in_one_video(clips, analysed):
     (scene_analysis, _), _ = analysed
     truth = true_track_people(scene_analysis, clips[0])
@@ -88,6 +102,7 @@ def test_identities_in_one_video(clips, analysed):
     assert set(json_faces[0]) >= {"time", "frame", "box", "score", "track", "identity"}
 
 
+@pytest.mark.models
 def test_identities_across_a_set_of_clips(clips, analysed):
     (a, b), _ = analysed
     a, b = assign_identities([a, b], DISTANCE)
@@ -100,32 +115,33 @@ def test_identities_across_a_set_of_clips(clips, analysed):
     assert [t.identity for t in b.face_tracks] == ["P2", "P1"]
 
 
-def test_reviewer_edits_survive_reanalysis(clips, analysed):
-    (scene_analysis, _), cache = analysed
-    edited = edit_identities(scene_analysis, rename(scene_analysis, "P2", "Eileen Collins"), DISTANCE)
+def test_reviewer_edits_survive_reanalysis(clips, faked):
+    (scene_analysis, _), cache = faked
+    edited = edit_identities(scene_analysis, rename(scene_analysis, "P2", "Eileen Collins"), FAKE_DISTANCE)
     assert {i.id: i.name for i in edited.identities} == {"P1": None, "P2": "Eileen Collins"}
     assert [i.edited for i in edited.identities] == [False, True]
 
     grace_track = next(t.id for t in edited.face_tracks if t.shot == 3)
-    edited = edit_identities(edited, split(edited, grace_track), DISTANCE)
+    edited = edit_identities(edited, split(edited, grace_track), FAKE_DISTANCE)
     assert len(edited.identities) == 3 and next(t for t in edited.face_tracks if t.id == grace_track).identity == "P3"
 
-    edited = edit_identities(edited, merge(edited, "P1", "P3"), DISTANCE)
+    edited = edit_identities(edited, merge(edited, "P1", "P3"), FAKE_DISTANCE)
     assert [i.id for i in edited.identities] == ["P1", "P2"]
 
     false_face = next(t.id for t in edited.face_tracks if t.shot == 1)
-    edited = edit_identities(edited, not_a_face(edited, false_face), DISTANCE)
+    edited = edit_identities(edited, not_a_face(edited, false_face), FAKE_DISTANCE)
     assert all(t.id != false_face for t in edited.face_tracks)
     assert all(f.track != false_face for f in edited.faces)
 
     # Re-analysis (from the cache, as after an engine upgrade it would be from scratch)
     # replays the four edits on the new tracks.
-    again = analyze(clips[0].path, cache=cache, previous=edited)
+    again = analyze(clips[0].path, WITH_PEOPLE, cache=cache, previous=edited)
     assert again.identity_edits == edited.identity_edits
     assert [(i.id, i.name) for i in again.identities] == [(i.id, i.name) for i in edited.identities]
     assert [(t.start, t.identity) for t in again.face_tracks] == [(t.start, t.identity) for t in edited.face_tracks]
 
 
+@pytest.mark.models
 def test_no_faces_tiny_faces_and_turned_faces_give_no_identities(cuts_video, tmp_path):
     analysis = analyze(cuts_video.path, cache=StageCache(tmp_path / "c1"))
     assert analysis.faces == () and analysis.identities == ()
@@ -138,6 +154,7 @@ def test_no_faces_tiny_faces_and_turned_faces_give_no_identities(cuts_video, tmp
     assert "faces" in analysis.engines
 
 
+@pytest.mark.models
 def test_crowd_is_capped_and_still_clustered(tmp_path):
     grid = tuple(Placement("eileen" if (i + j) % 2 else "grace", 0.07 + 0.125 * i, 0.15 + 0.23 * j, 48, drift=0)
                  for i in range(8) for j in range(4))
@@ -152,18 +169,18 @@ def test_crowd_is_capped_and_still_clustered(tmp_path):
         assert len(ids) == len(set(ids))
 
 
-def test_a_broken_clip_in_a_set_is_reported_and_the_others_keep_identities(clips, analysed, tmp_path):
+def test_a_broken_clip_in_a_set_is_reported_and_the_others_keep_identities(clips, faked, tmp_path):
     broken = tmp_path / "broken.mp4"
     broken.write_bytes(clips[0].path.read_bytes()[:3000])
     results, errors = [], []
-    (a, b), cache = analysed
+    (a, b), cache = faked
     for path in (clips[0].path, broken, clips[1].path):
         try:
-            results.append(analyze(path, cache=cache))
+            results.append(analyze(path, WITH_PEOPLE, cache=cache))
         except MediaError as exc:
             errors.append(exc)
     assert len(errors) == 1 and "broken.mp4" in str(errors[0])
-    a2, b2 = assign_identities(results, DISTANCE)
+    a2, b2 = assign_identities(results, FAKE_DISTANCE)
     assert [t.identity for t in b2.face_tracks] == ["P2", "P1"]
 
 
@@ -180,6 +197,7 @@ MEGAMIND = Path("/usr/share/doc/opencv-doc/examples/data/Megamind.avi")
 
 
 @pytest.mark.skipif(not MEGAMIND.exists(), reason="opencv-doc is not installed")
+@pytest.mark.models
 def test_real_film_clip_two_people_talking(tmp_path):
     analysis = analyze(MEGAMIND, cache=StageCache(tmp_path))
     by_shot = {t.shot: t.identity for t in analysis.face_tracks if t.identity}

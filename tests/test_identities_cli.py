@@ -1,4 +1,5 @@
-"""`videoreview identities`, `analyze --videoset`, `eval identities` and `eval fitb` as a user runs them."""
+"""`videoreview identities`, `analyze --videoset`, `eval identities` and `eval fitb` as a user runs them,
+in homes that choose the fake engines (fake_engines.py: fake-people finds the clips' two people)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import cv2
 import pytest
 
 from faces import SCENE, SECOND_CLIP, make_face_video
-from helpers import run
+from fake_engines import WITH_PEOPLE
+from helpers import fake_home, run
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +23,7 @@ def test_identities_table_crops_and_a_broken_clip(clips, tmp_path):
     broken = tmp_path / "broken.mp4"
     broken.write_bytes(clips[0].path.read_bytes()[:3000])
     crops = tmp_path / "faces"
-    home = tmp_path / "home"
+    home = fake_home(tmp_path / "home", WITH_PEOPLE)
     proc = run("identities", clips[0].path, broken, clips[1].path, "--crops", crops, "--json", "-q", home=home)
     assert proc.returncode == 1  # one file failed...
     assert proc.stderr.count("error:") == 1 and "broken.mp4" in proc.stderr
@@ -40,7 +42,8 @@ def test_identities_table_crops_and_a_broken_clip(clips, tmp_path):
 
 def test_analyze_videoset_shares_ids(clips, tmp_path):
     out = tmp_path / "out"
-    proc = run("analyze", clips[1].path, clips[0].path, "--videoset", "-o", out, "-q", home=tmp_path / "home")
+    proc = run("analyze", clips[1].path, clips[0].path, "--videoset", "-o", out, "-q",
+               home=fake_home(tmp_path / "home", WITH_PEOPLE))
     assert proc.returncode == 0, proc.stderr
     second = json.loads((out / "scene2.analysis.json").read_text(encoding="utf-8"))
     first = json.loads((out / "scène 1.analysis.json").read_text(encoding="utf-8"))
