@@ -1,16 +1,18 @@
-"""`videoreview summarize` and `videoreview visil`, run as a user runs them."""
+"""`videoreview summarize` and `videoreview visil`, run as a user runs them, on a clip the
+fake engines (fake_engines.py, chosen in the module home's engines.json) analyse."""
 
 import json
 
 import pysubs2
 import pytest
 
-from helpers import run
+from helpers import fake_home, run
 from videos import make_bad_inputs, make_cuts_video
 
 
 @pytest.fixture(scope="module")
-def clip(tmp_path_factory):
+def clip(tmp_path_factory, home):
+    fake_home(home)
     return make_cuts_video(tmp_path_factory.mktemp("summary cli"), name="clip é.mp4")
 
 
