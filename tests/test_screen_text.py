@@ -1,5 +1,6 @@
 """On-screen text: PP-OCRv6 (bundled in rapidocr) reading words drawn on frames at several
-sizes, the stage reading only where the picture changed, and spans merged over samples."""
+sizes, the stage reading only where the picture changed (``models``), and spans merged
+over samples."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def engine():
 
 
 @pytest.mark.parametrize("scale", [0.6, 1.0, 2.0])
+@pytest.mark.models
 def test_words_are_read_at_several_sizes(engine, scale):
     lines = ["Train leaves at noon", "Platform 9 closed", "Quarterly results 2026"]
     frame = title_frame(None, 0)
@@ -66,10 +68,12 @@ def test_words_are_read_at_several_sizes(engine, scale):
     assert recall >= 0.9, (scale, read)
 
 
+@pytest.mark.models
 def test_a_frame_without_text_reads_nothing(engine):
     assert engine.read(title_frame(None, 0)) == []
 
 
+@pytest.mark.models
 def test_the_stage_reads_where_the_picture_changed_and_merges_spans(titles_clip, home):
     messages = []
     analysis = analyze(titles_clip, stages=build_stages({"screen-text": "pp-ocrv6"}),
