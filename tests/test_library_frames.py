@@ -1,8 +1,8 @@
 """Frame search in the library with an image-text model: a tiny SigLIP (and a tiny SigLIP 2
 NaFlex, which sees each frame at the video's aspect ratio) taught to match
 solid red / blue / green frames with "a red frame", ... (tests/tiny_siglip.py), exported
-to ONNX and run as users run it. The builtin captions never name the colours, so only
-the frames can find the blue shot."""
+to ONNX and run as users run it. The clip is analysed by the fake engines (fake_engines.py),
+whose builtin-style captions never name the colours, so only the frames can find the blue shot."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import shutil
 import pytest
 
 import tiny_siglip
+from fake_engines import ENGINES
 from tiny_vlm import colour_clip
 from videoreview.engines.embeddings.image_text import ImageTextEncoder
 from videoreview.library.catalog import Catalog
@@ -31,7 +32,7 @@ def model(tmp_path_factory, request):
 @pytest.fixture()
 def clip_analysis(tmp_path, home):
     clip = colour_clip(tmp_path / "colours.mp4", seconds=2)
-    return analyze(clip, {"boundaries": "builtin", "captions": "builtin"}, cache=StageCache(tmp_path / "cache"))
+    return analyze(clip, ENGINES, cache=StageCache(tmp_path / "cache"))
 
 
 class Counting(FrameEmbedder):
