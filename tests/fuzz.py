@@ -2,7 +2,9 @@
 
 Each variant is analysed by the real pipeline in a watched child (supervised.py) and must
 either analyse or be refused with one line naming the file; a traceback, a crashed
-process or a hang is a failure. Seeded: the same seed makes the same variants.
+process or a hang is a failure. Seeded: the same seed makes the same variants. The test
+runs the fake engines (fake_engines.py), which decode through the same readers; the
+benchmark, the default engines.
 Used by tests/test_fuzz.py and benchmarks/fuzz_media.py.
 """
 
@@ -78,10 +80,12 @@ def problem(variant: Variant, outcome: Outcome) -> str | None:
     return None
 
 
-def run(variants: list[Variant], home: Path, timeout: float) -> tuple[list[Outcome], list[str]]:
-    """Analyse every variant; the outcomes and the problems found."""
+def run(variants: list[Variant], home: Path, timeout: float,
+        engines: dict[str, str] | None = None) -> tuple[list[Outcome], list[str]]:
+    """Analyse every variant (with ``engines``, else the default ones); the outcomes and
+    the problems found."""
     outcomes, problems = [], []
-    with Supervisor(home, timeout=timeout, save=False) as supervisor:
+    with Supervisor(home, timeout=timeout, save=False, engines=engines) as supervisor:
         for variant in variants:
             outcome = supervisor.analyse(variant.path)
             outcomes.append(outcome)

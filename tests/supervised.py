@@ -5,6 +5,9 @@ the next file. The models load once per child, so a file costs its analysis only
     with Supervisor(home, timeout=60) as sup:
         outcome = sup.analyse(path)     # Outcome(status="ok" | "refused" | "traceback" | "crash" | "hang", ...)
 
+``engines`` (capability -> engine name, as for pipeline.analyze) chooses the engines; the
+default ones without it.
+
 Run as a script, this file is the child: one JSON request per line on stdin, one JSON
 reply per line on stdout (everything else the child or FFmpeg prints goes to stderr).
 Used by the corpus and fuzz tests and by scripts/fuzz-media.
@@ -39,8 +42,8 @@ class Outcome:
 class Supervisor:
     """One child at a time, started again after a crash or a hang."""
 
-    def __init__(self, home: Path, timeout: float = 60.0, save: bool = True):
-        self.home, self.timeout, self.save = Path(home), timeout, save
+    def __init__(self, home: Path, timeout: float = 60.0, save: bool = True, engines: dict[str, str] | None = None):
+        self.home, self.timeout, self.save, self.engines = Path(home), timeout, save, engines
         self._child: subprocess.Popen | None = None
         self._stderr = tempfile.TemporaryFile()
 
@@ -81,7 +84,7 @@ class Supervisor:
         path = os.fspath(path)
         if self._child is None or self._child.poll() is not None:
             self._child = self._start()
-        request = {"path": path, "save": self.save}
+        request = {"path": path, "save": self.save, "engines": self.engines}
         start = time.monotonic()
         try:
             self._child.stdin.write((json.dumps(request) + "\n").encode())
@@ -150,7 +153,7 @@ def _child() -> None:
         start = time.monotonic()
         reply = {"path": path, "start_mb": _status_mb("VmRSS")}
         try:
-            analysis = analyze(path, cache=cache)
+            analysis = analyze(path, request["engines"], cache=cache)
             if request["save"]:
                 reply["analysis"] = os.fspath(store.save(analysis))  # where the window finds it
             reply.update(status="ok")
