@@ -206,17 +206,22 @@ def corpus() -> list:
 
 @pytest.fixture(scope="session")
 def corpus_home(tmp_path_factory):
-    """The VIDEOREVIEW_HOME the corpus is analysed in: its stage cache and saved analyses
-    make the command-line, library and window tests over the corpus quick."""
-    return tmp_path_factory.mktemp("corpus home")
+    """The VIDEOREVIEW_HOME the corpus is analysed in, with the fake engines chosen (the
+    corpus tests try the decoding; test_corpus runs the builtin ones over a few files): its
+    stage cache and saved analyses make the command-line, library and window tests over the
+    corpus quick."""
+    from helpers import fake_home
+
+    return fake_home(tmp_path_factory.mktemp("corpus home"))
 
 
 @pytest.fixture(scope="session")
 def corpus_outcomes(corpus, corpus_home) -> dict:
-    """name -> supervised.Outcome of analysing each corpus file in a watched child process."""
+    """name -> supervised.Outcome of analysing each corpus file in a watched child process
+    with the fake engines."""
     from supervised import Supervisor
 
-    with Supervisor(corpus_home, timeout=90) as supervisor:
+    with Supervisor(corpus_home, timeout=90, engines=fake_engines.ENGINES) as supervisor:
         return {f.name: supervisor.analyse(f.path) for f in corpus}
 
 

@@ -1,7 +1,10 @@
 """Awkward real-world files (tests/corpus.py), each against what FFmpeg's own ffprobe
 decodes from it: analysed by the real pipeline in a watched child process (no traceback,
 no hang, no crash, bounded memory), frames that are the ones FFmpeg decodes, the command
-line and `library add` over the same files."""
+line and `library add` over the same files. The corpus is analysed with the fake engines
+(conftest's corpus_home), which read the frames and the sound through the same readers as
+the real ones; a few of its files go through the builtin engines too (``models``), so
+that a model that chokes on an odd frame is still caught."""
 
 from __future__ import annotations
 
@@ -83,6 +86,37 @@ def agreement(f, analysis: Analysis) -> list[str]:
     if not analysis.captions:
         problems.append("no frame captions")
     return problems
+
+
+# Extreme sizes, variable frame rate, non-square pixels, 10-bit, damage near the end, no
+# duration, and one refused: the builtin engines analyse them as the fake ones do.
+BY_THE_BUILTIN_ENGINES = ("huge_4096x4096", "tiny_64x48", "vfr_phone_mp4", "anamorphic", "hevc_10bit",
+                          "damaged_near_end_mp4", "webm_av1_no_duration", "audio_only")
+
+
+@pytest.mark.models
+def test_the_builtin_engines_analyse_awkward_files(corpus, tmp_path_factory):
+    from supervised import Supervisor
+
+    chosen = [f for f in corpus if f.name in BY_THE_BUILTIN_ENGINES]
+    assert len(chosen) == len(BY_THE_BUILTIN_ENGINES)
+    with Supervisor(tmp_path_factory.mktemp("builtin engines home"), timeout=TIMEOUT_S) as supervisor:
+        outcomes = {f.name: supervisor.analyse(f.path) for f in chosen}
+    problems = []
+    for f in chosen:
+        o = outcomes[f.name]
+        if o.status != ("refused" if f.refused else "ok") or (f.refused and f.refusal not in o.message):
+            problems.append(f"{f.name}: {o.status} after {o.seconds:.1f} s: {o.message}")
+        elif not f.refused:
+            analysis = Analysis.load(o.analysis)
+            problems += [f"{f.name}: {p}" for p in agreement(f, analysis)]
+            if not {"boundaries", "faces", "speech", "screen-text", "captions"} <= set(analysis.engines) or \
+                    any(engine.startswith("fake") for engine in analysis.engines.values()):
+                problems.append(f"{f.name}: analysed by {analysis.engines}")
+    huge = outcomes["huge_4096x4096"]
+    if huge.peak_mb - huge.start_mb >= HUGE_GROWTH_MB:
+        problems.append(f"huge_4096x4096: grew {huge.peak_mb - huge.start_mb:.0f} MB")
+    assert not problems, "\n".join(problems)
 
 
 def test_huge_frames_keep_memory_bounded(corpus, corpus_outcomes):
