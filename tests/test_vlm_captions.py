@@ -3,7 +3,8 @@ loader, processors, prompts, batching, generation and parsing, and the pipeline 
 
 The "taught" models were overfitted (tiny_vlm.taught) to caption solid red / blue /
 green frames by their colour, so their replies are only right when the right images
-reach the model in the right order."""
+reach the model in the right order. The analyses find their cuts with the fake boundaries
+engine (fake_engines.py); the builtin captioner still measures every frame beside the model."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 import tiny_vlm
+from fake_engines import FAKE
 from tiny_vlm import colour_clip
 from tiny_vlm import colour_frame as frame
 from videoreview.engines.captions.vlm import FAMILIES, Request, VisionLanguageModel, VLMEngine, check_model_dir
@@ -144,7 +146,7 @@ def test_the_prompt_names_who_is_visible_most_prominent_first(index_video):
 
 def test_analyze_with_a_vlm_fills_captions_boundaries_and_keyframes(taught, tmp_path):
     clip = colour_clip(tmp_path / "colours.mp4")
-    engines = {"boundaries": "builtin", "captions": f"vlm:{taught['qwen2_vl']}"}
+    engines = {"boundaries": FAKE, "captions": f"vlm:{taught['qwen2_vl']}"}  # cuts by frame difference
     analysis = analyze(clip, engines, cache=StageCache(tmp_path / "cache"))
     assert analysis.engines["captions"].startswith("qwen2_vl:qwen2_vl@1-")
     cuts = [b.time for b in analysis.boundaries if b.kind == "cut"]
@@ -179,7 +181,7 @@ def test_cli_refuses_a_bad_model_folder_in_one_line(tmp_path, untrained):
 
 def test_frames_the_model_leaves_blank_keep_the_builtin_caption(untrained, tmp_path):
     clip = colour_clip(tmp_path / "c.mp4", seconds=2)  # 2-frame windows: replies need <Frame i> lines
-    analysis = analyze(clip, {"boundaries": "builtin", "captions": f"vlm:{untrained}"},
+    analysis = analyze(clip, {"boundaries": FAKE, "captions": f"vlm:{untrained}"},
                        cache=StageCache(tmp_path / "cache"))
     assert len(analysis.captions) == 6
     assert all(c.engine == "builtin@2" and "The camera " in c.text for c in analysis.captions)
