@@ -61,6 +61,7 @@ NAMED_TODAY = ("cat-zoom", "coffee-pan", "motorcycle-shake", "cameraman-zoom-out
 
 
 @pytest.mark.slow
+@pytest.mark.models
 def test_builtin_captions_on_the_evaluation_set(tmp_path, home):
     """The issue's targets on the whole set: false labels under 5 %, at most 2 distinct
     object labels a shot; subject named where the builtin engines can name it at all
