@@ -282,5 +282,5 @@ def test_the_notes_command(tmp_path, fresh_home):
     assert os.stat(store.saved_path(saved.content_hash)).st_mtime_ns == before
     # Analysing the video keeps the notes.
     assert run("analyze", "-q", video, "-o", tmp_path / "a.json", "--engines", "faces=none,captions=none,"
-               "screen-text=none,speech=none").returncode == 0
+               "screen-text=none,speech=none,boundaries=fake").returncode == 0
     assert [n.text for n in Analysis.load(tmp_path / "a.json").notes] == ["Logo cut off", "Cut this"]
