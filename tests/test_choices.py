@@ -5,12 +5,10 @@ would not fit in memory, or the choices file is damaged; and the CLI that sets t
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
+from helpers import run
 from videoreview import choices
 from videoreview.pipeline import DEFAULT_ENGINES
 
@@ -97,8 +95,7 @@ def test_a_device_that_is_not_here_falls_back_to_the_cpu(catalog_home):
 
 
 def models(catalog_home, *args):
-    return subprocess.run([sys.executable, "-m", "videoreview", "models", *args], capture_output=True, text=True,
-                          env={**os.environ, "VIDEOREVIEW_HOME": str(catalog_home)}, timeout=120)
+    return run("models", *args, home=catalog_home)
 
 
 def test_models_use_and_device(catalog_home):

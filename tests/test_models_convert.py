@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
 import tiny_vlm
+from helpers import run
 from tiny_vlm import colour_frame
 from videoreview.engines.captions.llava_convert import RENAMES, pinpoints
 from videoreview.engines.captions.vlm import Request, VisionLanguageModel
@@ -65,8 +64,7 @@ def checkpoints(tmp_path_factory):
 
 
 def convert(src, dst):
-    return subprocess.run([sys.executable, "-m", "videoreview", "models", "convert-llava-onevision", str(src),
-                           str(dst)], capture_output=True, text=True, timeout=300)
+    return run("models", "convert-llava-onevision", src, dst)
 
 
 def test_a_llava_next_checkpoint_converts_to_the_same_model(checkpoints, tmp_path):
