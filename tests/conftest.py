@@ -47,6 +47,21 @@ def stage_cache(tmp_path_factory):
     return tmp_path_factory.mktemp("stage cache")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def report_fonts():
+    """The PDF report's static Noto Sans, made from the variable font on first use (about
+    10 s), is kept between sessions in the tests' cache (cached.py), as a user's data
+    folder keeps it between runs; the file names say which font they were made from."""
+    from cached import root
+    from videoreview.summary.export import fonts
+
+    folder = root() / "fonts"
+    folder.mkdir(parents=True, exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fonts, "_font_cache", lambda: folder)
+        yield folder
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory, stage_cache):
     """The VIDEOREVIEW_HOME of a test module, set in the environment for its tests; its
