@@ -119,11 +119,12 @@ class FakePeople(FakeFaces):
     cluster_distance = 0.2
     MIN_PICTURE = 0.02
     MIN_BACKGROUND = 0.5  # share of a frame that must be background
+    OFF_BACKGROUND = 24  # summed green and blue difference (0-255 each) from the background's
 
     def detect(self, frame: np.ndarray) -> list[Face]:
         green_blue = frame[:, :, 1:].astype(np.int16)
         background = np.median(green_blue.reshape(-1, 2), axis=0)
-        other = np.abs(green_blue - background).sum(axis=2) > 24
+        other = np.abs(green_blue - background).sum(axis=2) > self.OFF_BACKGROUND
         if other.mean() > 1 - self.MIN_BACKGROUND:
             return []
         other = cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))

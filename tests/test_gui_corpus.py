@@ -15,7 +15,7 @@ from videoreview.gui.video_view import VideoView  # noqa: E402
 from videoreview.media import VIDEO_EXTENSIONS, open_video  # noqa: E402
 from videoreview.records import Analysis  # noqa: E402
 
-WAIT_MS = 3_000
+WAIT_MS = 10_000  # a frame of the 4096x4096 file, on a busy 2-core machine (3 s was not always enough)
 
 
 def shown_index(view: VideoView, rotation: int) -> int:
