@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -230,31 +231,46 @@ def test_reference_typed_or_loaded(qtbot, window, panel, tmp_path):
 def test_exports_write_files_and_report_failures(qtbot, window, panel, tmp_path):
     import pysubs2
 
+    from videoreview.records import Analysis
+
     analysis = window.current.analysis
-    srt, vtt, otio = tmp_path / "scene.srt", tmp_path / "scene.vtt", tmp_path / "scene.otio"
-    # Through the buttons, the file dialog replaced by a chosen path.
-    panel.exports.ask_save_path = lambda title, default, filters: (str(srt) if default.endswith(".srt") else str(otio))
+    srt, vtt = tmp_path / "scene.srt", tmp_path / "scene.vtt"
+    # Through the buttons and menus, the file dialog replaced by a chosen path: every format
+    # of the exports table is offered, the subtitles as SRT or WebVTT.
+    asked = []
+
+    def chosen(title, default, filters):
+        asked.append(filters)
+        return str(tmp_path / ("scene" + Path(default).suffix))
+
+    panel.exports.ask_save_path = chosen
     assert panel.exports.default_export_path(".srt").endswith(os.sep + "scene.srt")
     panel.exports.subtitle_actions["captions"].trigger()
-    panel.exports.otio_button.click()
-    assert panel.exports.export_subtitles(str(vtt), "boundaries")
+    assert asked.pop() == "SubRip subtitles (*.srt);;WebVTT subtitles (*.vtt)"
+    assert sorted(panel.exports.export_actions) == [".csv", ".json", ".otio"]
+    for action in panel.exports.export_actions.values():
+        action.trigger()
+    assert Analysis.load(tmp_path / "scene.json") == analysis
+    assert (tmp_path / "scene.csv").read_text(encoding="utf-8-sig").startswith("time,frame,kind")
+    assert (tmp_path / "scene.otio").stat().st_size > 0
+    assert panel.exports.export(str(vtt), "boundaries", (".srt", ".vtt"))
     subs = pysubs2.load(str(srt))
     assert len(subs) == len([c for c in analysis.captions if c.text])
-    assert len(pysubs2.load(str(vtt))) > 0 and otio.stat().st_size > 0
+    assert len(pysubs2.load(str(vtt))) > 0
     assert f"Wrote {vtt}" in panel.comparison_view.status.text()
 
     # A file that cannot be written: one message naming it, and no file.
     (tmp_path / "a file").write_text("not a folder")
     bad = tmp_path / "a file" / "scene.srt"
-    assert not panel.exports.export_subtitles(str(bad))
+    assert not panel.exports.export(str(bad))
     assert str(bad) in window.last_notice and "\n" not in window.last_notice and not bad.exists()
 
 
 def test_pdf_export_runs_off_the_gui_thread(qtbot, window, panel, tmp_path):
     pdf = tmp_path / "scene.pdf"
     with qtbot.waitSignal(panel.exports.pdfExported, timeout=60_000) as done:
-        assert panel.exports.export_pdf(str(pdf))
-        assert not panel.exports.pdf_button.isEnabled() and not panel.exports.export_pdf(str(pdf))  # one at a time
+        assert panel.exports.export(str(pdf))
+        assert not panel.exports.pdf_button.isEnabled() and not panel.exports.export(str(pdf))  # one at a time
     assert done.args == [str(pdf), True] and f"Wrote {pdf}" in panel.comparison_view.status.text()
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 1000
     assert panel.exports.pdf_button.isEnabled()
@@ -262,6 +278,6 @@ def test_pdf_export_runs_off_the_gui_thread(qtbot, window, panel, tmp_path):
     folder = tmp_path / "a folder"
     folder.mkdir()
     with qtbot.waitSignal(panel.exports.pdfExported, timeout=60_000) as failed:
-        assert panel.exports.export_pdf(str(folder))
+        assert panel.exports.export(str(folder))
     assert failed.args == [str(folder), False]
     assert str(folder) in panel.comparison_view.status.text() and "folder" in window.last_notice and folder.is_dir()

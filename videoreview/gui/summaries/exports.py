@@ -1,7 +1,8 @@
-"""The Summaries panel's exports: the PDF report (on a thread of its own, background.py's
-ThreadTask: decoding a hundred pictures takes seconds), subtitles and OpenTimelineIO
-markers. Each writes atomically and ends in one line: where it went, or the file and the
-problem."""
+"""The Summaries panel's exports, every format from the exports table by the file's suffix:
+the PDF report (on a thread of its own, background.py's ThreadTask: decoding a hundred
+pictures takes seconds), subtitles, and the rest (the Analysis JSON, a CSV of the
+boundaries, OpenTimelineIO markers...). Each writes atomically and ends in one line: where
+it went, or the file and the problem."""
 
 from __future__ import annotations
 
@@ -13,9 +14,12 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMenu, QPushButton
 
 from ...errors import VideoReviewError
+from ...summary.export.files import EXPORTS, Options, export_analysis
 from ..background import ThreadTask
 
 EXPORT_ERRORS = (OSError, ValueError, VideoReviewError)
+SUBTITLE_SUFFIXES = (".srt", ".vtt")
+MORE = tuple(s for s in EXPORTS if s not in (".pdf", *SUBTITLE_SUFFIXES))  # the More menu's formats
 
 
 def export_problem(exc: Exception) -> str:
@@ -23,7 +27,9 @@ def export_problem(exc: Exception) -> str:
 
 
 class SummaryExports(QObject):
-    """Its buttons go on the panel's toolbar; it reads the panel's video, summary and comparison."""
+    """Its buttons go on the panel's toolbar; it reads the panel's video, summary and
+    comparison. Every format comes from the exports table (summary/export/files.py): the
+    PDF and subtitles have buttons of their own, the rest are in the More menu."""
 
     pdfExported = Signal(str, bool)  # path, whether it was written
 
@@ -35,24 +41,27 @@ class SummaryExports(QObject):
         self.pdf_path = ""
         self.pdf_button = QPushButton("PDF…")
         self.pdf_button.setToolTip("A report: the summary marked 'in report' and the last ViSIL comparison")
-        self.pdf_button.clicked.connect(lambda: self._ask_and_export("pdf"))
+        self.pdf_button.clicked.connect(lambda: self._ask_and_export((".pdf",)))
         self.subtitles_button = QPushButton("Subtitles")
         self.subtitles_button.setToolTip("SRT or WebVTT (by the file's suffix) of what is said, of the "
                                          "frame captions or of the boundary captions")
         menu = QMenu(self.subtitles_button)
-        self.subtitle_actions = {
-            "speech": menu.addAction("What is said…", lambda: self._ask_and_export("subtitles", "speech")),
-            "captions": menu.addAction("Frame captions…", lambda: self._ask_and_export("subtitles", "captions")),
-            "boundaries": menu.addAction("Boundary captions…",
-                                         lambda: self._ask_and_export("subtitles", "boundaries")),
-        }
+        self.subtitle_actions = {which: menu.addAction(text, lambda w=which: self._ask_and_export(SUBTITLE_SUFFIXES, w))
+                                 for which, text in (("speech", "What is said…"), ("captions", "Frame captions…"),
+                                                     ("boundaries", "Boundary captions…"))}
         self.subtitles_button.setMenu(menu)
-        self.otio_button = QPushButton("OTIO markers…")
-        self.otio_button.setToolTip("OpenTimelineIO markers for editors: boundaries and keyframes")
-        self.otio_button.clicked.connect(lambda: self._ask_and_export("otio"))
+        self.more_button = QPushButton("More")
+        self.more_button.setToolTip("The other formats: " + ", ".join(
+            f"{export.label} ({suffix})" for suffix, export in EXPORTS.items() if suffix in MORE))
+        menu = QMenu(self.more_button)
+        self.export_actions = {suffix: menu.addAction(f"{EXPORTS[suffix].label[0].upper()}"
+                                                      f"{EXPORTS[suffix].label[1:]}…",
+                                                      lambda s=suffix: self._ask_and_export((s,)))
+                               for suffix in MORE}
+        self.more_button.setMenu(menu)
 
     def set_enabled(self, ready: bool) -> None:
-        for button in (self.subtitles_button, self.otio_button):
+        for button in (self.subtitles_button, self.more_button):
             button.setEnabled(ready)
         self.pdf_button.setEnabled(ready and self.pdf_running is None)
 
@@ -65,35 +74,39 @@ class SummaryExports(QObject):
         path, _ = QFileDialog.getSaveFileName(self.panel, title, default, filters)
         return path
 
-    def _ask_and_export(self, what: str, which: str = "captions") -> None:
+    def _ask_and_export(self, suffixes: tuple[str, ...], subtitles: str = "captions") -> None:
         if self.panel.analysis is None:
             return
-        title, suffix, filters = {
-            "pdf": ("Export the summary report", ".pdf", "PDF (*.pdf)"),
-            "subtitles": ("Export subtitles", ".srt", "SubRip (*.srt);;WebVTT (*.vtt)"),
-            "otio": ("Export OpenTimelineIO markers", ".otio", "OpenTimelineIO (*.otio)"),
-        }[what]
-        path = self.ask_save_path(title, self.default_export_path(suffix), filters)
-        if not path:
-            return
-        if what == "subtitles":
-            self.export_subtitles(path, which)
-        else:
-            {"pdf": self.export_pdf, "otio": self.export_otio}[what](path)
+        filters = ";;".join(f"{EXPORTS[s].label} (*{s})" for s in suffixes)
+        path = self.ask_save_path(f"Export {EXPORTS[suffixes[0]].label}", self.default_export_path(suffixes[0]),
+                                  filters)
+        if path:
+            self.export(path, subtitles, suffixes)
 
-    def export_pdf(self, path: str) -> bool:
-        """Write the PDF report on a thread of its own (decoding 100 pictures takes seconds);
-        ``pdfExported`` tells when it is done. False if one is being written already."""
-        from ...summary.export import write_pdf
+    def export(self, path: str, subtitles: str = "captions", suffixes: tuple[str, ...] = tuple(EXPORTS)) -> bool:
+        """Write the open video's analysis to ``path`` in the format its suffix names (the
+        first of ``suffixes`` added when it names none of them); ``subtitles``: what
+        subtitles say. The PDF is written on a thread of its own (decoding 100 pictures
+        takes seconds): ``pdfExported`` tells when it is done, and False means one is
+        being written already."""
+        if Path(path).suffix.lower() not in suffixes and not Path(path).is_dir():
+            path += suffixes[0]
+        if Path(path).suffix.lower() == ".pdf" or Path(path).is_dir():
+            return self._export_pdf(path)
+        try:
+            warnings = export_analysis(self.panel.analysis, path, Options(subtitles))
+        except EXPORT_ERRORS as exc:
+            return self._export_failed(path, export_problem(exc))
+        return self._exported(path, warnings)
 
+    def _export_pdf(self, path: str) -> bool:
         if self.pdf_running is not None:
             return False
-        if Path(path).suffix.lower() != ".pdf" and not Path(path).is_dir():
-            path += ".pdf"
-        analysis, video, summary = self.panel.analysis, self.panel.path, self.panel.report_summary()
-        comparison = self.panel.comparisons.get(video)
-        task = ThreadTask(lambda: write_pdf(analysis, path, video_path=video, summary=summary, comparison=comparison)
-                          or [], EXPORT_ERRORS, export_problem)
+        analysis, video = self.panel.analysis, self.panel.path
+        options = Options(video_path=video, summary=self.panel.report_summary(),
+                          comparison=self.panel.comparisons.get(video))
+        task = ThreadTask(lambda: EXPORTS[".pdf"].write(analysis, path, options) or [], EXPORT_ERRORS,
+                          export_problem)
         task.done.connect(self._on_pdf_exported)  # a slot of this GUI-thread object: queued to the GUI thread
         self.pdf_path = path
         self.pdf_running = task
@@ -114,35 +127,6 @@ class SummaryExports(QObject):
             self._exported(path, warnings or [])
         self.panel.update_enabled()
         self.pdfExported.emit(path, not problem)
-
-    def export_subtitles(self, path: str, which: str = "captions") -> bool:
-        """SRT, or WebVTT for a .vtt path, of the frame captions, the boundary captions or
-        (``which`` "speech") what is said."""
-        from ...summary.export import boundary_cues, caption_cues, speech_cues, write_srt, write_vtt
-
-        if Path(path).suffix.lower() not in (".srt", ".vtt"):
-            path += ".srt"
-        cues = {"captions": caption_cues, "boundaries": boundary_cues, "speech": speech_cues}[which](
-            self.panel.analysis)
-        write = write_vtt if path.lower().endswith(".vtt") else write_srt
-        return self._export(path, lambda p: write(cues, p))
-
-    def export_otio(self, path: str) -> bool:
-        from ...summary.export import write_otio
-
-        if Path(path).suffix.lower() != ".otio":
-            path += ".otio"
-        analysis = self.panel.analysis
-        return self._export(path, lambda p: write_otio(analysis, p))
-
-    def _export(self, path: str, write) -> bool:
-        """Write with ``write(path)`` (the writers are atomic: a failure leaves no half file);
-        then show where it went, or one message naming the file and the problem."""
-        try:
-            warnings = write(path) or []
-        except EXPORT_ERRORS as exc:
-            return self._export_failed(path, export_problem(exc))
-        return self._exported(path, warnings)
 
     def _exported(self, path: str, warnings: list[str]) -> bool:
         done = f"Wrote {path}" + (f" ({'; '.join(warnings)})" if warnings else "")

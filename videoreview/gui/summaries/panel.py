@@ -118,7 +118,7 @@ class SummaryPanel(QWidget):
         for widget in (self.build_button, self.extra, QLabel(" by "), self.writer, None, QLabel("Scorer "),
                        self.scorer, self.reference_button,
                        self.compute_button, _spacer(), QLabel("Export: "), self.exports.pdf_button,
-                       self.exports.subtitles_button, self.exports.otio_button):
+                       self.exports.subtitles_button, self.exports.more_button):
             bar.addSeparator() if widget is None else bar.addWidget(widget)
         return bar
 
