@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 
+import helpers
 import tiny_vlm
 from fake_engines import FAKE
 from tiny_vlm import colour_clip
@@ -190,8 +191,7 @@ def test_frames_the_model_leaves_blank_keep_the_builtin_caption(untrained, tmp_p
 
 
 def _eval(*args):
-    return subprocess.run([sys.executable, "-m", "videoreview", "eval", "captions", *map(str, args)],
-                          capture_output=True, text=True)
+    return helpers.run("eval", "captions", *args)  # in this process: the same parser, code and exit status
 
 
 def test_eval_captions_with_the_builtin_and_a_vlm_judge(taught, tmp_path):
