@@ -14,8 +14,10 @@ from videoreview.pipeline import StageCache, analyze
 from videos import encode_frames
 
 
-def run(path, tmp_path, engines=None):
-    return analyze(path, engines, cache=StageCache(tmp_path / "cache"))
+def run(path, cache_dir, engines=None):
+    """``path`` analysed, its stages cached in ``cache_dir`` (the session's stage cache for
+    the builtin engines: a clip another test analysed is not analysed again)."""
+    return analyze(path, engines, cache=StageCache(cache_dir))
 
 
 def texture(size=(320, 180)) -> np.ndarray:
@@ -27,11 +29,11 @@ def texture(size=(320, 180)) -> np.ndarray:
 
 
 @pytest.mark.models
-def test_nothing_happens_means_one_caption_and_one_keyframe(tmp_path):
+def test_nothing_happens_means_one_caption_and_one_keyframe(tmp_path, stage_cache):
     still = texture()
     path = tmp_path / "still.mp4"
     encode_frames(path, (still for _ in range(100)), 25)
-    analysis = run(path, tmp_path)
+    analysis = run(path, stage_cache)
     texts = [c.text for c in analysis.captions]
     assert len(texts) == 4 and len(set(texts)) == 1  # no made-up progression
     assert "The camera is still." in texts[0] and all(c.engine == "builtin@2" for c in analysis.captions)
@@ -39,19 +41,19 @@ def test_nothing_happens_means_one_caption_and_one_keyframe(tmp_path):
 
 
 @pytest.mark.models
-def test_camera_pan_is_said(tmp_path):
+def test_camera_pan_is_said(tmp_path, stage_cache):
     import cv2
 
     wide = cv2.resize(people()["eileen"].image, (900, 180), interpolation=cv2.INTER_CUBIC)
     path = tmp_path / "pan.mp4"
     encode_frames(path, (np.ascontiguousarray(wide[:, 4 * i:4 * i + 320]) for i in range(100)), 25)
-    texts = [c.text for c in run(path, tmp_path).captions]
+    texts = [c.text for c in run(path, stage_cache).captions]
     assert all("camera pans right" in t.lower() for t in texts), texts  # the view slides right over the scene
 
 
 @pytest.mark.models
-def test_object_entering_changes_the_caption_after_it_and_not_before(event_video, tmp_path):
-    analysis = run(event_video.path, tmp_path)
+def test_object_entering_changes_the_caption_after_it_and_not_before(event_video, stage_cache):
+    analysis = run(event_video.path, stage_cache)
     by_time = {round(c.time): c.text for c in analysis.captions}
     enter = event_video.events["enter"]
     before = [t for s, t in by_time.items() if s < enter]
@@ -69,10 +71,10 @@ def test_object_entering_changes_the_caption_after_it_and_not_before(event_video
 
 
 @pytest.mark.models
-def test_cut_changes_shot_and_boundaries_get_captions(cuts_video, tmp_path):
+def test_cut_changes_shot_and_boundaries_get_captions(cuts_video, stage_cache):
     import bisect
 
-    analysis = run(cuts_video.path, tmp_path)
+    analysis = run(cuts_video.path, stage_cache)
     shots = [bisect.bisect_right(cuts_video.cut_frames, c.frame) + 1 for c in analysis.captions]
     assert shots[0] == 1 and shots[-1] == len(cuts_video.cut_frames) + 1
     # A caption says "New shot" exactly at the first sampled frame after each cut.
@@ -123,7 +125,7 @@ def test_subject_is_said_at_the_level_both_views_are_sure_of_over_the_window():
 def test_reviewer_caption_survives_reanalysis(cuts_video, tmp_path):
     from dataclasses import replace
 
-    first = run(cuts_video.path, tmp_path, ENGINES)
+    first = run(cuts_video.path, tmp_path / "cache", ENGINES)
     mine = replace(first.captions[1], text="A reviewer's caption", edited=True)
     edited = replace(first, captions=(first.captions[0], mine) + first.captions[2:])
     again = analyze(cuts_video.path, ENGINES, cache=StageCache(tmp_path / "cache"), previous=edited)

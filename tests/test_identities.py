@@ -142,8 +142,8 @@ def test_reviewer_edits_survive_reanalysis(clips, faked):
 
 
 @pytest.mark.models
-def test_no_faces_tiny_faces_and_turned_faces_give_no_identities(cuts_video, tmp_path):
-    analysis = analyze(cuts_video.path, cache=StageCache(tmp_path / "c1"))
+def test_no_faces_tiny_faces_and_turned_faces_give_no_identities(cuts_video, tmp_path, stage_cache):
+    analysis = analyze(cuts_video.path, cache=StageCache(stage_cache))  # the session's: other tests analyse it
     assert analysis.faces == () and analysis.identities == ()
     clip = make_face_video(tmp_path / "hard.mp4", [
         Shot(1.0, (Placement("grace", 0.3, 0.5, 18), Placement("eileen", 0.7, 0.5, 16))),  # tiny
