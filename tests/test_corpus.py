@@ -95,12 +95,13 @@ BY_THE_BUILTIN_ENGINES = ("huge_4096x4096", "tiny_64x48", "vfr_phone_mp4", "anam
 
 
 @pytest.mark.models
-def test_the_builtin_engines_analyse_awkward_files(corpus, tmp_path_factory):
+def test_the_builtin_engines_analyse_awkward_files(corpus, home):
     from supervised import Supervisor
 
     chosen = [f for f in corpus if f.name in BY_THE_BUILTIN_ENGINES]
     assert len(chosen) == len(BY_THE_BUILTIN_ENGINES)
-    with Supervisor(tmp_path_factory.mktemp("builtin engines home"), timeout=TIMEOUT_S) as supervisor:
+    # The module's home: the child finds the session's ONNX exports and stage cache there.
+    with Supervisor(home, timeout=TIMEOUT_S) as supervisor:
         outcomes = {f.name: supervisor.analyse(f.path) for f in chosen}
     problems = []
     for f in chosen:
