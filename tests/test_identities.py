@@ -14,14 +14,21 @@ import pytest
 from faces import SCENE, SECOND_CLIP, Placement, Shot, make_face_video, people
 from fake_engines import PEOPLE, WITH_PEOPLE
 from videoreview.engines import registry
-from videoreview.engines.faces import cluster_distance
 from videoreview.errors import MediaError
 from videoreview.media import open_video
 from videoreview.metrics.identities import bcubed
 from videoreview.pipeline import StageCache, analyze
-from videoreview.pipeline.identities import assign_identities, edit_identities, merge, not_a_face, rename, split
+from videoreview.pipeline.identities import (
+    assign_identities,
+    edit_identities,
+    face_cluster_distance,
+    merge,
+    not_a_face,
+    rename,
+    split,
+)
 
-DISTANCE = cluster_distance("dlib-hog")
+DISTANCE = face_cluster_distance("dlib-hog")
 FAKE_DISTANCE = registry.create("faces", PEOPLE).cluster_distance
 
 

@@ -3,7 +3,7 @@
     analyses = assign_identities([a1, a2, a3], distance)   # P1, P2, ... shared by the set
     a1 = edit_identities(a1, rename(a1, "P2", "Anna"), distance)
 
-``distance`` is the face engine's ``cluster_distance`` (engines.faces.cluster_distance).
+``distance`` is the face engine's ``cluster_distance`` (``face_cluster_distance``).
 
 Clustering itself is in engines/faces/clustering.py. Edits (rename, merge, split, not a
 face) are records in the Analysis, replayed after every clustering, so a re-analysis
@@ -248,15 +248,10 @@ def apply_identity_edit(analysis: Analysis, edit: IdentityEdit) -> Analysis:
 
 
 def face_cluster_distance(engine: str) -> float:
-    """engines.faces.cluster_distance, which knows the bundled engines; one added with
-    registry.register() is asked itself (made, its models not loaded)."""
+    """The clustering distance of a face engine given as "name" or "name@version" (as
+    Analysis.engines records it; "" for the default engine), asked of the engine itself:
+    made, its models not loaded. UnknownEngine (a KeyError) for a name no engine has."""
     from ..engines import registry
-    from ..engines.faces import cluster_distance
 
-    try:
-        return cluster_distance(engine)
-    except KeyError:
-        name = engine.split("@", 1)[0]
-        if not registry.is_builtin("faces", name):
-            raise
-        return registry.create("faces", name).cluster_distance
+    name = engine.split("@", 1)[0] or registry.capability("faces").default
+    return registry.create("faces", name).cluster_distance

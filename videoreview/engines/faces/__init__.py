@@ -13,15 +13,4 @@ from __future__ import annotations
 
 from .protocol import Face, FaceEngine
 
-__all__ = ["Face", "FaceEngine", "cluster_distance"]
-
-
-def cluster_distance(engine: str) -> float:
-    """The clustering distance of a face engine given as "name" or "name@version" (as
-    Analysis.engines records it), without loading its models."""
-    name = engine.split("@", 1)[0]
-    if name.startswith("dlib-") or name in ("blazeface", ""):
-        from .dlib_faces import DlibFaceEngine
-
-        return DlibFaceEngine.cluster_distance
-    raise KeyError(f"unknown face engine {name!r}")
+__all__ = ["Face", "FaceEngine"]
