@@ -3,6 +3,10 @@ and no model loaded until a stage really runs."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from videoreview.engines import registry
@@ -39,3 +43,39 @@ def test_engines_are_shared_and_load_their_models_only_to_compute(cuts_video, tm
     assert again.boundaries and again.captions
     boundaries, faces, captions = (s.engine for s in stages)
     assert boundaries._transnet is None and faces._landmarks is None and captions._extract is None
+
+
+def test_the_table_gives_the_stages_their_order_and_defaults_and_takes_new_engines():
+    from fake_engines import ENGINES
+    from videoreview.pipeline.stages import DEFAULT_ENGINES
+
+    order = [c.key for c in registry.analysis_capabilities()]
+    assert order == ["boundaries", "faces", "speech", "screen-text", "captions"]
+    assert DEFAULT_ENGINES == {"boundaries": "builtin", "faces": "blazeface", "speech": "whisper-base",
+                               "screen-text": "pp-ocrv6", "captions": "builtin"}
+    # A capability left out or turned off has no stage; speakers come with speech and faces.
+    assert [s.name for s in build_stages(ENGINES)] == ["boundaries", "faces", "speech", "speakers", "screen-text",
+                                                       "captions"]
+    assert [s.name for s in build_stages({**ENGINES, "speech": "none", "faces": "fake"})] == [
+        "boundaries", "faces", "screen-text", "captions"]
+    assert [s.name for s in build_stages({"captions": "fake", "speech": "fake"})] == ["speech", "captions"]
+
+    class Engine:
+        name, version, device = "mine", "1", "cpu"
+
+        def release(self) -> None:
+            pass
+
+    registry.register("screen-text", "mine", lambda device: Engine())
+    try:
+        assert registry.is_builtin("screen-text", "mine") and isinstance(registry.create("screen-text", "mine"), Engine)
+    finally:
+        del registry.CAPABILITIES["screen-text"].builtins["mine"]
+
+
+def test_an_engine_module_that_cannot_be_imported_is_named():
+    env = {**os.environ, registry.ENGINE_MODULES: "no_such_module"}
+    proc = subprocess.run([sys.executable, "-c", "import videoreview.engines.registry"], capture_output=True,
+                          text=True, env=env)
+    assert proc.returncode == 1
+    assert "VIDEOREVIEW_ENGINE_MODULES names 'no_such_module', which cannot be imported" in proc.stderr

@@ -262,7 +262,10 @@ def create(key: str, name: str, device: str = "auto") -> Any:
 
 def _import_engine_modules() -> None:
     for module in filter(None, (m.strip() for m in os.environ.get(ENGINE_MODULES, "").split(","))):
-        importlib.import_module(module)
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ImportError(f"{ENGINE_MODULES} names {module!r}, which cannot be imported ({exc})") from exc
 
 
 _import_engine_modules()
