@@ -88,10 +88,8 @@ def fake_home(home, engines: dict[str, str] | None = None) -> Path:
     in it, and the child processes they start, analyse with them."""
     from fake_engines import ENGINES
 
-    home = Path(home)
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "engines.json").write_text(json.dumps(engines or ENGINES), encoding="utf-8")
-    return home
+    choose_engines(engines or ENGINES, home)
+    return Path(home)
 
 
 # -- the window ----------------------------------------------------------------------------
@@ -113,13 +111,15 @@ def main_window(qtbot=None, size: tuple[int, int] = (1400, 900)):
         window.close()
 
 
-def choose_engines(engines: dict[str, str]) -> None:
-    """Choose the analysis engines as a user does in Settings: engines.json in the
-    VIDEOREVIEW_HOME of the test (the window, its analysis child and the library read it)."""
-    from videoreview.choices import path
+def choose_engines(engines: dict[str, str], home=None) -> None:
+    """Choose the analysis engines as a user does in Settings: engines.json in ``home``, by
+    default the VIDEOREVIEW_HOME of the test (the window, its analysis child and the
+    library read it)."""
+    from videoreview.choices import FILE_NAME, path
 
-    path().parent.mkdir(parents=True, exist_ok=True)
-    path().write_text(json.dumps(engines), encoding="utf-8")
+    file = Path(home) / FILE_NAME if home is not None else path()
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(json.dumps(engines), encoding="utf-8")
 
 
 @contextlib.contextmanager
@@ -145,8 +145,6 @@ def back_to_start(qtbot, window) -> None:
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=5_000)
     window.queue.cancel_all()
-    if window.queue.current is not None:
-        window.queue.cancel(window.queue.current.path)
     qtbot.waitUntil(window.queue.is_idle, timeout=60_000)
     for document in list(window.documents.values()):
         window.close_document(document)

@@ -31,7 +31,8 @@ def engine_line(key: str, name: str) -> str:
 
 def versions() -> list[tuple[str, str]]:
     """(what, version) rows, the engines as chosen (see ``videoreview models use``)."""
-    from .choices import CAPABILITIES, load_choices
+    from .choices import load_choices
+    from .engines.registry import CAPABILITIES
 
     app = __version__ + (" (bundle)" if getattr(sys, "frozen", False) else "")
     rows = [("videoreview", app), ("Python", platform.python_version()), ("System", platform.platform()),
@@ -39,7 +40,7 @@ def versions() -> list[tuple[str, str]]:
             ("Qt", package_version("pyside6-essentials")), ("torch", package_version("torch")),
             ("transformers", package_version("transformers")), ("ONNX Runtime", package_version("onnxruntime"))]
     choices, _problem = load_choices()
-    for capability in CAPABILITIES:
+    for capability in CAPABILITIES.values():
         name = choices.get(capability.key, capability.default)
         rows.append((capability.label, engine_line(capability.key, name)))
     rows.append(("Device", choices.get("device", "auto")))

@@ -22,11 +22,6 @@ from .errors import RecordError
 FILE_NAME = "engines.json"
 
 
-# The capabilities, in the order the user sees them (engines/registry.py holds the table).
-CAPABILITIES = tuple(registry.CAPABILITIES.values())
-BY_KEY = registry.CAPABILITIES
-
-
 def path() -> Path:
     from .paths import data_dir
 
@@ -69,15 +64,15 @@ def check_choice(key: str, name: str, catalog=None) -> None:
         if name not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)} (got {name!r})")
         return
-    if key not in BY_KEY:
-        raise ValueError(f"no capability {key!r} (capabilities: {', '.join(BY_KEY)}, device)")
-    capability = BY_KEY[key]
+    if key not in registry.CAPABILITIES:
+        raise ValueError(f"no capability {key!r} (capabilities: {', '.join(registry.CAPABILITIES)}, device)")
+    capability = registry.CAPABILITIES[key]
     if name in capability.builtins:
         return
     if name.startswith(registry.SERVER) and capability.servers:
         from .models.servers import servers
 
-        if name.removeprefix("server:") not in servers():
+        if name.removeprefix(registry.SERVER) not in servers():
             raise ValueError(f"{name}: no such model server (videoreview models server list)")
         return
     if os.sep in name and capability.model is not None:  # a model folder, chosen by its path
@@ -96,7 +91,7 @@ def check_choice(key: str, name: str, catalog=None) -> None:
 
 def models_for(key: str, catalog) -> list[str]:
     """The catalog models that can be chosen for a capability."""
-    task = BY_KEY[key].task
+    task = registry.CAPABILITIES[key].task
     return sorted(name for name, entry in catalog.items() if task in entry.tasks and not entry.builtin)
 
 
@@ -153,7 +148,7 @@ def choose(report: Callable[[str], None] | None = None) -> Chosen:
     names: dict[str, str] = {}
     fallbacks: dict[str, list[str]] = {}  # reason -> what falls back for it (said in one line)
     free = None
-    for capability in CAPABILITIES:
+    for capability in registry.CAPABILITIES.values():
         name = choices.get(capability.key, capability.default)
         fallback = capability.default
         reason = None

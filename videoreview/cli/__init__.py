@@ -2,8 +2,7 @@
 
 Errors a user can cause (bad file, bad JSON) are raised as VideoReviewError, and ``main``
 prints each as one line naming the file and the problem and exits with 1; nothing else is
-touched. One module per command group; the
-rest of videoreview never imports this package.
+touched. One module per command group; the rest of videoreview never imports this package.
 """
 
 from __future__ import annotations

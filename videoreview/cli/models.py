@@ -8,8 +8,8 @@ import json
 import os
 import sys
 
-from ..choices import CAPABILITIES
 from ..engines.device import DEVICES
+from ..engines.registry import CAPABILITIES
 from ..errors import VideoReviewError
 
 
@@ -37,7 +37,7 @@ def add_parsers(sub) -> None:
                                          "capability it serves, or 'builtin' or a model folder with --for)")
     use.add_argument("name", metavar="NAME")
     use.add_argument("--for", dest="capabilities", action="append", metavar="CAPABILITY",
-                     choices=[c.key for c in CAPABILITIES])
+                     choices=list(CAPABILITIES))
     use.set_defaults(run=cmd_use)
     device = actions.add_parser("device", help="the devices here and their free memory; with DEVICE, choose it")
     device.add_argument("device", nargs="?", choices=DEVICES)
@@ -171,14 +171,14 @@ def cmd_add(args: argparse.Namespace) -> str:
 
 @_command
 def cmd_use(args: argparse.Namespace) -> str:
-    from ..choices import BY_KEY, models_for, save_choice
+    from ..choices import models_for, save_choice
     from ..models.catalog import installed_path, load_catalog
 
     catalog = load_catalog()
-    keys = args.capabilities or [key for key in BY_KEY if args.name in models_for(key, catalog)]
+    keys = args.capabilities or [key for key in CAPABILITIES if args.name in models_for(key, catalog)]
     if not keys:
         raise VideoReviewError(f"{args.name}: name the capability with --for "
-                               f"({', '.join(BY_KEY)}), or a catalog model (videoreview models list)")
+                               f"({', '.join(CAPABILITIES)}), or a catalog model (videoreview models list)")
     for key in keys:
         try:
             save_choice(key, args.name)

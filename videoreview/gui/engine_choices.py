@@ -10,8 +10,9 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
-from ..choices import CAPABILITIES, load_choices, models_for, save_choice
+from ..choices import load_choices, models_for, save_choice
 from ..engines.device import DEVICES
+from ..engines.registry import CAPABILITIES
 from ..errors import VideoReviewError
 from ..models.catalog import installed_path, load_catalog
 from ..models.servers import servers
@@ -28,7 +29,7 @@ class EngineChoices(QGroupBox):
         self.free_gb: dict[str, float] = {}  # device -> GB free
         self.choices: dict[str, QComboBox] = {}
         form = QFormLayout(self)
-        for capability in CAPABILITIES:
+        for capability in CAPABILITIES.values():
             combo = QComboBox()
             combo.activated.connect(lambda _index, key=capability.key: self._choose(key))
             self.choices[capability.key] = combo
@@ -52,7 +53,7 @@ class EngineChoices(QGroupBox):
         saved, problem = load_choices()
         if problem:
             self.message.emit(problem)
-        for capability in CAPABILITIES:
+        for capability in CAPABILITIES.values():
             combo = self.choices[capability.key]
             combo.clear()
             for name in capability.builtins:
