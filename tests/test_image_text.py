@@ -35,7 +35,8 @@ def frames(count: int) -> list[np.ndarray]:
 
 def test_onnx_embeddings_match_torch(folder, home):
     encoder = ImageTextEncoder(folder)
-    assert encoder.providers == ["CPUExecutionProvider"] and encoder.device == "cpu"
+    assert encoder.sessions["images"].get_providers() == ["CPUExecutionProvider"] and encoder.device == "cpu"
+    assert encoder.device_note is None
     images = encoder.embed_images(frames(37))  # more than one ONNX batch
     texts = encoder.embed_texts(TEXTS)
     reference = TorchImageText(folder)
@@ -94,7 +95,8 @@ def test_cuda_asked_for_where_onnxruntime_has_none_runs_on_the_cpu(folder, home)
     if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
         pytest.skip("this machine has onnxruntime's CUDA provider")
     encoder = ImageTextEncoder(folder, device="cuda")
-    assert encoder.providers == ["CPUExecutionProvider"] and encoder.device == "cpu"
+    assert encoder.sessions["images"].get_providers() == ["CPUExecutionProvider"] and encoder.device == "cpu"
+    assert "has no CUDA provider" in encoder.device_note and "scripts/setup --gpu" in encoder.device_note
 
 
 @pytest.mark.parametrize("spoil, problem", [

@@ -345,6 +345,7 @@ class Analysis(_Record):
     video: VideoInfo
     content_hash: str = ""  # SHA-256 of the file: finds the video again after a move
     engines: dict[str, str] = field(default_factory=dict)  # stage -> "engine@version"
+    devices: dict[str, str] = field(default_factory=dict)  # stage -> where it ran: "cuda", "cpu"
     boundaries: tuple[Boundary, ...] = ()
     captions: tuple[FrameCaption, ...] = ()
     faces: tuple[FaceDetection, ...] = ()

@@ -17,9 +17,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-CUDA = "CUDAExecutionProvider"
-CPU = "CPUExecutionProvider"
-
+from .placement import onnx_placement, onnx_providers
 
 def exported(key: str, export: Callable[[Path], None]) -> Path:
     """The folder of ONNX files for ``key``, filled by ``export(folder)`` the first time
@@ -58,9 +56,10 @@ def torch_to_onnx(module, example, path: Path, inputs: list[str], outputs: list[
 
 
 def session(path: Path, device: str = "cpu", arena: bool = True):
-    """An ONNX Runtime session on ``device`` ("cuda" takes the CUDA provider where the
-    installed onnxruntime has it, else the CPU), using as many threads as this process
-    may run on, which do not spin while waiting (other stages share the cores).
+    """An ONNX Runtime session on ``device`` ("cuda" takes the CUDA provider where it
+    starts here, else the CPU: see placement.onnx_placement; ``session.get_providers()``
+    says which), using as many threads as this process may run on, which do not spin
+    while waiting (other stages share the cores).
     ``arena`` False: intermediate tensors are freed after each run instead of kept in
     ONNX Runtime's CPU arena (which never shrinks)."""
     import onnxruntime as ort
@@ -74,5 +73,4 @@ def session(path: Path, device: str = "cpu", arena: bool = True):
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.enable_cpu_mem_arena = arena
-    wanted = [CUDA, CPU] if device.startswith("cuda") and CUDA in ort.get_available_providers() else [CPU]
-    return ort.InferenceSession(str(path), options, providers=wanted)
+    return ort.InferenceSession(str(path), options, providers=onnx_providers(onnx_placement(device)))

@@ -88,14 +88,14 @@ class Capability:
 def _boundaries(device: str):
     from .boundaries.builtin import BuiltinBoundaryEngine
 
-    return BuiltinBoundaryEngine()  # on the CPU: TransNetV2 at half rate is sized for it
+    return BuiltinBoundaryEngine(device)  # on CUDA every frame, on the CPU every 2nd (builtin.transnet_stride)
 
 
 def _dlib(detector: str) -> Factory:
     def make(device: str):
         from .faces.dlib_faces import DlibFaceEngine  # dlib loads only when an engine is made
 
-        return DlibFaceEngine(detector=detector)
+        return DlibFaceEngine(detector=detector, device=device)
 
     return make
 
@@ -103,7 +103,7 @@ def _dlib(detector: str) -> Factory:
 def _captions(device: str):
     from .captions.builtin import BuiltinCaptionEngine
 
-    return BuiltinCaptionEngine()
+    return BuiltinCaptionEngine(device)
 
 
 def _vlm(spec: str, device: str):

@@ -76,18 +76,24 @@ class StageCache:
 
     def get(self, content_hash: str, stage: str, engine: str, version: str) -> Any | None:
         """The stored result, or None when absent or unreadable (a damaged entry is a miss)."""
+        entry = self.get_entry(content_hash, stage, engine, version)
+        return entry[0] if entry is not None else None
+
+    def get_entry(self, content_hash: str, stage: str, engine: str, version: str) -> tuple[Any, str] | None:
+        """(the stored result, the device it was made on: "" when not recorded), or None."""
         path = self.entry_path(content_hash, stage, engine, version)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (FileNotFoundError, ValueError, UnicodeDecodeError):
             return None
-        if not isinstance(data, dict) or data.get("cache_format") != CACHE_FORMAT:
+        if not isinstance(data, dict) or data.get("cache_format") != CACHE_FORMAT or data.get("result") is None:
             return None
-        return data.get("result")
+        return data["result"], str(data.get("device", ""))
 
-    def put(self, content_hash: str, stage: str, engine: str, version: str, result: Any) -> Path:
+    def put(self, content_hash: str, stage: str, engine: str, version: str, result: Any, device: str = "") -> Path:
         path = self.entry_path(content_hash, stage, engine, version)
-        payload = {"cache_format": CACHE_FORMAT, "stage": stage, "engine": engine, "version": version, "result": result}
+        payload = {"cache_format": CACHE_FORMAT, "stage": stage, "engine": engine, "version": version,
+                   "device": device, "result": result}
         write_atomic(path, json.dumps(payload, ensure_ascii=False).encode("utf-8"))
         return path
 

@@ -65,23 +65,24 @@ def analyze(
     source: FrameSource | None = None
     try:
         # Stages that need no earlier results: from the cache, else read in one pass.
-        known: dict[str, object] = {}
+        known: dict[str, tuple[object, str]] = {}  # stage name -> (result, device it ran on)
         independent = [stage for stage in stages if not hasattr(stage, "prepare")]
         for stage in independent if use_cache else []:
-            cached = cache.get(*_key(stage, content_hash))
+            cached = cache.get_entry(*_key(stage, content_hash))
             if cached is not None:
                 known[stage.name] = cached
         read = [stage for stage in independent if stage.name not in known]
         if len(read) > 1:
             source = open_video(path, backend=backend)
-            known.update(_read_in_one_pass(source, read, progress, cancel))
+            for name, result in _read_in_one_pass(source, read, progress, cancel).items():
+                known[name] = (result, "")
         for stage in stages:
             cancel.check()
             prepare = getattr(stage, "prepare", None)
             key = _key(stage, content_hash, prepare(analysis) if prepare else "")
-            result = known.pop(stage.name, None)
+            result, device = known.pop(stage.name, (None, ""))
             if result is None and prepare and use_cache:
-                result = cache.get(*key)
+                result, device = cache.get_entry(*key) or (None, "")
             if result is None:
                 if source is None:
                     source = open_video(path, backend=backend)
@@ -95,23 +96,39 @@ def analyze(
                 except FellBack as fell:  # not cached: the model is asked again next time
                     notice(fell.notice)
                     stage_progress(1.0, "done (builtin)")
-                    analysis = with_stage_engine(fell.stage.apply(analysis, fell.result, previous), fell.stage)
+                    applied = fell.stage.apply(analysis, fell.result, previous)
+                    analysis = with_stage_engine(applied, fell.stage, _ran_on(fell.stage, notice))
                     on_stage(analysis)
                     continue
                 cancel.check()  # a stage cancelled in its last batch must not be cached as finished
-                cache.put(*key, result)
+                device = _ran_on(stage, notice)
+                cache.put(*key, result, device=device)
                 stage_progress(1.0, "done")
             elif stage in read:
-                cache.put(*key, result)
+                device = _ran_on(stage, notice)
+                cache.put(*key, result, device=device)
                 progress(stage.name, 1.0, "done")
             else:
                 progress(stage.name, 1.0, "from cache")
-            analysis = with_stage_engine(stage.apply(analysis, result, previous), stage)
+            analysis = with_stage_engine(stage.apply(analysis, result, previous), stage, device)
             on_stage(analysis)
     finally:
         if source is not None:
             source.close()
     return _carry_summaries(analysis, previous)
+
+
+_SAID: set[tuple[str, str]] = set()  # (stage, why it left the GPU) already said in this process
+
+
+def _ran_on(stage: Stage, notice: Callable[[str], None]) -> str:
+    """Where ``stage``'s engine ran; the first time it runs on the CPU although CUDA was
+    asked for, ``notice`` says why (engines/placement.py)."""
+    note = getattr(stage.engine, "device_note", None)
+    if note and (stage.name, note) not in _SAID:
+        _SAID.add((stage.name, note))
+        notice(f"{stage.name} runs on the CPU: {note}")
+    return getattr(stage.engine, "device", "") or ""
 
 
 def _key(stage: Stage, content_hash: str, depends: str = "") -> tuple:

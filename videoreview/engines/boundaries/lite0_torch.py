@@ -143,8 +143,9 @@ def fold_batchnorm(model: EfficientNetLite0) -> nn.Module:
     return model.eval()
 
 
-class _Exported(nn.Module):
-    """What is exported: NHWC uint8 frames in, (unit features, class probabilities) out."""
+class FeaturesAndProbabilities(nn.Module):
+    """What is exported (and run on CUDA): NHWC uint8 frames in, (unit features, class
+    probabilities) out."""
 
     def __init__(self, net: nn.Module):
         super().__init__()
@@ -161,5 +162,5 @@ def export_lite0(folder) -> None:
     from ..onnx_export import torch_to_onnx
 
     example = torch.zeros(2, 224, 224, 3, dtype=torch.uint8)
-    torch_to_onnx(_Exported(fold_batchnorm(load_efficientnet_lite0())), (example,), folder / "model.onnx", ["frames"],
+    torch_to_onnx(FeaturesAndProbabilities(fold_batchnorm(load_efficientnet_lite0())), (example,), folder / "model.onnx", ["frames"],
                   ["features", "probabilities"], {"frames": {0: "n", 1: "h", 2: "w"}})

@@ -42,22 +42,33 @@ TEXT_FILLS = 0.12  # share of the picture covered by on-screen text at which tex
 
 class BuiltinCaptionEngine:
     """Holds the classifier the captions stage measures with; the words are composed below.
-    The classifier (on ONNX Runtime) loads on first use: never when the captions come from the cache."""
+    The classifier (the boundary stage's: features.shared_extractor) loads on first use:
+    never when the captions come from the cache."""
 
     name = "builtin"
     version = "2"
-    device = "cpu"
 
-    def __init__(self) -> None:
-        self._extract = None
+    def __init__(self, device: str = "cpu") -> None:
+        self.asked = device
+        self._extract = self._place = None
 
     @property
     def extract(self):
         if self._extract is None:
             from ..boundaries.features import shared_extractor
+            from ..placement import torch_placement
 
-            self._extract = shared_extractor()
+            self._place = torch_placement(self.asked)
+            self._extract = shared_extractor(self._place.device)
         return self._extract
+
+    @property
+    def device(self) -> str:
+        return self._extract.device if self._extract is not None else self.asked
+
+    @property
+    def device_note(self) -> str | None:
+        return (self._place.note or self._extract.device_note) if self._extract is not None else None
 
     def release(self) -> None:
         self._extract = None

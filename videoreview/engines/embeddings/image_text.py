@@ -8,9 +8,8 @@ its own aspect ratio as up to ``max_num_patches`` patches (see naflex.py).
 
 The model folder is loaded with transformers (safetensors only, no remote code: see
 models/folders.py), its two towers are exported once to ONNX, and ONNX Runtime runs
-them: on CUDA when onnxruntime-gpu is installed and the session really got the CUDA
-provider (a missing CUDA library makes onnxruntime fall back silently, so the session's
-own providers are checked, not the list of available ones), else on the CPU. The export
+them: on CUDA when the CUDA provider starts here (placement.onnx_placement), else on the
+CPU with ``device_note`` saying why. The export
 lies in ``$VIDEOREVIEW_HOME/onnx/<model fingerprint>/`` and is reused.
 
 Frames are decoded straight to the model's input size (SigLIP resizes without cropping),
@@ -176,7 +175,8 @@ class ImageTextEncoder:
         from transformers import AutoTokenizer
 
         from ..captions.vlm import fingerprint
-        from ..onnx_export import CUDA, exported
+        from ..onnx_export import exported
+        from ..placement import onnx_placement
 
         self.path = resolve_model(spec)
         config = check_image_text_dir(self.path)
@@ -201,15 +201,14 @@ class ImageTextEncoder:
         self.logit_scale, self.logit_bias = logits["scale"], logits["bias"]
         self.position_table = np.load(onnx / "positions.npy") if self.naflex else None
         self._positions: dict[tuple[int, int], np.ndarray] = {}
-        self._onnx, self._asked = onnx, device or "cpu"
+        place = onnx_placement(device or "cpu")
+        self._onnx, self.device, self.device_note = onnx, place.device, place.note
         self._sessions = self._open()  # at once: a model ONNX Runtime cannot run fails here, not mid-search
-        self.providers = self._sessions["images"].get_providers()  # what the session really got
-        self.device = "cuda" if CUDA in self.providers else "cpu"
 
     def _open(self) -> dict:
         from ..onnx_export import session
 
-        return {name: session(self._onnx / f"{name}.onnx", self._asked) for name in ("images", "texts")}
+        return {name: session(self._onnx / f"{name}.onnx", self.device) for name in ("images", "texts")}
 
     @property
     def sessions(self) -> dict:

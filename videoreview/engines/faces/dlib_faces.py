@@ -47,12 +47,13 @@ class DlibFaceEngine:
     # than LFW pairs: in the Megamind clip (opencv-doc) the two characters' tracks are
     # 0.56-0.63 apart (their average 0.59 merges them at 0.6), one person's 0.27-0.35.
     cluster_distance = 0.5
-    device = "cpu"
     # Bump when anything that changes the output changes: it is part of the cache key.
     version = "1"
 
-    def __init__(self, detector: str = "hog", upsample: int = 1):
+    def __init__(self, detector: str = "hog", upsample: int = 1, device: str = "cpu"):
         import dlib
+
+        from ..placement import cpu_only
 
         if detector not in ("blazeface", "hog", "cnn"):
             raise ValueError(f"detector must be 'blazeface', 'hog' or 'cnn', not {detector!r}")
@@ -60,6 +61,8 @@ class DlibFaceEngine:
         self.detector = detector
         self.upsample = upsample
         self._dlib = dlib
+        place = cpu_only(device, "BlazeFace on LiteRT and dlib's face descriptor have CPU builds only")
+        self.device, self.device_note = place.device, place.note
         self._hog = self._cnn = self._blazeface = self._landmarks = self._descriptor = None
 
     def release(self) -> None:

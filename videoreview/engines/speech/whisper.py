@@ -50,8 +50,8 @@ class WhisperEngine:
 
         from ...models.catalog import load_catalog
 
-        self.device = "cuda" if device.startswith("cuda") else "cpu"  # CTranslate2 has no MPS
-        self._index = int(device.split(":")[1]) if device.startswith("cuda:") else 0
+        self.asked = device
+        self.place = None  # where CTranslate2 runs it, known when it loads (placement.py)
         catalog = load_catalog()
         self._entry = catalog.get(spec)
         if self._entry is not None and "speech" not in self._entry.tasks:
@@ -71,27 +71,58 @@ class WhisperEngine:
         self.version = f"{version('faster-whisper')}-{SETTINGS_VERSION}-{str(fingerprint)[:12]}"
         self._model = None
 
+    @property
+    def device(self) -> str:
+        return self.place.device if self.place is not None else self.asked
+
+    @property
+    def device_note(self) -> str | None:
+        return self.place.note if self.place is not None else None
+
     def _load(self):
         if self._model is None:
-            from faster_whisper import WhisperModel
+            from ..placement import Placement, ctranslate2_placement, short
 
-            cuda = self.device == "cuda"
-            kwargs = dict(device=self.device, device_index=self._index, compute_type="float16" if cuda else "int8",
-                          cpu_threads=os.cpu_count() or 1)
-            if self._entry is not None and self._entry.builtin:
-                self._model = WhisperModel(self.name, files=builtin_files(self._entry), **kwargs)
-            else:
-                from ...models.folders import resolve_model
-
-                folder = resolve_model(self._spec)
-                self._model = WhisperModel(os.fspath(folder), local_files_only=True, **kwargs)
+            if self.place is None:
+                self.place = ctranslate2_placement(self.asked)  # CTranslate2 has no MPS
+            try:
+                self._model = self._make(self.place.device)
+            except Exception as exc:  # CUDA's libraries missing, out of memory
+                if not self.place.cuda:
+                    raise
+                self.place = Placement("cpu", f"Whisper would not load on {self.place.device} ({short(exc)})")
+                self._model = self._make("cpu")
         return self._model
+
+    def _make(self, device: str):
+        from faster_whisper import WhisperModel
+
+        cuda = device.startswith("cuda")
+        kwargs = dict(device="cuda" if cuda else "cpu", device_index=int(device.partition(":")[2] or 0),
+                      compute_type="float16" if cuda else "int8", cpu_threads=os.cpu_count() or 1)
+        if self._entry is not None and self._entry.builtin:
+            return WhisperModel(self.name, files=builtin_files(self._entry), **kwargs)
+        from ...models.folders import resolve_model
+
+        return WhisperModel(os.fspath(resolve_model(self._spec)), local_files_only=True, **kwargs)
 
     def release(self) -> None:
         self._model = None
 
     def transcribe(self, samples: np.ndarray, progress: ProgressFn, cancel,
                    language: str | None = None) -> Transcript:
+        from ..placement import Placement, is_device_error, short
+
+        try:
+            return self._transcribe(samples, progress, cancel, language)
+        except Exception as exc:  # a GPU that fails mid-run: all of it again on the CPU
+            if self.place is None or not self.place.cuda or not is_device_error(exc):
+                raise
+            self.place = Placement("cpu", f"{self.place.device} failed mid-run ({short(exc)})")
+            self._model = None
+            return self._transcribe(samples, progress, cancel, language)
+
+    def _transcribe(self, samples: np.ndarray, progress: ProgressFn, cancel, language: str | None) -> Transcript:
         model = self._load()
         duration = max(len(samples) / self.rate, 1e-6)
         pieces, info = model.transcribe(samples, language=language, **SETTINGS)

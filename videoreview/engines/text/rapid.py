@@ -30,16 +30,29 @@ class RapidTextEngine:
     def __init__(self, device: str = "cpu") -> None:
         from importlib.metadata import version
 
-        self.device = device
+        self.asked = device
+        self.place = None  # where the sessions run, known when they are made (placement.py)
         self.version = f"rapidocr-{version('rapidocr')}-{LONG_SIDE}-{MIN_SCORE}"
         self._ocr = self._coarse = None
+
+    @property
+    def device(self) -> str:
+        return self.place.device if self.place is not None else self.asked
+
+    @property
+    def device_note(self) -> str | None:
+        return self.place.note if self.place is not None else None
 
     def _make(self, side: int):
         from rapidocr import RapidOCR
 
+        from ..placement import onnx_placement
+
+        if self.place is None:
+            self.place = onnx_placement(self.asked)
         params = {"Global.log_level": "critical", "Global.use_cls": False,
                   "Det.limit_type": "max", "Det.limit_side_len": side,
-                  "EngineConfig.onnxruntime.use_cuda": self.device.startswith("cuda")}
+                  "EngineConfig.onnxruntime.use_cuda": self.place.cuda}
         ocr = RapidOCR(params=params)
         logging.getLogger("RapidOCR").setLevel(logging.CRITICAL)
         return ocr
@@ -52,20 +65,36 @@ class RapidTextEngine:
     def release(self) -> None:
         self._ocr = self._coarse = None
 
+    def _run(self, coarse: bool, image: np.ndarray, **kwargs):
+        """One RapidOCR call; a GPU that fails (out of memory, say) moves both readers to the CPU."""
+        from ..placement import Placement, is_device_error, short
+
+        def ocr():
+            if coarse and self._coarse is None:
+                self._coarse = self._make(COARSE_SIDE)
+            return (self._coarse if coarse else self._load())(image, **kwargs)
+
+        try:
+            return ocr()
+        except Exception as exc:
+            if self.place is None or not self.place.cuda or not is_device_error(exc):
+                raise
+            self.place = Placement("cpu", f"{self.place.device} failed mid-run ({short(exc)})")
+            self._ocr = self._coarse = None
+            return ocr()
+
     def find(self, image: np.ndarray, frame_shape: tuple[int, int] | None = None
              ) -> list[tuple[float, float, float, float]]:
-        if self._coarse is None:
-            self._coarse = self._make(COARSE_SIDE)
         h, w = image.shape[:2]
         scale = COARSE_SIDE / max(frame_shape or (h, w))
         small = cv2.resize(image, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
-        result = self._coarse(np.ascontiguousarray(small[:, :, ::-1]), use_rec=False)
+        result = self._run(True, np.ascontiguousarray(small[:, :, ::-1]), use_rec=False)
         if result.boxes is None:
             return []
         return [_box(corners / scale) for corners in result.boxes]
 
     def read(self, frame: np.ndarray) -> list[TextBox]:
-        result = self._load()(np.ascontiguousarray(frame[:, :, ::-1]))  # RapidOCR takes BGR, as OpenCV reads
+        result = self._run(False, np.ascontiguousarray(frame[:, :, ::-1]))  # RapidOCR takes BGR, as OpenCV reads
         if result.boxes is None or result.txts is None:
             return []
         found = []

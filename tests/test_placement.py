@@ -1,0 +1,118 @@
+"""CUDA asked for where it cannot be had: every stage runs on the CPU with the CPU's
+settings, says why once, and the Analysis records where each stage ran. This machine has
+no GPU, a CPU build of torch and onnxruntime without the CUDA provider: the real checks
+fail here as they do on a user's machine without the GPU install. A GPU that fails in the
+middle of a run is a call that raises CUDA's out-of-memory error (wiring only: the
+stage's models are real)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from videoreview.engines import registry
+from videoreview.engines.boundaries.builtin import BuiltinBoundaryEngine
+from videoreview.engines.boundaries.transnet import OnnxTransNet
+from videoreview.engines.placement import (
+    OnDevice,
+    Placement,
+    is_device_error,
+    onnx_placement,
+    torch_placement,
+)
+from videoreview.pipeline import StageCache, analyze
+from videoreview.pipeline.boundaries import BoundaryStage
+from videoreview.pipeline.stages import build_stages
+
+
+def test_an_onnxruntime_without_the_cuda_provider_runs_on_the_cpu_and_says_how_to_get_it():
+    place = onnx_placement("cuda", providers=["AzureExecutionProvider", "CPUExecutionProvider"])
+    assert place == Placement("cpu", place.note)
+    assert "has no CUDA provider" in place.note and "scripts/setup --gpu" in place.note
+    assert onnx_placement("cpu") == Placement("cpu")  # nothing to say when the CPU was asked for
+
+
+def test_a_torch_that_cannot_use_cuda_runs_on_the_cpu_and_says_why():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine's torch has a GPU")
+    place = torch_placement("cuda")
+    assert place.device == "cpu" and place.note.startswith(f"torch {torch.__version__} cannot use CUDA here")
+    assert torch_placement("cpu") == Placement("cpu")
+
+
+def test_a_gpu_call_that_runs_out_of_memory_moves_to_the_cpu_for_good():
+    calls = []
+
+    def gpu(x):
+        calls.append("gpu")
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    def cpu(x):
+        calls.append("cpu")
+        return x * 2
+
+    run = OnDevice(gpu, lambda: cpu, Placement("cuda"))
+    assert run(3) == 6 and run(4) == 8
+    assert calls == ["gpu", "cpu", "cpu"]  # the GPU is not asked again
+    assert run.place.device == "cpu" and "cuda failed mid-run (RuntimeError: CUDA out of memory" in run.place.note
+    # An error of the input is not the GPU's: it is raised, and nothing moves.
+    bad = OnDevice(lambda x: 1 / 0, lambda: cpu, Placement("cuda"))
+    with pytest.raises(ZeroDivisionError):
+        bad(1)
+    assert bad.place.device == "cuda" and not is_device_error(ZeroDivisionError("division by zero"))
+
+
+@pytest.mark.models
+def test_every_stage_asked_for_cuda_runs_on_the_cpu_with_one_notice_each(cuts_video, home, tmp_path):
+    engines = {"boundaries": "builtin", "captions": "builtin", "screen-text": "pp-ocrv6"}
+    notices: list[str] = []
+    on_cuda = analyze(cuts_video.path, stages=build_stages(engines, "cuda"), cache=StageCache(tmp_path / "a"),
+                      notice=notices.append)
+    assert on_cuda.devices == {"boundaries": "cpu", "screen-text": "cpu", "captions": "cpu"}
+    assert sorted(n.split(":")[0] for n in notices) == ["boundaries runs on the CPU", "captions runs on the CPU",
+                                                          "screen-text runs on the CPU"]
+    assert all("cannot use CUDA here" in n or "has no CUDA provider" in n for n in notices), notices
+    # With the CPU's settings: the same boundaries and captions as a run asked for the CPU.
+    on_cpu = analyze(cuts_video.path, stages=build_stages(engines, "cpu"), cache=StageCache(tmp_path / "b"))
+    assert on_cpu.boundaries == on_cuda.boundaries and on_cpu.captions == on_cuda.captions
+    assert on_cpu.devices == on_cuda.devices
+    # Said once: the next video in this process runs the same way without a word.
+    again: list[str] = []
+    analyze(cuts_video.path, stages=build_stages(engines, "cuda"), cache=StageCache(tmp_path / "c"),
+            notice=again.append)
+    assert again == []
+
+
+@pytest.mark.models
+def test_whisper_asked_for_cuda_loads_on_the_cpu_and_says_why(home):
+    engine = registry.create("speech", "whisper-tiny.en", "cuda")
+    transcript = engine.transcribe(np.zeros(16_000, np.float32), lambda *a: None, _NeverCancelled())
+    assert transcript.segments == ()
+    assert engine.device == "cpu" and "sees no CUDA device" in engine.device_note
+
+
+@pytest.mark.models
+def test_a_gpu_that_fails_mid_run_finishes_the_boundaries_on_the_cpu(cuts_video, home, tmp_path):
+    engine = BuiltinBoundaryEngine("cpu")
+    engine._models()
+
+    def out_of_memory(windows):
+        raise RuntimeError("CUDA out of memory. Tried to allocate 520.00 MiB")
+
+    # What _models makes on CUDA, with a GPU that fails at its first window.
+    engine._transnet = OnDevice(out_of_memory, lambda: OnnxTransNet("cpu", engine.window), Placement("cuda"))
+    notices: list[str] = []
+    analysis = analyze(cuts_video.path, stages=[BoundaryStage(engine)], cache=StageCache(tmp_path),
+                       notice=notices.append)
+    cuts = [b.frame for b in analysis.boundaries if b.kind == "cut"]
+    assert cuts == list(cuts_video.cut_frames)
+    assert analysis.devices == {"boundaries": "cpu"}
+    assert notices == ["boundaries runs on the CPU: cuda failed mid-run "
+                       "(RuntimeError: CUDA out of memory. Tried to allocate 520.00 MiB)"]
+
+
+class _NeverCancelled:
+    def check(self) -> None:
+        pass
