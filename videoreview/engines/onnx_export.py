@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .placement import onnx_placement, onnx_providers
 
+
 def exported(key: str, export: Callable[[Path], None]) -> Path:
     """The folder of ONNX files for ``key``, filled by ``export(folder)`` the first time
     it is asked for. The folder appears whole or not at all (renamed into place)."""

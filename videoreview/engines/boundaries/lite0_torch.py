@@ -162,5 +162,6 @@ def export_lite0(folder) -> None:
     from ..onnx_export import torch_to_onnx
 
     example = torch.zeros(2, 224, 224, 3, dtype=torch.uint8)
-    torch_to_onnx(FeaturesAndProbabilities(fold_batchnorm(load_efficientnet_lite0())), (example,), folder / "model.onnx", ["frames"],
-                  ["features", "probabilities"], {"frames": {0: "n", 1: "h", 2: "w"}})
+    net = FeaturesAndProbabilities(fold_batchnorm(load_efficientnet_lite0()))
+    torch_to_onnx(net, (example,), folder / "model.onnx", ["frames"], ["features", "probabilities"],
+                  {"frames": {0: "n", 1: "h", 2: "w"}})
