@@ -1,6 +1,7 @@
 """The whole default pipeline: start-up, realtime factor, peak memory, and FFmpeg's decode floor.
 
     .venv/bin/python benchmarks/bench_pipeline.py [--seconds 150] [--long-minutes 2 20] [--keep DIR]
+    python benchmarks/bench_pipeline.py --device cuda [--clip CLIP] [--only boundaries,captions]
 
 Generates a 720p 25 fps H.264 clip (tests/videos.py) and a 10-frame one, then measures,
 each in a fresh process:
@@ -13,6 +14,15 @@ each in a fresh process:
     to show whether memory stays flat with length;
   - ``ffmpeg -i CLIP -f null -``: decoding alone, the floor any analysis stands on.
 The ONNX exports are made before the timings (once per machine, not per run).
+
+With ``--device cuda`` (start-up is not measured then): each clip three times, in one
+run: with the GPU visible, decoding on NVDEC and in software, and with it hidden (CUDA_VISIBLE_DEVICES=""; asked for CUDA, every stage
+then runs on the CPU with the CPU's settings), the models loaded first on the 10-frame
+clip so that the figures do not count loading them; per stage the seconds from its start
+to its end (stages that read frames together overlap), TransNetV2's frames per second
+inside the boundary stage, peak GPU memory (torch's allocator, and the process's as
+nvidia-smi sees it), and the speed-up. ``--only`` keeps some stages of the default
+engines; ``--clip`` measures a given file instead of generating one.
 """
 
 from __future__ import annotations
@@ -35,29 +45,125 @@ from memory import peak_rss_mb  # noqa: E402  (benchmarks/memory.py)
 VIDEOREVIEW = [sys.executable, "-m", "videoreview"]
 
 
-def worker(path: str) -> dict:
-    """Analyse ``path`` with the default engines, no cache; launch time in argv[-1]."""
-    launched = float(sys.argv[-1])
+def worker(path: str, launched: float, device: str = "auto", only: str = "", warm: str = "",
+           decode: str = "auto") -> dict:
+    """Analyse ``path`` with the default engines (those named in ``only``), no cache. ``warm``:
+    a clip analysed first, so that the models are loaded before the timing starts."""
     from videoreview.pipeline import StageCache, analyze
+    from videoreview.pipeline.stages import DEFAULT_ENGINES, build_stages
 
+    engines = {key: name for key, name in DEFAULT_ENGINES.items() if not only or key in only.split(",")}
+    stages = build_stages(engines, device)
+    transnet = _time_transnet(stages)
     first: list[float] = []
+    spans: dict[str, list[float]] = {}
 
     def progress(stage: str, fraction: float, message: str) -> None:
+        now = time.time()
         if stage != "probe" and fraction > 0 and not first:
-            first.append(time.time())
+            first.append(now)
+        spans.setdefault(stage, [now, now])[1] = now
 
     with tempfile.TemporaryDirectory() as root:
+        if warm:
+            analyze(warm, stages=stages, cache=StageCache(Path(root) / "warm"), use_cache=False, decode=decode,
+                    notice=lambda text: print(text, file=sys.stderr))
+            transnet.update(seconds=0.0, frames=0)
+            _reset_gpu_peak()
+        spans.clear()
         start = time.perf_counter()
-        analysis = analyze(path, cache=StageCache(Path(root)), use_cache=False, progress=progress)
+        analysis = analyze(path, stages=stages, cache=StageCache(Path(root)), use_cache=False, progress=progress,
+                           decode=decode, notice=lambda text: print(text, file=sys.stderr))
         elapsed = time.perf_counter() - start
     return {"seconds": elapsed, "duration": analysis.video.duration, "peak_rss_mb": peak_rss_mb(),
-            "first_frame_after_launch": first[0] - launched if first else None}
+            "first_frame_after_launch": first[0] - launched if first else None, "devices": analysis.devices,
+            "stages": {name: end - begin for name, (begin, end) in spans.items() if name != "probe"},
+            "transnet_fps": transnet["frames"] / transnet["seconds"] if transnet["seconds"] else None,
+            "gpu_peak_mb": _gpu_peak_mb(), "boundaries": [(b.kind, round(b.time, 2)) for b in analysis.boundaries],
+            "captions": len(analysis.captions)}
 
 
-def run_worker(path: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--worker", str(path), str(time.time())],
-                         check=True, capture_output=True, text=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def _time_transnet(stages) -> dict:
+    """Time every TransNetV2 call of the boundary stage: frames it kept and seconds."""
+    stats = {"seconds": 0.0, "frames": 0}
+    engine = next((s.engine for s in stages if s.name == "boundaries" and hasattr(s.engine, "_models")), None)
+    if engine is None:
+        return stats
+    transnet, _features = engine._models()
+    inner = transnet.call
+
+    def timed(windows):
+        start = time.perf_counter()
+        out = inner(windows)  # comes back as a numpy array: the GPU has finished
+        stats["seconds"] += time.perf_counter() - start
+        stats["frames"] += len(windows) * (windows.shape[1] - 50)  # each window keeps all but 2 x 25 frames
+        return out
+
+    transnet.call = timed
+    return stats
+
+
+def _reset_gpu_peak() -> None:
+    if "torch" in sys.modules and sys.modules["torch"].cuda.is_available():
+        sys.modules["torch"].cuda.reset_peak_memory_stats()
+
+
+def _gpu_peak_mb() -> float | None:
+    if "torch" in sys.modules and sys.modules["torch"].cuda.is_available():
+        return sys.modules["torch"].cuda.max_memory_reserved() / 2**20
+    return None
+
+
+def run_worker(path: Path, device: str = "auto", only: str = "", warm: Path | None = None,
+               env: dict | None = None, decode: str = "auto") -> dict:
+    command = [sys.executable, __file__, "--worker", str(path), str(time.time()), device, only, str(warm or ""),
+               decode]
+    with GpuMemory() as gpu:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env={**os.environ, **(env or {})})
+        gpu.watch(process.pid)
+        out, err = process.communicate()
+    if process.returncode:
+        raise RuntimeError(f"the analysis failed:\n{err}")
+    result = json.loads(out.strip().splitlines()[-1])
+    result["gpu_process_peak_mb"] = gpu.peak
+    result["notices"] = [line for line in err.splitlines() if "runs on the CPU" in line]
+    return result
+
+
+class GpuMemory:
+    """The most GPU memory one process held, as nvidia-smi reports it every 0.2 s (None
+    where there is no nvidia-smi)."""
+
+    def __init__(self) -> None:
+        import shutil
+        import threading
+
+        self.peak, self._pid, self._stop = None, None, threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True) if shutil.which("nvidia-smi") else None
+
+    def __enter__(self):
+        if self._thread:
+            self._thread.start()
+        return self
+
+    def watch(self, pid: int) -> None:
+        self._pid = pid
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.2):
+            query = ["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"]
+            out = subprocess.run(query,
+                                 capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                pid, _, used = line.partition(",")
+                if pid.strip() == str(self._pid) and used.strip().isdigit():
+                    self.peak = max(self.peak or 0, int(used))
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
 
 
 @contextlib.contextmanager
@@ -123,21 +229,50 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=150.0)
     parser.add_argument("--long-minutes", type=float, nargs="*", default=[])
     parser.add_argument("--keep", help="keep the generated clips in this folder")
-    parser.add_argument("--worker", nargs=2, metavar=("PATH", "LAUNCHED"), help=argparse.SUPPRESS)
+    parser.add_argument("--device", default="auto", help="cuda: each clip with the GPU visible and hidden")
+    parser.add_argument("--only", default="", help="capabilities to keep, comma-separated (default: all)")
+    parser.add_argument("--clip", type=Path, help="measure this file instead of a generated clip")
+    parser.add_argument("--tiny", type=Path, help="a short clip to load the models on (default: generated)")
+    parser.add_argument("--worker", nargs=6, metavar=("PATH", "LAUNCHED", "DEVICE", "ONLY", "WARM", "DECODE"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker[0])))
+        path, launched, device, only, warm, decode = args.worker
+        print(json.dumps(worker(path, float(launched), device, only, warm, decode)))
         return
-
-    from videos import make_long_video
 
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     folder.mkdir(parents=True, exist_ok=True)
-    tiny = folder / "ten-frames-720p.mp4"
-    make_long_video(tiny, 10 / 25)
-    clip = folder / f"clip-{int(args.seconds)}s-720p25.mp4"
-    make_long_video(clip, args.seconds)
-    run_worker(tiny)  # makes the ONNX exports if this machine has none yet
+    tiny = args.tiny or folder / "ten-frames-720p.mp4"
+    clip = args.clip or folder / f"clip-{int(args.seconds)}s-720p25.mp4"
+    if not tiny.exists() or not clip.exists():
+        from videos import make_long_video
+
+        if not tiny.exists():
+            make_long_video(tiny, 10 / 25)
+        if not clip.exists():
+            make_long_video(clip, args.seconds)
+    run_worker(tiny, "cpu", args.only)  # makes the ONNX exports if this machine has none yet
+    if args.device.startswith("cuda"):
+        gpu_table(clip, tiny, args.device, args.only)
+        return
+    startup(folder, tiny)
+
+    print(f"{'clip':<28} {'analysis':>9} {'realtime':>9} {'peak RSS':>9} {'ffmpeg decode':>14} {'ratio':>6}")
+    for path, seconds in [(clip, args.seconds)] + [
+            (folder / f"clip-{m:g}min-720p25.mp4", m * 60) for m in args.long_minutes]:
+        if not path.exists():
+            from videos import make_long_video
+
+            make_long_video(path, seconds)
+        result = run_worker(path, args.device, args.only)
+        floor = ffmpeg_decode(path)
+        print(f"{path.name:<28} {result['seconds']:8.1f}s {result['duration'] / result['seconds']:8.1f}x "
+              f"{result['peak_rss_mb']:6.0f} MB {floor:13.2f}s {result['seconds'] / floor:5.1f}x")
+
+
+def startup(folder: Path, tiny: Path) -> None:
+    from videos import make_long_video
 
     version = median_wall(VIDEOREVIEW + ["--version"])
     with tempfile.TemporaryDirectory() as out:
@@ -152,15 +287,29 @@ def main() -> None:
           f"(launch to first frame analysed {first:.2f} s); the window's analysis process, "
           f"spawn to first frame analysed: {', '.join(f'{t:.2f}' for t in fresh)} s")
 
-    print(f"{'clip':<28} {'analysis':>9} {'realtime':>9} {'peak RSS':>9} {'ffmpeg decode':>14} {'ratio':>6}")
-    for path, seconds in [(clip, args.seconds)] + [
-            (folder / f"clip-{m:g}min-720p25.mp4", m * 60) for m in args.long_minutes]:
-        if not path.exists():
-            make_long_video(path, seconds)
-        result = run_worker(path)
-        floor = ffmpeg_decode(path)
-        print(f"{path.name:<28} {result['seconds']:8.1f}s {result['duration'] / result['seconds']:8.1f}x "
-              f"{result['peak_rss_mb']:6.0f} MB {floor:13.2f}s {result['seconds'] / floor:5.1f}x")
+
+def gpu_table(clip: Path, tiny: Path, device: str, only: str) -> None:
+    """The clip with the GPU visible (decoding on NVDEC, and in software) and hidden, models
+    loaded first, side by side."""
+    runs = {"GPU": run_worker(clip, device, only, tiny),
+            "GPU, software decoding": run_worker(clip, device, only, tiny, decode="cpu"),
+            "GPU hidden": run_worker(clip, device, only, tiny, env={"CUDA_VISIBLE_DEVICES": ""})}
+    for name, result in runs.items():
+        stages = ", ".join(f"{stage} {seconds:.2f} s ({result['devices'].get(stage, '?')})"
+                           for stage, seconds in result["stages"].items())
+        fps = f"{result['transnet_fps']:.0f}" if result["transnet_fps"] else "-"
+        memory = (f"{result['gpu_peak_mb'] or 0:.0f} MB in torch, {result['gpu_process_peak_mb'] or 0:.0f} MB "
+                  f"for the process (nvidia-smi)")
+        print(f"{name}: {clip.name} ({result['duration']:.1f} s) analysed in {result['seconds']:.2f} s, "
+              f"{result['duration'] / result['seconds']:.1f}x realtime; stages: {stages}; TransNetV2 {fps} "
+              f"frames/s; peak GPU memory {memory}; peak RSS {result['peak_rss_mb']:.0f} MB")
+        for line in result["notices"]:
+            print(f"  notice: {line}")
+    print(f"speed-up with the GPU: {runs['GPU hidden']['seconds'] / runs['GPU']['seconds']:.1f}x")
+    for name, result in runs.items():
+        kinds = {kind: sum(k == kind for k, _ in result["boundaries"]) for kind in ("cut", "gradual", "event")}
+        same = "same as" if result["boundaries"] == runs["GPU"]["boundaries"] else "differ from"
+        print(f"{name}: boundaries {kinds} ({same} the first run's), {result['captions']} captions")
 
 
 if __name__ == "__main__":

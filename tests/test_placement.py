@@ -20,9 +20,15 @@ from videoreview.engines.placement import (
     onnx_placement,
     torch_placement,
 )
-from videoreview.pipeline import StageCache, analyze
+from videoreview.pipeline import StageCache, analyze, runner
 from videoreview.pipeline.boundaries import BoundaryStage
 from videoreview.pipeline.stages import build_stages
+
+
+@pytest.fixture
+def nothing_said(monkeypatch):
+    """A process in which no stage has said yet why it left the GPU (it says so once)."""
+    monkeypatch.setattr(runner, "_SAID", set())
 
 
 def test_an_onnxruntime_without_the_cuda_provider_runs_on_the_cpu_and_says_how_to_get_it():
@@ -64,20 +70,42 @@ def test_a_gpu_call_that_runs_out_of_memory_moves_to_the_cpu_for_good():
     assert bad.place.device == "cuda" and not is_device_error(ZeroDivisionError("division by zero"))
 
 
+def test_where_each_stage_would_run_is_known_without_loading_a_model():
+    from videoreview.about import where
+
+    assert where("boundaries", "builtin", "cuda").startswith("cpu (torch ")  # a CPU build of torch here
+    assert where("screen-text", "pp-ocrv6", "cuda").startswith("cpu (onnxruntime ") and "no CUDA provider" in \
+        where("screen-text", "pp-ocrv6", "cuda")
+    assert where("speech", "whisper-base", "cuda").startswith("cpu (CTranslate2 ")
+    assert where("faces", "blazeface", "cuda") == "cpu (it has a CPU build only)"
+    assert where("captions", "server:lab", "cuda") == "server"
+    assert where("boundaries", "builtin", "cpu") == "cpu"  # nothing to say when the CPU was asked for
+
+
+def test_models_device_says_where_each_stage_runs(home):
+    from helpers import run
+
+    out = run("models", "device").stdout.splitlines()
+    assert [line for line in out if line.startswith("runs on: ")] == [
+        "runs on: boundaries cpu", "runs on: faces cpu", "runs on: speech cpu", "runs on: screen-text cpu",
+        "runs on: captions cpu"]
+
+
 @pytest.mark.models
-def test_every_stage_asked_for_cuda_runs_on_the_cpu_with_one_notice_each(cuts_video, home, tmp_path):
+def test_every_stage_asked_for_cuda_runs_on_the_cpu_with_one_notice_each(cuts_video, home, tmp_path, nothing_said):
     engines = {"boundaries": "builtin", "captions": "builtin", "screen-text": "pp-ocrv6"}
     notices: list[str] = []
     on_cuda = analyze(cuts_video.path, stages=build_stages(engines, "cuda"), cache=StageCache(tmp_path / "a"),
                       notice=notices.append)
-    assert on_cuda.devices == {"boundaries": "cpu", "screen-text": "cpu", "captions": "cpu"}
+    assert on_cuda.devices == {"boundaries": "cpu", "screen-text": "cpu", "captions": "cpu", "decode": "cpu"}
     assert sorted(n.split(":")[0] for n in notices) == ["boundaries runs on the CPU", "captions runs on the CPU",
-                                                          "screen-text runs on the CPU"]
-    assert all("cannot use CUDA here" in n or "has no CUDA provider" in n for n in notices), notices
+                                                          "decoding runs on the CPU", "screen-text runs on the CPU"]
+    why = ("cannot use CUDA here", "has no CUDA provider", "cuda decoding would not start")
+    assert all(any(w in n for w in why) for n in notices), notices
     # With the CPU's settings: the same boundaries and captions as a run asked for the CPU.
     on_cpu = analyze(cuts_video.path, stages=build_stages(engines, "cpu"), cache=StageCache(tmp_path / "b"))
     assert on_cpu.boundaries == on_cuda.boundaries and on_cpu.captions == on_cuda.captions
-    assert on_cpu.devices == on_cuda.devices
+    assert on_cpu.devices == {"boundaries": "cpu", "screen-text": "cpu", "captions": "cpu"}  # nothing to decode on
     # Said once: the next video in this process runs the same way without a word.
     again: list[str] = []
     analyze(cuts_video.path, stages=build_stages(engines, "cuda"), cache=StageCache(tmp_path / "c"),
@@ -94,7 +122,7 @@ def test_whisper_asked_for_cuda_loads_on_the_cpu_and_says_why(home):
 
 
 @pytest.mark.models
-def test_a_gpu_that_fails_mid_run_finishes_the_boundaries_on_the_cpu(cuts_video, home, tmp_path):
+def test_a_gpu_that_fails_mid_run_finishes_the_boundaries_on_the_cpu(cuts_video, home, tmp_path, nothing_said):
     engine = BuiltinBoundaryEngine("cpu")
     engine._models()
 
@@ -105,7 +133,7 @@ def test_a_gpu_that_fails_mid_run_finishes_the_boundaries_on_the_cpu(cuts_video,
     engine._transnet = OnDevice(out_of_memory, lambda: OnnxTransNet("cpu", engine.window), Placement("cuda"))
     notices: list[str] = []
     analysis = analyze(cuts_video.path, stages=[BoundaryStage(engine)], cache=StageCache(tmp_path),
-                       notice=notices.append)
+                       notice=notices.append, decode="cpu")
     cuts = [b.frame for b in analysis.boundaries if b.kind == "cut"]
     assert cuts == list(cuts_video.cut_frames)
     assert analysis.devices == {"boundaries": "cpu"}

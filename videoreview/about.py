@@ -10,12 +10,17 @@ from importlib import metadata
 
 from . import __version__
 
+# A package installed under another name by the GPU install (scripts/setup --gpu).
+SAME_PACKAGE = {"onnxruntime": "onnxruntime-gpu"}
+
 
 def package_version(name: str) -> str:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return "not installed"
+    for installed in (name, SAME_PACKAGE.get(name)):
+        try:
+            return metadata.version(installed) + ("" if installed == name else f" ({installed})")
+        except (metadata.PackageNotFoundError, ValueError):
+            continue
+    return "not installed"
 
 
 def engine_line(key: str, name: str) -> str:
@@ -40,11 +45,33 @@ def versions() -> list[tuple[str, str]]:
             ("Qt", package_version("pyside6-essentials")), ("torch", package_version("torch")),
             ("transformers", package_version("transformers")), ("ONNX Runtime", package_version("onnxruntime"))]
     choices, _problem = load_choices()
+    device = device_in_use(choices.get("device", "auto"))
     for capability in CAPABILITIES.values():
         name = choices.get(capability.key, capability.default)
-        rows.append((capability.label, engine_line(capability.key, name)))
-    rows.append(("Device", choices.get("device", "auto")))
+        line = engine_line(capability.key, name)
+        if capability.stage and name != "none":
+            line += f"; runs on {where(capability.key, name, device)}"
+        rows.append((capability.label, line))
+    chosen = choices.get("device", "auto")
+    rows.append(("Device", device if chosen == device else f"{device} (chosen: {chosen})"))
     return rows
+
+
+def device_in_use(chosen: str) -> str:
+    from .engines.device import resolve
+
+    try:
+        return resolve(chosen)
+    except ValueError:  # chosen, but not here: the analysis says so and takes the best present
+        return resolve("auto")
+
+
+def where(key: str, name: str, device: str) -> str:
+    """"cuda", or "cpu (why not CUDA)": where engine ``name`` runs when asked for ``device``."""
+    from .engines.registry import runs_on
+
+    place = runs_on(key, name, device)
+    return f"{place.device} ({place.note})" if place.note else place.device
 
 
 def version_text() -> str:

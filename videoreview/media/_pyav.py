@@ -3,6 +3,11 @@
 Frames are matched to indices by their pts (never by counting), so a frame that fails to
 decode cannot shift the ones after it. Random access seeks to the keyframe before the
 wanted frame and decodes forward; a seek that lands too late is retried further back.
+
+``hardware="cuda"`` decodes on NVDEC where FFmpeg's decoder for the codec has it (frames
+are copied back to the CPU, then scaled as usual); FFmpeg decodes in software what NVDEC
+cannot, and where the device will not start at all, ``hardware_note`` says why and the
+file is decoded in software.
 """
 
 from __future__ import annotations
@@ -36,8 +41,10 @@ def to_rgb(frame, size: tuple[int, int], rotation: int, reformatter=None) -> np.
 class PyAVReader:
     name = "pyav"
 
-    def __init__(self, index: StreamIndex):
+    def __init__(self, index: StreamIndex, hardware: str | None = None):
         self._index = index
+        self.hardware = hardware  # "cuda": NVDEC; None once it would not start
+        self.hardware_note: str | None = None
         self._container = None
         self._stream = None
         self._next = None  # index of the frame the decoder will give next, or None if unknown
@@ -51,11 +58,27 @@ class PyAVReader:
 
     def _open(self) -> None:
         self.close()
-        self._container = open_container(self._index.path, 1)
+        self._container = self._open_on_device() if self.hardware else None
+        if self._container is None:
+            self._container = open_container(self._index.path, 1)
         self._stream = self._container.streams[self._index.stream_index]
         set_threads(self._stream.codec_context)
         self._frames = None
         self._next = 0
+
+    def _open_on_device(self):
+        """The container with NVDEC set up, or None (and ``hardware_note``) where it will not
+        start; then open_container opens it as usual (and names any fault of the file)."""
+        import av
+        from av.codec.hwaccel import HWAccel
+
+        try:
+            hwaccel = HWAccel(self.hardware, allow_software_fallback=True)
+            return av.open(self._index.path, metadata_errors="replace", hwaccel=hwaccel)
+        except (av.error.FFmpegError, OSError, ValueError) as exc:  # no GPU, a driver without NVDEC
+            self.hardware_note = f"{self.hardware} decoding would not start ({type(exc).__name__}: {exc})"
+            self.hardware = None
+            return None
 
     def close(self) -> None:
         self._frames = None

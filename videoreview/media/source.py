@@ -45,11 +45,12 @@ class FrameSource:
     """Open with :func:`open_video`; use as a context manager. Not thread-safe: use one
     source per thread."""
 
-    def __init__(self, path: str | os.PathLike, backend: str = "auto"):
+    def __init__(self, path: str | os.PathLike, backend: str = "auto", hardware: str | None = None):
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         self.path = os.fspath(path)
         self._requested = backend
+        self._hardware = hardware  # PyAV decodes on this GPU ("cuda"): see _pyav.py
         info, index = scan(path)
         self.info: VideoInfo = info
         self._index = index
@@ -87,6 +88,16 @@ class FrameSource:
     @property
     def backend(self) -> str:
         return "decord" if self._decord is not None else "pyav"
+
+    @property
+    def decoded_on(self) -> str:
+        """Where the frames read so far were decoded: "cuda" (NVDEC) or "cpu"."""
+        return "cuda" if self._pyav is not None and self._pyav.hardware else "cpu"
+
+    @property
+    def hardware_note(self) -> str | None:
+        """Why frames are decoded in software although a GPU was asked for."""
+        return self._pyav.hardware_note if self._pyav is not None else None
 
     def close(self) -> None:
         if self._decord is not None:
@@ -200,7 +211,7 @@ class FrameSource:
         scalers = {size: VideoReformatter() for _, size, _ in wants}
         pending: list[list[tuple[int, np.ndarray]]] = [[] for _ in wants]
         if self._pyav is None:
-            self._pyav = PyAVReader(self._index)
+            self._pyav = PyAVReader(self._index, self._hardware)
         rotation = self._index.rotation
         for k, (index, frame) in enumerate(self._pyav.read_frames(union)):
             scaled: dict[tuple[int, int], np.ndarray] = {}
@@ -269,13 +280,14 @@ class FrameSource:
                 self._decord.close()
                 self._decord = None
         if self._pyav is None:
-            self._pyav = PyAVReader(self._index)
+            self._pyav = PyAVReader(self._index, self._hardware)
         yield from self._pyav.read(targets[done:], size)
 
 
-def open_video(path: str | os.PathLike, backend: str = "auto") -> FrameSource:
-    """Open a video for reading frames; MediaError if it is not a usable video."""
-    return FrameSource(path, backend)
+def open_video(path: str | os.PathLike, backend: str = "auto", hardware: str | None = None) -> FrameSource:
+    """Open a video for reading frames; MediaError if it is not a usable video. ``hardware``
+    "cuda": PyAV decodes on NVDEC where it can (_pyav.py)."""
+    return FrameSource(path, backend, hardware)
 
 
 def scaled_size(width: int, height: int, long_side: int) -> tuple[int, int]:

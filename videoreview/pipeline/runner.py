@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..engines.placement import wants_cuda
 from ..errors import MediaError
 from ..media import FrameSource, open_video, probe
 from ..media.shared_pass import read_together
@@ -39,12 +40,15 @@ def analyze(
     stages: list[Stage] | None = None,
     on_stage: Callable[[Analysis], None] | None = None,
     notice: Callable[[str], None] | None = None,
+    decode: str = "auto",
 ) -> Analysis:
     """Analyse one video. Raises MediaError for a file that is not a usable video,
     Cancelled when ``cancel`` is set; in both cases nothing in the cache is changed.
     ``on_stage`` gets the Analysis so far after the probe and after each stage, so a
     window can fill in as results arrive; ``notice`` gets a line for each chosen model
-    that failed on the way (its stage then finished with the builtin engine)."""
+    that failed on the way (its stage then finished with the builtin engine), and for each
+    stage that runs on the CPU although CUDA was asked for. ``decode``: "auto" decodes on
+    the GPU (NVDEC) when a stage runs on CUDA, "cpu" always in software."""
     progress = progress or _ignore
     on_stage = on_stage or (lambda analysis: None)
     notice = notice or (lambda text: None)
@@ -62,6 +66,8 @@ def analyze(
     analysis = Analysis(video=info, content_hash=content_hash, notes=previous.notes if previous else ())
     on_stage(analysis)
 
+    hardware = "cuda" if decode == "auto" and any(wants_cuda(getattr(s.engine, "device", "")) for s in stages) \
+        else None
     source: FrameSource | None = None
     try:
         # Stages that need no earlier results: from the cache, else read in one pass.
@@ -73,7 +79,7 @@ def analyze(
                 known[stage.name] = cached
         read = [stage for stage in independent if stage.name not in known]
         if len(read) > 1:
-            source = open_video(path, backend=backend)
+            source = open_video(path, backend=backend, hardware=hardware)
             for name, result in _read_in_one_pass(source, read, progress, cancel).items():
                 known[name] = (result, "")
         for stage in stages:
@@ -85,7 +91,7 @@ def analyze(
                 result, device = cache.get_entry(*key) or (None, "")
             if result is None:
                 if source is None:
-                    source = open_video(path, backend=backend)
+                    source = open_video(path, backend=backend, hardware=hardware)
 
                 def stage_progress(fraction: float, message: str = "", _name: str = stage.name) -> None:
                     progress(_name, fraction, message)
@@ -112,10 +118,21 @@ def analyze(
                 progress(stage.name, 1.0, "from cache")
             analysis = with_stage_engine(stage.apply(analysis, result, previous), stage, device)
             on_stage(analysis)
+        if source is not None and hardware:
+            analysis = _decoded_on(analysis, source, notice)
     finally:
         if source is not None:
             source.close()
     return _carry_summaries(analysis, previous)
+
+
+def _decoded_on(analysis: Analysis, source: FrameSource, notice: Callable[[str], None]) -> Analysis:
+    """The Analysis with where the frames were decoded; NVDEC that would not start is said once."""
+    note = source.hardware_note
+    if note and ("decode", note) not in _SAID:
+        _SAID.add(("decode", note))
+        notice(f"decoding runs on the CPU: {note}")
+    return replace(analysis, devices={**analysis.devices, "decode": source.decoded_on})
 
 
 _SAID: set[tuple[str, str]] = set()  # (stage, why it left the GPU) already said in this process
