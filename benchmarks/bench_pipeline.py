@@ -16,8 +16,9 @@ each in a fresh process:
 The ONNX exports are made before the timings (once per machine, not per run).
 
 With ``--device cuda`` (start-up is not measured then): each clip three times, in one
-run: with the GPU visible, decoding on NVDEC and in software, and with it hidden (CUDA_VISIBLE_DEVICES=""; asked for CUDA, every stage
-then runs on the CPU with the CPU's settings), the models loaded first on the 10-frame
+run: with the GPU visible, decoding on NVDEC and in software, and with it hidden
+(CUDA_VISIBLE_DEVICES=""; asked for CUDA, every stage then runs on the CPU with the
+CPU's settings), the models loaded first on the 10-frame
 clip so that the figures do not count loading them; per stage the seconds from its start
 to its end (stages that read frames together overlap), TransNetV2's frames per second
 inside the boundary stage, peak GPU memory (torch's allocator, and the process's as
