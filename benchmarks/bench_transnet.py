@@ -54,6 +54,11 @@ if __name__ == "__main__":
     parser.add_argument("--window", type=int, default=200)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batch-windows", type=int, nargs="+", default=[1])
+    parser.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN time its kernels first")
     args = parser.parse_args()
+    if args.cudnn_benchmark:
+        import torch
+
+        torch.backends.cudnn.benchmark = True
     for (name, batch), fps in benchmark(args.device, args.window, args.frames, args.batch_windows).items():
         print(f"TransNetV2 on {name}, windows of {args.window}, {batch} a batch: {fps:.0f} frames/s")
