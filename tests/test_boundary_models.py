@@ -353,6 +353,18 @@ def test_onnx_extractor_matches_the_torch_network_at_any_size(extractor, home):
 
 
 @pytest.mark.models
+def test_the_torch_network_cuda_runs_gives_what_the_onnx_export_gives_for_any_count(extractor):
+    """On CUDA the features come from torch, every pass padded to one batch size (cuDNN
+    plans each shape anew); run here on the CPU, a short batch gives the export's numbers."""
+    run = fx._torch_lite0("cpu", batch=8)
+    frames = np.random.default_rng(2).integers(0, 256, (5, 90, 160, 3), dtype=np.uint8)
+    feats, probs = run(frames)
+    want_feats, want_probs = extractor.features_and_probabilities(frames)
+    assert feats.shape == (5, 1280) and probs.shape == (5, 1000)
+    assert np.abs(feats - want_feats).max() < 1e-4 and np.abs(probs - want_probs).max() < 1e-4
+
+
+@pytest.mark.models
 def test_features_shape_norm_and_similarity(extractor):
     # Textured frames: EfficientNet is stable on them (on flat synthetic colour fields
     # even faint noise reads as new texture, as would be expected out of distribution).

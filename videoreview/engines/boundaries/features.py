@@ -47,7 +47,7 @@ class FeatureExtractor:
     def __init__(self, device: str = "cpu", size: tuple[int, int] | None = None, batch: int = 16):
         self.size = size
         place = torch_placement(device)
-        self.batch = 64 if place.cuda else batch
+        self.batch = 64 if place.cuda else batch  # the torch network's pass, padded (see _torch_lite0)
         self._run = OnDevice(_torch_lite0(place.device) if place.cuda else _onnx_lite0(), _onnx_lite0, place)
 
     @property
@@ -87,8 +87,10 @@ def _onnx_lite0():
     return lambda frames: tuple(model.run(None, {"frames": frames}))
 
 
-def _torch_lite0(device: str):
-    """The same network in torch on ``device``."""
+def _torch_lite0(device: str, batch: int = 64):
+    """The same network in torch on ``device``, ``batch`` frames a pass. Every pass is
+    padded to ``batch`` frames: cuDNN plans each new input shape afresh, and batches of
+    varying length made the network 20x slower inside an analysis (measured on an H200)."""
     import torch
 
     from .lite0_torch import FeaturesAndProbabilities, fold_batchnorm, load_efficientnet_lite0
@@ -96,9 +98,11 @@ def _torch_lite0(device: str):
     net = FeaturesAndProbabilities(fold_batchnorm(load_efficientnet_lite0())).to(device).eval()
 
     def run(frames: np.ndarray):
+        padded = np.zeros((batch, *frames.shape[1:]), np.uint8)
+        padded[:len(frames)] = frames
         with torch.inference_mode():
-            features, probabilities = net(torch.from_numpy(frames).to(device))
-        return features.float().cpu().numpy(), probabilities.float().cpu().numpy()
+            features, probabilities = net(torch.from_numpy(padded).to(device))
+        return features[:len(frames)].float().cpu().numpy(), probabilities[:len(frames)].float().cpu().numpy()
 
     return run
 
