@@ -4,10 +4,10 @@ Frames are matched to indices by their pts (never by counting), so a frame that 
 decode cannot shift the ones after it. Random access seeks to the keyframe before the
 wanted frame and decodes forward; a seek that lands too late is retried further back.
 
-``hardware="cuda"`` decodes on NVDEC where FFmpeg's decoder for the codec has it (frames
-are copied back to the CPU, then scaled as usual); FFmpeg decodes in software what NVDEC
-cannot, and where the device will not start at all, ``hardware_note`` says why and the
-file is decoded in software.
+``hardware="cuda"``: decode 8-bit 4:2:0 video on NVDEC where FFmpeg's decoder for the
+codec has it, the frames left on the GPU for gpu_frames.py (FFmpeg decodes in software
+what NVDEC cannot); where the device will not start at all, ``hardware_note`` says why
+and the file is decoded in software. Only a whole-file pass reads this way.
 """
 
 from __future__ import annotations
@@ -66,6 +66,11 @@ class PyAVReader:
         self._frames = None
         self._next = 0
 
+    def prepare(self) -> None:
+        """Open the file now, so that ``hardware`` says whether NVDEC decodes it."""
+        if self._container is None:
+            self._open()
+
     def _open_on_device(self):
         """The container with NVDEC set up, or None (and ``hardware_note``) where it will not
         start; then open_container opens it as usual (and names any fault of the file)."""
@@ -73,12 +78,18 @@ class PyAVReader:
         from av.codec.hwaccel import HWAccel
 
         try:
-            hwaccel = HWAccel(self.hardware, allow_software_fallback=True)
-            return av.open(self._index.path, metadata_errors="replace", hwaccel=hwaccel)
+            hwaccel = HWAccel(self.hardware, allow_software_fallback=True, is_hw_owned=True)
+            container = av.open(self._index.path, metadata_errors="replace", hwaccel=hwaccel)
         except (av.error.FFmpegError, OSError, ValueError) as exc:  # no GPU, a driver without NVDEC
             self.hardware_note = f"{self.hardware} decoding would not start ({type(exc).__name__}: {exc})"
             self.hardware = None
             return None
+        pixels = container.streams[self._index.stream_index].codec_context.pix_fmt
+        if pixels not in ("yuv420p", "yuvj420p"):  # 10-bit, 4:2:2, 4:4:4: in software, as before
+            container.close()
+            self.hardware = None
+            return None
+        return container
 
     def close(self) -> None:
         self._frames = None

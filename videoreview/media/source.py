@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import MediaError
 from ..records import VideoInfo
-from . import _decord
+from . import _decord, gpu_frames
 from ._pyav import PyAVReader, to_rgb
 from .probe import scan
 
@@ -50,7 +50,7 @@ class FrameSource:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         self.path = os.fspath(path)
         self._requested = backend
-        self._hardware = hardware  # PyAV decodes on this GPU ("cuda"): see _pyav.py
+        self._hardware = hardware  # a whole-file pass decodes on this GPU ("cuda"): see gpu_frames.py
         info, index = scan(path)
         self.info: VideoInfo = info
         self._index = index
@@ -58,6 +58,8 @@ class FrameSource:
         self.timestamps.setflags(write=False)
         self.start_time = float(index.pts[0] * index.time_base)  # frame 0 on the container's clock
         self._pyav: PyAVReader | None = None
+        self._pass: PyAVReader | None = None  # the whole-file pass's reader, where it decodes on a GPU
+        self._gpu = "cuda"  # where that pass converts its frames (the tests convert on the CPU)
         self._decord: _decord.DecordReader | None = None
         self.fallback_reason: str | None = None
         if backend in ("auto", "decord"):
@@ -92,19 +94,20 @@ class FrameSource:
     @property
     def decoded_on(self) -> str:
         """Where the frames read so far were decoded: "cuda" (NVDEC) or "cpu"."""
-        return "cuda" if self._pyav is not None and self._pyav.hardware else "cpu"
+        return "cuda" if self._pass is not None and self._pass.hardware else "cpu"
 
     @property
     def hardware_note(self) -> str | None:
         """Why frames are decoded in software although a GPU was asked for."""
-        return self._pyav.hardware_note if self._pyav is not None else None
+        return self._pass.hardware_note if self._pass is not None else None
 
     def close(self) -> None:
         if self._decord is not None:
             self._decord.close()
-        if self._pyav is not None:
-            self._pyav.close()
-            self._pyav = None
+        for reader in (self._pyav, self._pass):
+            if reader is not None:
+                reader.close()
+        self._pyav = self._pass = None
 
     def __enter__(self) -> FrameSource:
         return self
@@ -204,22 +207,17 @@ class FrameSource:
             self.fallback_reason = "whole-file pass (PyAV keeps memory flat)"
         if not any(len(idx) for idx, _, _ in wants):
             return
-        from av.video.reformatter import VideoReformatter
-
         union = np.unique(np.concatenate([idx for idx, _, _ in wants]))
         members = [np.isin(union, idx) for idx, _, _ in wants]
-        scalers = {size: VideoReformatter() for _, size, _ in wants}
         pending: list[list[tuple[int, np.ndarray]]] = [[] for _ in wants]
-        if self._pyav is None:
-            self._pyav = PyAVReader(self._index, self._hardware)
-        rotation = self._index.rotation
-        for k, (index, frame) in enumerate(self._pyav.read_frames(union)):
-            scaled: dict[tuple[int, int], np.ndarray] = {}
+
+        def sizes_for(k: int) -> list[tuple[int, int]]:
+            return list(dict.fromkeys(size for number, (_, size, _) in enumerate(wants) if members[number][k]))
+
+        for k, index, scaled in self._scaled_frames(union, sizes_for):
             for number, (_, size, batch) in enumerate(wants):
                 if not members[number][k]:
                     continue
-                if size not in scaled:
-                    scaled[size] = to_rgb(frame, size, rotation, scalers[size])
                 pending[number].append((index, scaled[size]))
                 if len(pending[number]) == batch:
                     yield number, self._stacked(pending[number])
@@ -227,6 +225,63 @@ class FrameSource:
         for number, rest in enumerate(pending):
             if rest:
                 yield number, self._stacked(rest)
+
+    def _scaled_frames(self, union: np.ndarray, sizes_for) -> Iterator[tuple[int, int, dict]]:
+        """(k, frame index, {size: RGB frame}) for each frame of ``union`` in order, at the
+        sizes ``sizes_for(k)``: scaled by libswscale in this thread, or where the pass
+        decodes on a GPU, there, GROUP frames at a time (gpu_frames.py)."""
+        if self._hardware and self._pass is None:
+            self._pass = PyAVReader(self._index, self._hardware)
+            self._pass.prepare()
+            if self._pass.hardware:
+                self._check_gpu_frames()
+        if self._pass is None or not self._pass.hardware:
+            from av.video.reformatter import VideoReformatter
+
+            if self._pyav is None:
+                self._pyav = PyAVReader(self._index)
+            scalers: dict[tuple[int, int], VideoReformatter] = {}
+            for k, (index, frame) in enumerate(self._pyav.read_frames(union)):
+                rotation = self._index.rotation
+                yield k, index, {size: to_rgb(frame, size, rotation, scalers.setdefault(size, VideoReformatter()))
+                                 for size in sizes_for(k)}
+            return
+        group: list[tuple[int, int, object]] = []
+        for k, (index, frame) in enumerate(self._pass.read_frames(union)):
+            group.append((k, index, frame))
+            if len(group) == gpu_frames.GROUP:
+                yield from self._scaled_on_gpu(group, sizes_for)
+                group = []
+        yield from self._scaled_on_gpu(group, sizes_for)
+
+    def _check_gpu_frames(self) -> None:
+        """Decoding on the GPU only where its first frame comes out as software decoding's
+        does: a driver, PyAV or torch that does not play along turns it off, saying why."""
+        size = (64, 36)
+        try:
+            (_, index, got), = self._scaled_on_gpu([(0, *next(self._pass.read_frames([0])))], lambda k: [size])
+            _, frame = next(PyAVReader(self._index).read_frames([0]))
+            difference = float(np.abs(got[size].astype(np.int16) - to_rgb(frame, size, self._index.rotation)).mean())
+            problem = f"its first frame differs from software decoding by {difference:.1f} levels" \
+                if difference > 8 else None
+        except Exception as exc:  # noqa: BLE001 - whatever breaks, software decoding stands in
+            problem = f"{type(exc).__name__}: {exc}"
+        if problem:
+            self._pass.close()
+            self._pass.hardware = None
+            self._pass.hardware_note = f"decoding on the GPU failed its check ({problem})"
+
+    def _scaled_on_gpu(self, group: list, sizes_for) -> Iterator[tuple[int, int, dict]]:
+        if not group:
+            return
+        luma, chroma = gpu_frames.stacked_planes([frame for _, _, frame in group], self._gpu)
+        sizes = list(dict.fromkeys(size for k, _, _ in group for size in sizes_for(k)))
+        first = group[0][2]
+        full_range, bt709 = gpu_frames.colour(first)
+        scaled = gpu_frames.to_rgb(luma, chroma, first.width, first.height, sizes, full_range, bt709,
+                                   self._index.rotation)
+        for j, (k, index, _) in enumerate(group):
+            yield k, index, {size: scaled[size][j] for size in sizes_for(k)}
 
     # -- internals
 
@@ -280,7 +335,7 @@ class FrameSource:
                 self._decord.close()
                 self._decord = None
         if self._pyav is None:
-            self._pyav = PyAVReader(self._index, self._hardware)
+            self._pyav = PyAVReader(self._index)
         yield from self._pyav.read(targets[done:], size)
 
 
