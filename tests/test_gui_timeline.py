@@ -462,10 +462,11 @@ def test_details_edit_what_is_said_and_who_says_it(qtbot):
 
     panel = DetailsPanel()
     qtbot.addWidget(panel)
-    analysis = speech_analysis()
+    analysis = replace(speech_analysis(), devices={"speech": "cuda"})
     panel.set_analysis(analysis)
     panel.show_item("speech", 10.0)
     assert panel.speech_text.toPlainText() == "Meet me at noon." and panel.speaker.currentData() == "P1"
+    assert " on cuda, language " in panel.info.text()  # where its stage ran
     edits = recorder(panel.editRequested)
     panel.speech_text.setPlainText("Meet me at the station at noon.")
     next(b for b in panel.findChildren(QPushButton) if b.text() == "Save text").click()
