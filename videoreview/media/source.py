@@ -241,8 +241,8 @@ class FrameSource:
             if self._pyav is None:
                 self._pyav = PyAVReader(self._index)
             scalers: dict[tuple[int, int], VideoReformatter] = {}
+            rotation = self._index.rotation
             for k, (index, frame) in enumerate(self._pyav.read_frames(union)):
-                rotation = self._index.rotation
                 yield k, index, {size: to_rgb(frame, size, rotation, scalers.setdefault(size, VideoReformatter()))
                                  for size in sizes_for(k)}
             return
@@ -258,14 +258,17 @@ class FrameSource:
         """Decoding on the GPU only where its first frame comes out as software decoding's
         does: a driver, PyAV or torch that does not play along turns it off, saying why."""
         size = (64, 36)
+        software = PyAVReader(self._index)
         try:
-            (_, index, got), = self._scaled_on_gpu([(0, *next(self._pass.read_frames([0])))], lambda k: [size])
-            _, frame = next(PyAVReader(self._index).read_frames([0]))
+            ((_, _, got),) = self._scaled_on_gpu([(0, *next(self._pass.read_frames([0])))], lambda k: [size])
+            _, frame = next(software.read_frames([0]))
             difference = float(np.abs(got[size].astype(np.int16) - to_rgb(frame, size, self._index.rotation)).mean())
             problem = f"its first frame differs from software decoding by {difference:.1f} levels" \
                 if difference > 8 else None
         except Exception as exc:  # noqa: BLE001 - whatever breaks, software decoding stands in
             problem = f"{type(exc).__name__}: {exc}"
+        finally:
+            software.close()
         if problem:
             self._pass.close()
             self._pass.hardware = None

@@ -48,7 +48,8 @@ class FeatureExtractor:
         self.size = size
         place = torch_placement(device)
         self.batch = 64 if place.cuda else batch  # the torch network's pass, padded (see _torch_lite0)
-        self._run = OnDevice(_torch_lite0(place.device) if place.cuda else _onnx_lite0(), _onnx_lite0, place)
+        gpu = _torch_lite0(place.device, self.batch) if place.cuda else None
+        self._run = OnDevice(gpu or _onnx_lite0(), _onnx_lite0, place)
 
     @property
     def device(self) -> str:
@@ -89,8 +90,9 @@ def _onnx_lite0():
 
 def _torch_lite0(device: str, batch: int = 64):
     """The same network in torch on ``device``, ``batch`` frames a pass. Every pass is
-    padded to ``batch`` frames: cuDNN plans each new input shape afresh, and batches of
-    varying length made the network 20x slower inside an analysis (measured on an H200)."""
+    padded to ``batch`` frames: cuDNN plans each new input shape afresh. In an analysis of
+    a 150 s clip on an H200, batches of varying length spent 10.3 s in conv2d for about
+    1,350 frames, which padded batches take at 10,337 frames/s (0.13 s)."""
     import torch
 
     from .lite0_torch import FeaturesAndProbabilities, fold_batchnorm, load_efficientnet_lite0
