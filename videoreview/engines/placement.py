@@ -104,7 +104,8 @@ def _onnx_cuda_problem(device: str, providers: tuple[str, ...] | None) -> str | 
         except Exception:  # noqa: BLE001 - the session below says what is missing
             pass
     options = ort.SessionOptions()
-    options.log_severity_level = 4  # its own error lines would repeat ours
+    options.log_severity_level = 4
+    ort.set_default_logger_severity(4)  # its own error lines would repeat ours
     try:
         session = ort.InferenceSession(_tiny_model(), options, providers=onnx_providers(Placement(device)))
         if CUDA_PROVIDER not in session.get_providers():
@@ -114,6 +115,8 @@ def _onnx_cuda_problem(device: str, providers: tuple[str, ...] | None) -> str | 
         session.run(None, {"x": np.ones((1, 4), np.float32)})
     except Exception as exc:
         return f"ONNX Runtime's CUDA provider failed ({short(exc)})"
+    finally:
+        ort.set_default_logger_severity(2)  # its default: warnings and worse
     return None
 
 
