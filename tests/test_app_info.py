@@ -28,6 +28,8 @@ def test_version_names_app_qt_torch_and_the_chosen_engines(tmp_path):
     # Where each analysis stage runs; the ViSIL scorer is no analysis stage.
     assert rows["Event boundaries"].endswith("; runs on cpu") and rows["Faces"].endswith("; runs on cpu")
     assert "runs on" not in rows["ViSIL scorer"]
+    assert any(line.startswith("Better captions ") and "a model server (vLLM" in line  # the CPU: no local VLM
+               for line in result.stdout.splitlines())
 
 
 def test_a_bare_file_opens_the_window_and_a_bad_one_is_named(tmp_path):

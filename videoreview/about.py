@@ -34,8 +34,10 @@ def engine_line(key: str, name: str) -> str:
     return f"{name} ({', '.join(f'{p} {package_version(p)}' for p in packages)})"
 
 
-def versions() -> list[tuple[str, str]]:
-    """(what, version) rows, the engines as chosen (see ``videoreview models use``)."""
+def versions(gpu_memory: bool = True) -> list[tuple[str, str]]:
+    """(what, version) rows, the engines as chosen (see ``videoreview models use``).
+    ``gpu_memory`` False (the window's process): the better-captions row is left out on a
+    CUDA GPU, whose free memory cannot be read without a CUDA context held for good."""
     from .choices import load_choices
     from .engines.registry import CAPABILITIES
 
@@ -54,7 +56,31 @@ def versions() -> list[tuple[str, str]]:
         rows.append((capability.label, line))
     chosen = choices.get("device", "auto")
     rows.append(("Device", device if chosen == device else f"{device} (chosen: {chosen})"))
+    advice = captions_advice(choices.get("captions", "builtin"), device, gpu_memory)
+    if advice is not None:
+        rows.append(("Better captions", f"{advice.text()} ({advice.command()})"))
     return rows
+
+
+def captions_advice(captions: str, device: str, gpu_memory: bool = True):
+    """What better captions need here (models/advice.py), or None: a model or a server is
+    chosen already, or the catalog or the GPU cannot (or may not) be read (failure reports
+    list these rows too, so neither may stop them)."""
+    from .errors import VideoReviewError
+    from .models.advice import advise
+    from .models.catalog import load_catalog
+
+    try:
+        catalog = load_catalog()
+        if not device.startswith("cuda"):
+            return advise(captions, None, catalog)
+        if not gpu_memory:
+            return None
+        from .engines.device import free_memory_gb
+
+        return advise(captions, free_memory_gb(device), catalog)
+    except (VideoReviewError, RuntimeError):  # a damaged catalog entry; a CUDA error
+        return None
 
 
 def device_in_use(chosen: str) -> str:
@@ -74,7 +100,7 @@ def where(key: str, name: str, device: str) -> str:
     return f"{place.device} ({place.note})" if place.note else place.device
 
 
-def version_text() -> str:
-    rows = versions()
+def version_text(gpu_memory: bool = True) -> str:
+    rows = versions(gpu_memory)
     width = max(len(what) for what, _ in rows)
     return "\n".join(f"{what:<{width}}  {value}" for what, value in rows)

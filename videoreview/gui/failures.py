@@ -43,7 +43,7 @@ def report_text(exc_type, exc, tb, thread: str) -> str:
     """What a bug report needs: when, where, the versions, and the traceback."""
     trace = "".join(traceback.format_exception(exc_type, exc, tb)).rstrip()
     return (f"videoreview failure report\nTime: {time.strftime('%Y-%m-%d %H:%M:%S %z')}\nThread: {thread}\n\n"
-            f"{version_text()}\n\n{trace}\n")
+            f"{version_text(gpu_memory=False)}\n\n{trace}\n")  # no CUDA context made in the window
 
 
 class FailureReporter(QObject):

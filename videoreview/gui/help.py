@@ -22,7 +22,8 @@ def show_shortcuts(window: QWidget) -> None:
 
 def show_about(window: QWidget, engines_given: dict[str, str] | None) -> None:
     """The versions of the app, Qt (the one running), torch and the chosen engines."""
-    rows = [(what, qVersion() if what == "Qt" else value) for what, value in versions()]
+    # No CUDA context in the window's process: the offer bar gives the GPU's advice (captions_upgrade.py).
+    rows = [(what, qVersion() if what == "Qt" else value) for what, value in versions(gpu_memory=False)]
     if engines_given:  # engines given on the command line win over the choices
         rows.append(("Engines given", ", ".join(f"{k}={v}" for k, v in engines_given.items())))
     table = "".join(f"<tr><td>{escape(w)}&nbsp;&nbsp;</td><td>{escape(v)}</td></tr>" for w, v in rows)

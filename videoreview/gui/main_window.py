@@ -25,6 +25,7 @@ from . import recent
 from .actions import build_menus
 from .analysis_index import neighbour_time
 from .background import wait_for_closed_threads
+from .captions_upgrade import CaptionsUpgrade
 from .details_panel import DetailsPanel
 from .document import VideoDocument
 from .identities_panel import IdentitiesPanel
@@ -34,7 +35,7 @@ from .library_client import LibraryClient
 from .library_panel import LibraryPanel
 from .note_marks import NoteMarks
 from .notes_panel import NotesPanel
-from .notice_bar import NoticeBar
+from .notice_bar import NoticeBar, OfferBar
 from .queue_events import QueueEvents
 from .review import ReviewEdits
 from .summaries import SummaryPanel
@@ -71,12 +72,14 @@ class MainWindow(QMainWindow):
         self.transport = TransportBar(self.player)
         self.timeline = Timeline()
         self.notice_label = NoticeBar()
+        self.offer_bar = OfferBar()
 
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.setSpacing(0)
         top_layout.addWidget(self.notice_label)
+        top_layout.addWidget(self.offer_bar)
         top_layout.addWidget(self.view, 1)
         top_layout.addWidget(self.transport)
         self.splitter = QSplitter(Qt.Vertical)
@@ -116,6 +119,7 @@ class MainWindow(QMainWindow):
         build_menus(self, [self.videos_dock, self.library_dock, self.details_dock, self.identities_dock,
                            self.notes_dock, self.summaries_dock])
         self._connect()
+        self.upgrade = CaptionsUpgrade(self, self.offer_bar)  # after QueueEvents: it sees the document done
         self._restore_settings()
         self.show_document(None)
         QTimer.singleShot(0, self.library_panel.resume)  # once the window is up
@@ -433,6 +437,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         save_layout(self)
         self.queue.shutdown()
+        self.upgrade.shutdown()
         self.summary_panel.shutdown()
         self.library_panel.shutdown()
         self.library.shutdown()
