@@ -1,5 +1,5 @@
-"""The VLM captions path on tiny LLaVA-OneVision, Qwen2-VL, Qwen3-VL and SmolVLM2 models built here: the real
-loader, processors, prompts, batching, generation and parsing, and the pipeline stage.
+"""The VLM captions path on tiny LLaVA-OneVision, Qwen2-VL, Qwen3-VL, Qwen3.5, SmolVLM2 and Gemma 4 models
+built here: the real loader, processors, prompts, batching, generation and parsing, and the pipeline stage.
 
 The "taught" models were overfitted (tiny_vlm.taught) to caption solid red / blue /
 green frames by their colour, so their replies are only right when the right images
@@ -70,6 +70,20 @@ def test_untrained_model_replies_are_capped_and_never_lose_the_window(untrained_
     assert len(out) == 3 and all(len(captions) == 2 for captions in out)  # garbage replies: None per frame
     with pytest.raises(ValueError, match="1 to 6 frames"):
         engine.caption([frame("red")] * 7)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_left_padded_batches_generate_what_one_request_at_a_time_does(untrained_families, family):
+    # Prompts of different lengths: the shorter ones are padded on the left, which every
+    # family's positions, masks (and Qwen3.5's linear-attention state) must see through.
+    # Random weights make any leak show: their greedy replies follow every change.
+    requests = [Request([frame("red"), frame("blue")], "Describe.", 12),
+                Request([frame("green"), frame("red")], "Describe these two frames of a video, one line each.", 12),
+                Request([frame("blue"), frame("blue")], "What changes between them?", 12)]
+    model = VisionLanguageModel(untrained_families[family], batch_size=3)
+    batched = model.generate(requests)
+    model.batch_size = 1
+    assert model.generate(requests) == batched
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-"""Tiny LLaVA-OneVision, Qwen2-VL, Qwen3-VL and SmolVLM2 models, built from configs into a folder in Hugging
-Face layout (random weights, a byte-level BPE tokenizer trained here on a few sentences,
+"""Tiny LLaVA-OneVision, Qwen2-VL, Qwen3-VL, Qwen3.5, SmolVLM2 and Gemma 4 models, built from configs into a
+folder in Hugging Face layout (random weights, a byte-level BPE tokenizer trained here on a few sentences,
 a chat template like the real models'), so tests run the real loader, processors,
 batching and generation with no download. Also used by benchmarks/bench_vlm.py on CPUs.
 """
@@ -14,6 +14,10 @@ import torch
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<image>", "<video>",
            "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
 SMOLVLM_SPECIAL = ["<fake_token_around_image>", "<global-img>"]  # around each image's tokens
+# Gemma 4's processor finds its image token, the tokens around an image's soft tokens and
+# the audio ones (which it checks for even without audio) as named tokens of the tokenizer.
+GEMMA4_NAMED = {"image_token": "<|image|>", "boi_token": "<|image>", "eoi_token": "<image|>",
+                "audio_token": "<|audio|>", "boa_token": "<|audio>", "eoa_token": "<audio|>"}
 CORPUS = [
     "<Frame 1>: a person walks to the door and opens it.",
     "<Frame 2>: the person steps through the open door.",
@@ -30,23 +34,26 @@ TEXT = dict(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_atte
             num_key_value_heads=2, max_position_embeddings=4096)
 
 
-def tokenizer(extra=()):
+def tokenizer(extra=(), named=None):
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIAL + list(extra),
+    named = named or {}
+    tok.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIAL + list(extra)
+                                                        + list(named.values()),
                                                         initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                   **({"extra_special_tokens": named} if named else {}))
 
 
 def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = None) -> Path:
     """Write a tiny model of ``family`` (a key of vlm.FAMILIES) into ``folder``.
     ``sizes`` overrides the tiny architecture ("text", "vision": config entries; "image":
-    LLaVA-OneVision's and SmolVLM2's input side; "scale": SmolVLM2's pixel shuffle; "max_pixels": Qwen2-VL's and
-    Qwen3-VL's): the benchmarks build the
+    LLaVA-OneVision's and SmolVLM2's input side; "scale": SmolVLM2's pixel shuffle; "max_pixels": Qwen2-VL's,
+    Qwen3-VL's and Qwen3.5's; "max_soft_tokens": Gemma 4's): the benchmarks build the
     published architectures this way (random weights, this tokenizer)."""
     import transformers
 
@@ -54,7 +61,8 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
 
     sizes = sizes or {}
     folder = Path(folder)
-    tok = tokenizer(SMOLVLM_SPECIAL if family == "smolvlm" else ())
+    tok = tokenizer(SMOLVLM_SPECIAL if family == "smolvlm" else ["<|video|>"] if family == "gemma4" else (),
+                    GEMMA4_NAMED if family == "gemma4" else None)
     ids = {t: tok.convert_tokens_to_ids(t) for t in SPECIAL}
     text = dict(TEXT, vocab_size=len(tok), bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
                 pad_token_id=ids["<|endoftext|>"])
@@ -111,6 +119,69 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
                                           min_pixels=64 * 64, max_pixels=sizes.get("max_pixels", 128 * 128))
         extra = {}
         chat = CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
+    elif family == "qwen3_5":
+        from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+        # Gated DeltaNet (linear attention) layers, every fourth and the last one full
+        # attention (the published 3:1 layout; here one of each). A quarter of each head is
+        # rotated, its frequencies in interleaved mrope sections (the published ones at 256).
+        head_dim = text.get("head_dim", 32)
+        freqs = head_dim // 8
+        section = [11, 11, 10] if head_dim == 256 else [freqs - 2 * (freqs // 4), freqs // 4, freqs // 4]
+        rope = {"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.25, "mrope_interleaved": True,
+                "mrope_section": section}
+        layers = text["num_hidden_layers"]
+        linear = dict(layer_types=["linear_attention" if (i + 1) % 4 and i + 1 < layers else "full_attention"
+                                   for i in range(layers)],
+                      linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=16,
+                      linear_value_head_dim=16)
+        config = transformers.Qwen3_5Config(
+            text_config=dict(linear, **dict(text, head_dim=head_dim, rope_parameters=rope)),
+            vision_config=dict(dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, patch_size=16,
+                                    spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=text["hidden_size"],
+                                    num_position_embeddings=64),
+                               **sizes.get("vision", {})),
+            image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+            vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+            **({"tie_word_embeddings": text["tie_word_embeddings"]} if "tie_word_embeddings" in text else {}))
+        # Qwen3.5's preprocessor is Qwen3-VL's: Qwen2-VL's with 16-px patches and a mean / std of 0.5
+        images = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
+                                          image_mean=[0.5] * 3, image_std=[0.5] * 3,
+                                          min_pixels=64 * 64, max_pixels=sizes.get("max_pixels", 128 * 128))
+        extra = {}
+        chat = CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
+    elif family == "gemma4":
+        from transformers.models.gemma4.image_processing_pil_gemma4 import Gemma4ImageProcessorPil
+
+        named = {key: tok.convert_tokens_to_ids(token) for key, token in GEMMA4_NAMED.items()}
+        # The small Gemma 4s' text model: sliding-window and full-attention layers (the last
+        # one full), per-layer input embeddings (PLE), the last layers reusing earlier layers'
+        # keys and values, a double-wide MLP and soft-capped logits. Four layers here, so that
+        # the two shared ones find a layer of each kind before them. No audio tower: the
+        # engine never sends sound.
+        layers = sizes.get("text", {}).get("num_hidden_layers", 4)
+        gemma = dict(head_dim=16, global_head_dim=32, vocab_size_per_layer_input=text["vocab_size"],
+                     hidden_size_per_layer_input=8, num_kv_shared_layers=layers // 2 if layers >= 4 else 0,
+                     use_double_wide_mlp=True, final_logit_softcapping=30.0, sliding_window=512,
+                     layer_types=["full_attention" if i % 2 else "sliding_attention" for i in range(layers)])
+        gemma.update(text, num_hidden_layers=layers)
+        # Patches are average-pooled 2 x 2 into soft tokens here (the published 3 x 3 runs the
+        # same code and takes twice as long to teach)
+        vision = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=4, head_dim=8, patch_size=8, pooling_kernel_size=2,
+                      position_embedding_size=256, use_clipped_linears=True)
+        vision.update(sizes.get("vision", {}))
+        config = transformers.Gemma4Config(
+            text_config=gemma, vision_config=vision, audio_config=None,
+            image_token_id=named["image_token"], boi_token_id=named["boi_token"], eoi_token_id=named["eoi_token"],
+            audio_token_id=named["audio_token"], boa_token_id=named["boa_token"], eoa_token_index=named["eoa_token"],
+            video_token_id=tok.convert_tokens_to_ids("<|video|>"))
+        # at most 70 soft tokens a frame: the fewest the processor allows
+        images = Gemma4ImageProcessorPil(patch_size=vision["patch_size"],
+                                         pooling_kernel_size=vision["pooling_kernel_size"],
+                                         max_soft_tokens=sizes.get("max_soft_tokens", 70))
+        extra = {}
+        chat = CHAT.replace("IMAGE", "<|image|>")
     elif family == "smolvlm":
         from transformers.models.smolvlm.image_processing_pil_smolvlm import SmolVLMImageProcessorPil
 
@@ -129,7 +200,13 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
         raise ValueError(family)
     torch.manual_seed(seed)
     model_class, processor_class = FAMILIES[family]
-    getattr(transformers, model_class)(config).save_pretrained(folder)
+    model = getattr(transformers, model_class)(config)
+    if family == "gemma4":
+        # Gemma 4 starts its patches' position table at ones (trained weights replace it), an
+        # offset that drowns a tiny random tower's view of the colours: start it small instead.
+        torch.nn.init.normal_(model.model.vision_tower.patch_embedder.position_embedding_table,
+                              std=config.vision_config.initializer_range)
+    model.save_pretrained(folder)
     processor = _image_only(processor_class)(image_processor=images, tokenizer=tok, chat_template=chat, **extra)
     processor.save_pretrained(folder)
     return folder

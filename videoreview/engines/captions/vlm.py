@@ -1,5 +1,5 @@
-"""Vision-language captioners (transformers): LLaVA-OneVision, Qwen2-VL, Qwen3-VL and SmolVLM2
-from a local folder.
+"""Vision-language captioners (transformers): LLaVA-OneVision, Qwen2-VL, Qwen3-VL, Qwen3.5,
+SmolVLM2 and Gemma 4 from a local folder.
 
 One engine implements both caption protocols (frame windows, boundaries) and the two
 judges the papers use (progression between two captions, matching a frame to one of
@@ -16,7 +16,8 @@ most the cap. Replies go through parse.py, which recovers every frame it can.
 transformers' processors for these families insist on a video processor, which needs
 torchvision; we only ever pass images, so ``_image_only`` makes the processor without it
 (and torchvision stays out of the dependencies: it has no CPU build matching our torch).
-SmolVLM's processor also wants num2words, for its video prompts only; that is skipped too.
+SmolVLM's processor also wants num2words, for its video prompts only; that is skipped too,
+as is Gemma 4's audio feature extractor (sound never goes to the model).
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ FAMILIES = {
     "llava_onevision": ("LlavaOnevisionForConditionalGeneration", "LlavaOnevisionProcessor"),
     "qwen2_vl": ("Qwen2VLForConditionalGeneration", "Qwen2VLProcessor"),
     "qwen3_vl": ("Qwen3VLForConditionalGeneration", "Qwen3VLProcessor"),
+    "qwen3_5": ("Qwen3_5ForConditionalGeneration", "Qwen3VLProcessor"),  # Qwen3.5: Qwen3-VL's processor
     "smolvlm": ("SmolVLMForConditionalGeneration", "SmolVLMProcessor"),  # SmolVLM2
+    "gemma4": ("Gemma4ForConditionalGeneration", "Gemma4Processor"),  # Gemma 4 (E2B, E4B)
 }
 # Frames are scaled to this long side before the processor sees them: LLaVA-OneVision
 # resizes to 384 anyway; Qwen2-VL would otherwise spend ~1200 tokens on a 720p frame
@@ -49,8 +52,12 @@ FAMILIES = {
 # merged 2 x 2, so 512 px gives the same 16 x 9 = 144 tokens. SmolVLM2 squeezes each
 # image into one 512-px tile (image splitting is turned off in ``_image_only``: 64 tokens
 # a frame instead of 9 tiles, 576), so a larger frame would only be scaled down again.
-FRAME_LONG_SIDE = {"llava_onevision": 384, "qwen2_vl": 448, "qwen3_vl": 512, "smolvlm": 512,
-                   "server": 768}  # server: see captions/server.py
+# Qwen3.5 has Qwen3-VL's 16-px patches merged 2 x 2: 512 px, 144 tokens. Gemma 4 resizes
+# every image itself to fill its soft-token budget (16-px patches pooled 3 x 3, sides in
+# multiples of 48 px); ``_image_only`` caps the budget at 140, which a 16:9 frame fills at
+# 720 x 384 (15 x 8 = 120 tokens), so frames go in at 720 px and are not scaled up again.
+FRAME_LONG_SIDE = {"llava_onevision": 384, "qwen2_vl": 448, "qwen3_vl": 512, "qwen3_5": 512, "smolvlm": 512,
+                   "gemma4": 720, "server": 768}  # server: see captions/server.py
 TOKENS_PER_FRAME_CAPTION = 96  # cap on new tokens per frame of a caption window
 BOUNDARY_TOKENS = 160
 CHOICE_TOKENS = 8
@@ -124,6 +131,29 @@ def _image_only(processor_class):
             def apply_chat_template(self, conversation, chat_template=None, **kwargs):
                 # SmolVLMProcessor's adds the video processor's frame settings; we pass no videos.
                 return ProcessorMixin.apply_chat_template(self, conversation, chat_template, **kwargs)
+    elif processor_class == "Gemma4Processor":
+        from transformers.processing_utils import ProcessorMixin
+
+        class Processor(base):
+            def __init__(self, image_processor=None, tokenizer=None, chat_template=None, image_seq_length=280,
+                         audio_seq_length=750, audio_ms_per_token=40, **kwargs):
+                # Gemma4Processor.__init__ hands its audio feature extractor and video
+                # processor on by name, which ProcessorMixin refuses once they are left out:
+                # set what it sets (the named tokens come from the tokenizer) and skip to
+                # ProcessorMixin. Its input check wants the audio tokens even without audio.
+                self.image_seq_length = image_seq_length
+                self.image_token, self.image_token_id = tokenizer.image_token, tokenizer.image_token_id
+                self.boi_token, self.eoi_token = tokenizer.boi_token, tokenizer.eoi_token
+                self.video_token = "<|video|>"
+                self.video_token_id = tokenizer.convert_tokens_to_ids(self.video_token)
+                self.audio_seq_length, self.audio_ms_per_token = audio_seq_length, audio_ms_per_token
+                for name in ("audio_token", "audio_token_id", "boa_token", "eoa_token"):
+                    setattr(self, name, getattr(tokenizer, name, None))
+                ProcessorMixin.__init__(self, image_processor, tokenizer, chat_template=chat_template, **kwargs)
+                # At most 140 soft tokens a frame (120 for 16:9) where the published default
+                # is 280: one of the budgets Gemma 4 was trained with (70 to 1120), and about
+                # the 144 tokens a frame the other families get.
+                self.image_processor.max_soft_tokens = min(self.image_processor.max_soft_tokens, 140)
     else:  # Qwen2VLProcessor, Qwen3VLProcessor
         class Processor(base):
             def __init__(self, image_processor=None, tokenizer=None, chat_template=None, **kwargs):
@@ -184,7 +214,10 @@ class VisionLanguageModel:
         """The chat template applied to a user turn of ``images`` images then ``text``,
         ending where the assistant's reply begins."""
         content = [{"type": "image"} for _ in range(images)] + [{"type": "text", "text": text}]
-        return self.processor.apply_chat_template([{"role": "user", "content": content}], add_generation_prompt=True)
+        # No thinking before the reply where a template offers it (Qwen3.5's may open a <think>
+        # block unless told not to, and a caption's tokens are capped); others ignore it.
+        return self.processor.apply_chat_template([{"role": "user", "content": content}], add_generation_prompt=True,
+                                                  enable_thinking=False)
 
     def inputs(self, texts: Sequence[str], images: Sequence[Sequence[np.ndarray]], padding_side: str = "left"):
         """Model inputs on the model's device for chat texts and their images (scaled to
