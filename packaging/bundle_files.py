@@ -26,13 +26,14 @@ QT_MODULES = ("QtCore", "QtGui", "QtWidgets", "QtMultimedia", "QtMultimediaWidge
 # transformers imports model code by name at run time (AutoConfig, the engines'
 # getattr(transformers, ...)); these are the model packages the engines load:
 # LLaVA-OneVision (with its SigLIP vision tower and Qwen2 language model and tokenizer),
-# Qwen2-VL, Qwen3-VL, SmolVLM2, SigLIP and SigLIP 2 (frame search; gemma for SigLIP 2's
-# tokenizer), BERT (all-MiniLM-L6-v2), and the auto classes.
+# Qwen2-VL, Qwen3-VL, Qwen3.5 (with Qwen3-VL's processor), Gemma 4, SmolVLM2, SigLIP and
+# SigLIP 2 (frame search; gemma for SigLIP 2's tokenizer), BERT (all-MiniLM-L6-v2), and the
+# auto classes.
 # align and encoder_decoder are imported by the auto classes themselves; llava, with
 # its default sub-configs clip and llama, by 'models convert-llava-onevision' (a
 # LLaVA-NeXT checkpoint's config says "llava").
-TRANSFORMERS_MODELS = ("auto", "align", "bert", "clip", "encoder_decoder", "gemma", "llama", "llava", "llava_onevision",
-                       "qwen2", "qwen2_vl", "qwen3_vl", "siglip", "siglip2", "smolvlm")
+TRANSFORMERS_MODELS = ("auto", "align", "bert", "clip", "encoder_decoder", "gemma", "gemma4", "llama", "llava",
+                       "llava_onevision", "qwen2", "qwen2_vl", "qwen3_5", "qwen3_vl", "siglip", "siglip2", "smolvlm")
 
 # Top-level packages the app never imports at run time, though something in the bundle
 # names them (the tests' packages are in the same virtualenv; sklearn tries pandas;
