@@ -262,7 +262,12 @@ def create(key: str, name: str, device: str = "auto") -> Any:
     """The engine ``name`` for capability ``key`` on ``device``; the same instance on every
     call. None for a builtin that is no engine (``none``, the builtin summary writer).
     UnknownEngine for a name that is neither a builtin nor (where models serve the
-    capability) a model; a model folder that will not load raises ModelError."""
+    capability) a model; a model folder that will not load raises ModelError. "auto" is
+    the best device present (engines/device.py), so engines are made for a real device."""
+    if device == "auto":
+        from .device import resolve
+
+        device = resolve(device)
     row = capability(key)
     instance_key = (key, name, device)
     if instance_key not in _INSTANCES:

@@ -43,10 +43,6 @@ def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
     """Stages in run order for the engines chosen per capability (capability -> engine
     name), their models on ``device`` ("auto": the best present). A capability left out,
     or whose engine is none (``none``), has no stage."""
-    if device == "auto":
-        from ..engines.device import resolve
-
-        device = resolve(device)
     stages: list[Stage] = []
     for capability in registry.analysis_capabilities():
         name = engines.get(capability.key)
