@@ -49,6 +49,27 @@ def tokenizer(extra=(), named=None):
                                    **({"extra_special_tokens": named} if named else {}))
 
 
+def _qwen3_vision(text: dict, ids: dict, sizes: dict, **vision) -> dict:
+    """The vision tower and special tokens of a tiny Qwen3-VL or Qwen3.5 (the same tower)."""
+    tower = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, patch_size=16, spatial_merge_size=2,
+                 temporal_patch_size=2, out_hidden_size=text["hidden_size"], num_position_embeddings=64, **vision)
+    return dict(vision_config=dict(tower, **sizes.get("vision", {})),
+                image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
+                vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+                **({"tie_word_embeddings": text["tie_word_embeddings"]} if "tie_word_embeddings" in text else {}))
+
+
+def _qwen3_images(sizes: dict):
+    """(image processor, processor extras, chat template) of Qwen3-VL and Qwen3.5: Qwen2-VL's
+    preprocessor with 16-px patches and a mean / std of 0.5, as the real ones have."""
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    images = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
+                                      image_mean=[0.5] * 3, image_std=[0.5] * 3,
+                                      min_pixels=64 * 64, max_pixels=sizes.get("max_pixels", 128 * 128))
+    return images, {}, CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
+
+
 def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = None) -> Path:
     """Write a tiny model of ``family`` (a key of vlm.FAMILIES) into ``folder``.
     ``sizes`` overrides the tiny architecture ("text", "vision": config entries; "image":
@@ -98,30 +119,14 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
         extra = dict(num_image_tokens=(side // vision["patch_size"]) ** 2, vision_feature_select_strategy="full")
         chat = CHAT.replace("IMAGE", "<image>")
     elif family == "qwen3_vl":
-        from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
-
         head_dim = text.get("head_dim", text["hidden_size"] // text["num_attention_heads"])  # mrope: half of it
         # 128: the published models' head size and their sections; else a quarter and two eighths
         section = [24, 20, 20] if head_dim == 128 else [head_dim // 4, head_dim // 8, head_dim // 8]
         rope = {"rope_type": "default", "rope_theta": 5e6, "mrope_interleaved": True, "mrope_section": section}
-        config = transformers.Qwen3VLConfig(
-            text_config=dict(text, head_dim=head_dim, rope_parameters=rope),
-            vision_config=dict(dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, patch_size=16,
-                                    spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=text["hidden_size"],
-                                    num_position_embeddings=64, deepstack_visual_indexes=[0]),
-                               **sizes.get("vision", {})),
-            image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-            vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
-            **({"tie_word_embeddings": text["tie_word_embeddings"]} if "tie_word_embeddings" in text else {}))
-        # Qwen3-VL's real preprocessor: Qwen2-VL's with 16-px patches and a mean / std of 0.5
-        images = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
-                                          image_mean=[0.5] * 3, image_std=[0.5] * 3,
-                                          min_pixels=64 * 64, max_pixels=sizes.get("max_pixels", 128 * 128))
-        extra = {}
-        chat = CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
+        config = transformers.Qwen3VLConfig(text_config=dict(text, head_dim=head_dim, rope_parameters=rope),
+                                            **_qwen3_vision(text, ids, sizes, deepstack_visual_indexes=[0]))
+        images, extra, chat = _qwen3_images(sizes)
     elif family == "qwen3_5":
-        from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
-
         # Gated DeltaNet (linear attention) layers, every fourth and the last one full
         # attention (the published 3:1 layout; here one of each). A quarter of each head is
         # rotated, its frequencies in interleaved mrope sections (the published ones at 256).
@@ -137,19 +142,8 @@ def build(family: str, folder: str | Path, seed: int = 0, sizes: dict | None = N
                       linear_value_head_dim=16)
         config = transformers.Qwen3_5Config(
             text_config=dict(linear, **dict(text, head_dim=head_dim, rope_parameters=rope)),
-            vision_config=dict(dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=4, patch_size=16,
-                                    spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=text["hidden_size"],
-                                    num_position_embeddings=64),
-                               **sizes.get("vision", {})),
-            image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-            vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
-            **({"tie_word_embeddings": text["tie_word_embeddings"]} if "tie_word_embeddings" in text else {}))
-        # Qwen3.5's preprocessor is Qwen3-VL's: Qwen2-VL's with 16-px patches and a mean / std of 0.5
-        images = Qwen2VLImageProcessorPil(patch_size=16, merge_size=2, temporal_patch_size=2,
-                                          image_mean=[0.5] * 3, image_std=[0.5] * 3,
-                                          min_pixels=64 * 64, max_pixels=sizes.get("max_pixels", 128 * 128))
-        extra = {}
-        chat = CHAT.replace("IMAGE", "<|vision_start|><|image_pad|><|vision_end|>")
+            **_qwen3_vision(text, ids, sizes))
+        images, extra, chat = _qwen3_images(sizes)  # Qwen3.5's preprocessor is Qwen3-VL's
     elif family == "gemma4":
         from transformers.models.gemma4.image_processing_pil_gemma4 import Gemma4ImageProcessorPil
 

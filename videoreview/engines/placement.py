@@ -130,6 +130,22 @@ def _tiny_model() -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8).SerializeToString()
 
 
+class Placed:
+    """For an engine that learns where it runs when its model loads: ``asked`` is the
+    device it was made for, ``place`` the Placement once known."""
+
+    asked: str = "cpu"
+    place: Placement | None = None
+
+    @property
+    def device(self) -> str:
+        return self.place.device if self.place is not None else self.asked
+
+    @property
+    def device_note(self) -> str | None:
+        return self.place.note if self.place is not None else None
+
+
 class OnDevice:
     """A model call at ``place`` that moves to the CPU for good when the GPU fails with a
     device error (out of memory, a library that will not load): ``make_cpu()`` gives the

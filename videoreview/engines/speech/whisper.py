@@ -18,6 +18,7 @@ import numpy as np
 from ...errors import ModelError
 from ...records import TranscriptSegment, Word
 from ..base import ProgressFn
+from ..placement import Placed
 from .protocol import Transcript
 
 # How every model decodes: beam search as Whisper's paper does, VAD so silence and music
@@ -39,7 +40,7 @@ def builtin_files(entry) -> dict[str, bytes]:
     return files
 
 
-class WhisperEngine:
+class WhisperEngine(Placed):
     kind = "speech"
     rate = 16_000
 
@@ -70,14 +71,6 @@ class WhisperEngine:
         self._spec = spec
         self.version = f"{version('faster-whisper')}-{SETTINGS_VERSION}-{str(fingerprint)[:12]}"
         self._model = None
-
-    @property
-    def device(self) -> str:
-        return self.place.device if self.place is not None else self.asked
-
-    @property
-    def device_note(self) -> str | None:
-        return self.place.note if self.place is not None else None
 
     def _load(self):
         if self._model is None:

@@ -15,6 +15,7 @@ import logging
 import cv2
 import numpy as np
 
+from ..placement import Placed
 from .protocol import TextBox
 
 LONG_SIDE = 736
@@ -22,7 +23,7 @@ COARSE_SIDE = 368  # finding text without reading it: 0.07 s a frame, titles and
 MIN_SCORE = 0.6  # below this, what is "read" is mostly texture (foliage, fabric, brick)
 
 
-class RapidTextEngine:
+class RapidTextEngine(Placed):
     kind = "screen-text"
     name = "pp-ocrv6"
     long_side = LONG_SIDE
@@ -34,14 +35,6 @@ class RapidTextEngine:
         self.place = None  # where the sessions run, known when they are made (placement.py)
         self.version = f"rapidocr-{version('rapidocr')}-{LONG_SIDE}-{MIN_SCORE}"
         self._ocr = self._coarse = None
-
-    @property
-    def device(self) -> str:
-        return self.place.device if self.place is not None else self.asked
-
-    @property
-    def device_note(self) -> str | None:
-        return self.place.note if self.place is not None else None
 
     def _make(self, side: int):
         from rapidocr import RapidOCR
