@@ -13,6 +13,7 @@ from ..media.shared_pass import read_together
 from ..records import Analysis
 from ..summary.builder import ENGINE as BUILTIN_WRITER
 from ..summary.builder import build
+from .beside import Beside, locked
 from .cache import StageCache
 from .cancel import CancelToken
 from .edits import set_summaries
@@ -69,8 +70,10 @@ def analyze(
     hardware = "cuda" if decode == "auto" and any(wants_cuda(getattr(s.engine, "device", "")) for s in stages) \
         else None
     source: FrameSource | None = None
+    beside: Beside | None = None
     try:
-        # Stages that need no earlier results: from the cache, else read in one pass.
+        # Stages that need no earlier results: from the cache, else read in one pass, and
+        # those that read no frames (speech) beside that pass (beside.py).
         known: dict[str, tuple[object, str]] = {}  # stage name -> (result, device it ran on)
         independent = [stage for stage in stages if not hasattr(stage, "prepare")]
         for stage in independent if use_cache else []:
@@ -80,7 +83,11 @@ def analyze(
         read = [stage for stage in independent if stage.name not in known]
         if len(read) > 1:
             source = open_video(path, backend=backend, hardware=hardware)
-            for name, result in _read_in_one_pass(source, read, progress, cancel).items():
+            readers = [stage for stage in read if hasattr(stage, "reader")]
+            if readers and len(readers) < len(read):
+                progress = locked(progress)
+                beside = Beside([stage for stage in read if stage not in readers], source, progress, cancel)
+            for name, result in _read_in_one_pass(source, readers, progress, cancel).items():
                 known[name] = (result, "")
         for stage in stages:
             cancel.check()
@@ -96,9 +103,12 @@ def analyze(
                 def stage_progress(fraction: float, message: str = "", _name: str = stage.name) -> None:
                     progress(_name, fraction, message)
 
-                stage_progress(0.0, "starting")
                 try:
-                    result = stage.compute(source, stage_progress, cancel)
+                    if beside is not None and stage.name in beside:
+                        result = beside.result(stage.name)
+                    else:
+                        stage_progress(0.0, "starting")
+                        result = stage.compute(source, stage_progress, cancel)
                 except FellBack as fell:  # not cached: the model is asked again next time
                     notice(fell.notice)
                     stage_progress(1.0, "done (builtin)")
@@ -121,6 +131,8 @@ def analyze(
         if source is not None and hardware:
             analysis = _decoded_on(analysis, source, notice)
     finally:
+        if beside is not None:
+            beside.close()  # after a failure or cancellation: stops what still runs, then waits
         if source is not None:
             source.close()
     return _carry_summaries(analysis, previous)
