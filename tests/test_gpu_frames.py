@@ -53,6 +53,16 @@ def test_the_gpu_conversion_gives_what_swscale_gives(clips, kind, size):
         assert difference.mean() < 6.0 and np.median(difference) <= 3, (kind, size, difference.mean())
 
 
+def test_large_frames_are_converted_a_few_at_a_time_with_the_same_result(clips, monkeypatch):
+    with av.open(str(clips["BT.601, limited"])) as container:
+        frames = [f for _, f in zip(range(5), container.decode(video=0))]
+    luma, chroma = gpu_frames.stacked_planes(frames, "cpu")
+    whole = gpu_frames.to_rgb(luma, chroma, 640, 360, [(160, 90), (48, 27)], False, False)
+    monkeypatch.setattr(gpu_frames, "PIXELS", 2 * 640 * 360)  # two frames at a time
+    parts = gpu_frames.to_rgb(luma, chroma, 640, 360, [(160, 90), (48, 27)], False, False)
+    assert all(np.array_equal(whole[size], parts[size]) and len(parts[size]) == 5 for size in whole)
+
+
 @pytest.fixture
 def as_if_nvdec(monkeypatch):
     """A reader asked for CUDA keeps asking (``hardware`` stays "cuda") while its frames
