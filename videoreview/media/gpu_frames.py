@@ -40,12 +40,10 @@ def software_planes(frame, device: str = "cpu"):
     gives for the frame, for the tests and for a frame NVDEC left to FFmpeg's decoder."""
     import torch
 
-    height, width = frame.height, frame.width
-    planar = frame.to_ndarray()  # Y, then U, then V, each row after row
-    u = planar[height:height + height // 4].reshape(height // 2, width // 2)
-    v = planar[height + height // 4:].reshape(height // 2, width // 2)
-    chroma = np.stack([u, v], -1).reshape(height // 2, width)
-    return torch.from_numpy(planar[:height].copy()).to(device), torch.from_numpy(chroma).to(device)
+    y, u, v = (np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, :plane.width]
+               for plane in frame.planes[:3])
+    chroma = np.stack([u, v], -1).reshape(u.shape[0], -1)
+    return torch.from_numpy(y.copy()).to(device), torch.from_numpy(chroma).to(device)
 
 
 def stacked_planes(frames, device: str = "cuda"):
@@ -81,8 +79,9 @@ def _to_rgb(luma, chroma, width: int, height: int, sizes: Sequence[tuple[int, in
     import torch.nn.functional as F
 
     count = luma.shape[0]
+    half_w, half_h = (width + 1) // 2, (height + 1) // 2  # chroma's size, odd sides rounded up
     y = luma[:, :height, :width].float()[:, None]
-    uv = chroma[:, :height // 2, :width].reshape(count, height // 2, width // 2, 2).permute(0, 3, 1, 2).float()
+    uv = chroma[:, :half_h, :2 * half_w].reshape(count, half_h, half_w, 2).permute(0, 3, 1, 2).float()
     kr, kb = (0.2126, 0.0722) if bt709 else (0.299, 0.114)
     kg = 1 - kr - kb
     out = {}
@@ -91,7 +90,7 @@ def _to_rgb(luma, chroma, width: int, height: int, sizes: Sequence[tuple[int, in
         sy = F.interpolate(y, size=(h, w), mode="bicubic", antialias=True, align_corners=False)[:, 0]
         # Chroma: spread over its pixels when enlarged (as swscale does), else bilinear: the
         # closest to swscale's output of the filters torch has (tests/test_gpu_frames.py).
-        if w >= width // 2:
+        if w >= half_w:
             scaled_uv = F.interpolate(uv, size=(h, w), mode="area")
         else:
             scaled_uv = F.interpolate(uv, size=(h, w), mode="bilinear", antialias=True, align_corners=False)
