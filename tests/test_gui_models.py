@@ -75,7 +75,7 @@ def test_download_cancel_remove_and_choices(qtbot, hubs):
     assert cell(dialog, "quick", 4) == "not installed" and cell(dialog, "quick", 2) == "apache-2.0"
     assert cell(dialog, "transnetv2", 3) == "builtin" and cell(dialog, "transnetv2", 4).endswith(" GB")
     assert dialog.memory.text().startswith("cpu: ") and "GB free" in dialog.memory.text()
-    assert dialog.engines.runs_on.text().splitlines()[0] == "boundaries cpu"  # where each stage runs
+    assert dialog.engines.runs_on.text().splitlines()[0] == "boundaries: cpu"  # where each stage runs
 
     dialog.select("quick")
     assert "licence apache-2.0" in dialog.status.text() and dialog.download_button.isEnabled()

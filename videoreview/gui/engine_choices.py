@@ -84,8 +84,8 @@ class EngineChoices(QGroupBox):
         lines = out.splitlines()
         self.free_gb = {line.split()[0]: float(line.split()[1]) for line in lines
                         if line.endswith(" GB free") and line.split()[1] != "?"}
-        self.runs_on.setText("\n".join(line.removeprefix("runs on: ") for line in lines
-                                       if line.startswith("runs on: ")))
+        stages = [line.removeprefix("runs on: ").partition(" ") for line in lines if line.startswith("runs on: ")]
+        self.runs_on.setText("\n".join(f"{stage}: {where}" for stage, _, where in stages))
         self.show_memory()
 
     def show_memory(self) -> None:
