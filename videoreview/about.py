@@ -38,7 +38,7 @@ def versions(gpu_memory: bool = True) -> list[tuple[str, str]]:
     """(what, version) rows, the engines as chosen (see ``videoreview models use``).
     ``gpu_memory`` False (the window's process): the better-captions row is left out on a
     CUDA GPU, whose free memory cannot be read without a CUDA context held for good."""
-    from .choices import load_choices
+    from .choices import device_in, load_choices
     from .engines.registry import CAPABILITIES
 
     app = __version__ + (" (bundle)" if getattr(sys, "frozen", False) else "")
@@ -47,7 +47,7 @@ def versions(gpu_memory: bool = True) -> list[tuple[str, str]]:
             ("Qt", package_version("pyside6-essentials")), ("torch", package_version("torch")),
             ("transformers", package_version("transformers")), ("ONNX Runtime", package_version("onnxruntime"))]
     choices, _problem = load_choices()
-    device = device_in_use(choices.get("device", "auto"))
+    device = device_in(choices)
     for capability in CAPABILITIES.values():
         name = choices.get(capability.key, capability.default)
         line = engine_line(capability.key, name)
@@ -81,15 +81,6 @@ def captions_advice(captions: str, device: str, gpu_memory: bool = True):
         return advise(captions, free_memory_gb(device), catalog)
     except (VideoReviewError, RuntimeError):  # a damaged catalog entry; a CUDA error
         return None
-
-
-def device_in_use(chosen: str) -> str:
-    from .engines.device import resolve
-
-    try:
-        return resolve(chosen)
-    except ValueError:  # chosen, but not here: the analysis says so and takes the best present
-        return resolve("auto")
 
 
 def where(key: str, name: str, device: str) -> str:

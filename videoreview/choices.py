@@ -98,10 +98,11 @@ def models_for(key: str, catalog) -> list[str]:
 def chosen_device() -> str:
     """The device chosen for models, or the best present when that one is not here (the
     analysis says so: see ``choose``)."""
-    return _device(load_choices()[0])
+    return device_in(load_choices()[0])
 
 
-def _device(choices: dict[str, str], notice: Callable[[str], None] = lambda text: None) -> str:
+def device_in(choices: dict[str, str], notice: Callable[[str], None] = lambda text: None) -> str:
+    """The device ``choices`` name, or the best present when that one is not here (said to ``notice``)."""
     from .engines.device import resolve
 
     try:
@@ -143,7 +144,7 @@ def choose(report: Callable[[str], None] | None = None) -> Chosen:
     choices, problem = load_choices()
     if problem:
         notice(problem)
-    device = _device(choices, notice)
+    device = device_in(choices, notice)
     catalog = load_catalog()
     names: dict[str, str] = {}
     fallbacks: dict[str, list[str]] = {}  # reason -> what falls back for it (said in one line)

@@ -208,10 +208,11 @@ def cmd_device(args: argparse.Namespace) -> str:
 
 def where_stages_run(choices: dict[str, str]) -> list[str]:
     """"runs on: CAPABILITY DEVICE" per analysis stage, for the engines and device chosen."""
-    from ..about import device_in_use, where
+    from ..about import where
+    from ..choices import device_in
     from ..engines.registry import analysis_capabilities
 
-    device = device_in_use(choices.get("device", "auto"))
+    device = device_in(choices)
     return [f"runs on: {c.key} {where(c.key, choices.get(c.key, c.default), device)}"
             for c in analysis_capabilities() if choices.get(c.key, c.default) != "none"]
 
