@@ -15,6 +15,7 @@ from videoreview.engines.boundaries.builtin import BuiltinBoundaryEngine
 from videoreview.engines.boundaries.transnet import OnnxTransNet
 from videoreview.engines.placement import (
     OnDevice,
+    Placed,
     Placement,
     is_device_error,
     onnx_placement,
@@ -68,6 +69,15 @@ def test_a_gpu_call_that_runs_out_of_memory_moves_to_the_cpu_for_good():
     with pytest.raises(ZeroDivisionError):
         bad(1)
     assert bad.place.device == "cuda" and not is_device_error(ZeroDivisionError("division by zero"))
+
+
+def test_an_engine_that_learns_its_place_moves_to_the_cpu_only_for_the_gpus_errors():
+    engine = Placed()  # as Whisper and PP-OCR are, once their model loaded on CUDA
+    engine.asked, engine.place = "cuda", Placement("cuda")
+    assert not engine.moved_to_cpu(ValueError("a bad frame")) and engine.device == "cuda"
+    assert engine.moved_to_cpu(RuntimeError("CUDA error: out of memory")) and engine.device == "cpu"
+    assert engine.device_note == "cuda failed mid-run (RuntimeError: CUDA error: out of memory)"
+    assert not engine.moved_to_cpu(RuntimeError("CUDA error: out of memory"))  # on the CPU already
 
 
 def test_where_each_stage_would_run_is_known_without_loading_a_model():

@@ -31,6 +31,13 @@ class Placement:
     def cuda(self) -> bool:
         return self.device.startswith("cuda")
 
+    def after(self, exc: BaseException) -> Placement | None:
+        """The CPU, saying why, where ``exc`` was this GPU failing mid-run (is_device_error);
+        None where it was not: the error is the caller's to raise."""
+        if not self.cuda or not is_device_error(exc):
+            return None
+        return Placement("cpu", f"{self.device} failed mid-run ({short(exc)})")
+
 
 def wants_cuda(device: str | None) -> bool:
     return bool(device) and device.startswith("cuda")
@@ -145,6 +152,13 @@ class Placed:
     def device_note(self) -> str | None:
         return self.place.note if self.place is not None else None
 
+    def moved_to_cpu(self, exc: BaseException) -> bool:
+        """Whether ``exc`` was the GPU failing (Placement.after); then ``place`` is the CPU."""
+        moved = self.place.after(exc) if self.place is not None else None
+        if moved is not None:
+            self.place = moved
+        return moved is not None
+
 
 class OnDevice:
     """A model call at ``place`` that moves to the CPU for good when the GPU fails with a
@@ -158,10 +172,10 @@ class OnDevice:
         try:
             return self.call(*args, **kwargs)
         except Exception as exc:
-            if not self.place.cuda or not is_device_error(exc):
+            moved = self.place.after(exc)
+            if moved is None:
                 raise
-            self.call = self._make_cpu()
-            self.place = Placement("cpu", f"{self.place.device} failed mid-run ({short(exc)})")
+            self.call, self.place = self._make_cpu(), moved
             return self.call(*args, **kwargs)
 
 

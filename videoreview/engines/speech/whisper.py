@@ -104,14 +104,11 @@ class WhisperEngine(Placed):
 
     def transcribe(self, samples: np.ndarray, progress: ProgressFn, cancel,
                    language: str | None = None) -> Transcript:
-        from ..placement import Placement, is_device_error, short
-
         try:
             return self._transcribe(samples, progress, cancel, language)
         except Exception as exc:  # a GPU that fails mid-run: all of it again on the CPU
-            if self.place is None or not self.place.cuda or not is_device_error(exc):
+            if not self.moved_to_cpu(exc):
                 raise
-            self.place = Placement("cpu", f"{self.place.device} failed mid-run ({short(exc)})")
             self._model = None
             return self._transcribe(samples, progress, cancel, language)
 

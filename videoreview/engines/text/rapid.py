@@ -60,8 +60,6 @@ class RapidTextEngine(Placed):
 
     def _run(self, coarse: bool, image: np.ndarray, **kwargs):
         """One RapidOCR call; a GPU that fails (out of memory, say) moves both readers to the CPU."""
-        from ..placement import Placement, is_device_error, short
-
         def ocr():
             if coarse and self._coarse is None:
                 self._coarse = self._make(COARSE_SIDE)
@@ -70,9 +68,8 @@ class RapidTextEngine(Placed):
         try:
             return ocr()
         except Exception as exc:
-            if self.place is None or not self.place.cuda or not is_device_error(exc):
+            if not self.moved_to_cpu(exc):
                 raise
-            self.place = Placement("cpu", f"{self.place.device} failed mid-run ({short(exc)})")
             self._ocr = self._coarse = None
             return ocr()
 
