@@ -14,6 +14,7 @@ from ..choices import load_choices, models_for, save_choice
 from ..engines.device import DEVICES
 from ..engines.registry import CAPABILITIES
 from ..errors import VideoReviewError
+from ..models.advice import free_memory
 from ..models.catalog import installed_path, load_catalog
 from ..models.servers import servers
 from .background import CommandTask
@@ -81,10 +82,9 @@ class EngineChoices(QGroupBox):
         return self.query.running
 
     def _devices_found(self, out: str) -> None:
-        lines = out.splitlines()
-        self.free_gb = {line.split()[0]: float(line.split()[1]) for line in lines
-                        if line.endswith(" GB free") and line.split()[1] != "?"}
-        stages = [line.removeprefix("runs on: ").partition(" ") for line in lines if line.startswith("runs on: ")]
+        self.free_gb = free_memory(out)
+        stages = [line.removeprefix("runs on: ").partition(" ") for line in out.splitlines()
+                  if line.startswith("runs on: ")]
         self.runs_on.setText("\n".join(f"{stage}: {where}" for stage, _, where in stages))
         self.show_memory()
 

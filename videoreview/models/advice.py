@@ -61,19 +61,24 @@ def advise(captions: str, cuda_free_gb: float | None, catalog: dict[str, ModelEn
     return Advice(model, cuda_free_gb)
 
 
+def free_memory(device_listing: str) -> dict[str, float]:
+    """Device -> GB free, from what ``videoreview models device`` prints ("cuda  23.5 GB
+    free" per device present); a device whose free memory is unknown ("?") is left out."""
+    free = {}
+    for line in device_listing.splitlines():
+        words = line.split()
+        if line.endswith(" GB free"):
+            try:
+                free[words[0]] = float(words[1])
+            except ValueError:  # "?": unknown
+                pass
+    return free
+
+
 def cuda_free_gb(device_listing: str) -> float | None:
     """The CUDA GPU's free memory from what ``videoreview models device`` printed ("chosen:
-    auto", then "cuda  23.5 GB free" per device present); None when CUDA is absent, its
-    free memory unknown, or another device chosen."""
+    auto", then a line per device present); None when CUDA is absent, its free memory
+    unknown, or another device chosen."""
     lines = device_listing.splitlines()
     chosen = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("chosen:")), "auto")
-    if chosen not in ("auto", "cuda"):
-        return None
-    for line in lines:
-        words = line.split()
-        if line.endswith(" GB free") and words[0] == "cuda":
-            try:
-                return float(words[1])
-            except ValueError:  # "?": unknown
-                return None
-    return None
+    return free_memory(device_listing).get("cuda") if chosen in ("auto", "cuda") else None
