@@ -1,10 +1,10 @@
 """The builtin boundary engine on generated videos whose boundaries are known (``models``:
-TransNetV2 and EfficientNet-Lite0 run), and its cut refinement."""
+TransNetV2 and EfficientNet-Lite0 run)."""
 
 import numpy as np
 import pytest
 
-from videoreview.engines.boundaries.builtin import BuiltinBoundaryEngine, refine_cut, transnet_stride
+from videoreview.engines.boundaries.builtin import BuiltinBoundaryEngine
 from videoreview.errors import Cancelled
 from videoreview.media import open_video
 from videoreview.metrics.boundaries import boundary_f1, f1_at
@@ -108,8 +108,22 @@ def test_cancel_stops_between_batches(engine, cuts_video):
     assert len(calls) == 1
 
 
-def test_stride_and_refinement():
-    assert [transnet_stride(f) for f in (10, 15, 23.976, 25, 30, 50, 60)] == [1, 1, 2, 2, 2, 4, 5]
-    diffs = np.array([0, 1, 1, 9, 1, 1], float)
-    assert refine_cut(diffs, 1, 5) == 3
-    assert refine_cut(diffs, 4, 5) == 5
+@pytest.mark.models
+def test_features_skipped_near_cuts_change_nothing(cuts_video, event_video):
+    """The sampled features near a transition are never read by the event detector, so
+    skipping them (engines/boundaries/sampled.py) gives exactly the same boundaries."""
+    from videoreview.media.shared_pass import read_alone
+
+    skipped = {}
+    for video in (cuts_video, event_video):
+        results = []
+        for guard in (None, -1.0):  # the detector's guard, and none: every feature computed
+            with open_video(video.path) as source:
+                reader = BuiltinBoundaryEngine().reader(source)
+                if guard is not None:
+                    reader.samples.guard = guard
+                results.append([b.to_dict() for b in read_alone(source, reader, lambda *a: None)])
+                skipped[video.path.name, guard] = reader.samples.skipped
+        assert results[0] == results[1]
+    assert skipped[cuts_video.path.name, None] >= 3 * len(cuts_video.cut_frames)
+    assert skipped[cuts_video.path.name, -1.0] == 0

@@ -154,10 +154,12 @@ def test_onnx_transnet_matches_the_torch_model(transnet, home):
 
 
 @pytest.mark.models
-def test_still_windows_are_skipped_and_change_nothing(home):
+def test_windows_without_marks_are_skipped_and_change_nothing(home):
     """Long still shots (a grainy static picture) around a cut and a half-second dissolve:
-    TransNetV2 skips the windows where nothing changes, and finds the same transitions
-    as when it looks at every window."""
+    with the cascade's marks TransNetV2 skips the windows where nothing is marked, and
+    its rows in the windows it runs are those it gives when it looks at every window."""
+    from videoreview.engines.boundaries.cascade import Cascade
+
     rng = np.random.default_rng(5)
 
     def still(seed, n):
@@ -165,18 +167,21 @@ def test_still_windows_are_skipped_and_change_nothing(home):
         return np.clip(picture + rng.normal(0, 3, (n, *picture.shape)), 0, 255).astype(np.uint8)
 
     a, b, c = still(1, 400), still(2, 300), still(3, 400)
-    fade = np.linspace(0, 1, 8)[:, None, None, None]
-    dissolve = (b[-8:] * (1 - fade) + c[:8] * fade).astype(np.uint8)
-    frames = tn.resize_frames(np.concatenate([a, b[:-8], dissolve, c[8:]]))
-    model = tn.OnnxTransNet(window=200)
-    results = []
-    for skip in (False, True):
-        stream = tn.TransNetStream(model, window=200, skip_still=skip)
-        probs = np.concatenate([stream.push(frames), stream.finish()])
-        results.append(([(t.frame, t.kind) for t in tn.transitions_from_probs(probs, threshold=0.3)], stream.skipped))
-    (everything, none_skipped), (gated, skipped) = results
-    assert none_skipped == 0 and skipped >= 4  # of 8 windows, those away from the cut and the dissolve
-    assert gated == everything and [kind for _, kind in everything] == ["cut", "gradual"]
+    fade = np.linspace(0, 1, 12)[:, None, None, None]
+    dissolve = (b[-12:] * (1 - fade) + c[:12] * fade).astype(np.uint8)
+    frames = tn.resize_frames(np.concatenate([a, b[:-12], dissolve, c[12:]]))
+    model = tn.OnnxTransNet()
+    everywhere = tn.TransNetStream(model)
+    all_rows = np.concatenate([everywhere.push(frames), everywhere.finish()])
+    cascade, gated = Cascade(), tn.TransNetStream(model)
+    rows = [gated.push(*cascade.push(frames[i:i + 70])) for i in range(0, len(frames), 70)]
+    rows = np.concatenate([*rows, gated.push(*cascade.finish()), gated.finish()])
+    covered = np.concatenate(gated.covered)
+    assert [cut.frame for cut in cascade.clear_cuts] == [400]
+    assert gated.windows == everywhere.windows and gated.skipped >= gated.windows - 4
+    assert covered[688:700].all() and np.array_equal(rows[covered], all_rows[covered])
+    assert not rows[~covered].any()
+    assert [t.kind for t in tn.transitions_from_probs(rows[covered])] == ["gradual"]
 
 
 class WindowProbe(torch.nn.Module):

@@ -90,7 +90,7 @@ class Capability:
 def _boundaries(device: str):
     from .boundaries.builtin import BuiltinBoundaryEngine
 
-    return BuiltinBoundaryEngine(device)  # on CUDA every frame, on the CPU every 2nd (builtin.transnet_stride)
+    return BuiltinBoundaryEngine(device)  # on CUDA TransNetV2 everywhere, on the CPU behind the cascade
 
 
 def _dlib(detector: str) -> Factory:

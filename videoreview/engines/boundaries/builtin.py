@@ -1,19 +1,19 @@
 """The builtin boundary engine: one decoding pass, three signals, one list of Boundary records.
 
 Per batch of decoded frames (small: the long side is ``decode_long_side`` pixels):
-  * every frame is shrunk to 48x27; those at about 12-15 per second go to TransNetV2
-    (cuts and gradual transitions, see ``transnet_stride``), all of them to the
-    motion-energy and frame-difference signals;
+  * every frame is shrunk to 48x27 for TransNetV2 (cuts and gradual transitions) and for
+    the motion-energy and frame-difference signals. On a GPU TransNetV2 sees every frame;
+    on the CPU a cascade (cascade.py) takes the clear cuts from a cheap score and runs
+    TransNetV2, still on every frame, only on the windows around the rest of the
+    candidates (on the benchmark clips it skips 86-100 % of the windows);
   * frames at ``sample_rate`` per second go to EfficientNet-Lite0 for appearance features.
-At the end, transitions come from TransNetV2's probabilities and events from the
-novelty of features and motion inside each shot. Nothing but small per-frame numbers and
-the sampled features is kept, so memory does not grow with the length of the video
-beyond those (a 20-minute video at 5 samples/s: 6000 x 1280 float32 = 31 MB).
+At the end, transitions come from TransNetV2's probabilities and the clear cuts, and events
+from the novelty of features and motion inside each shot. Nothing but small per-frame
+numbers and the sampled features is kept, so memory does not grow with the length of the
+video beyond those (a 20-minute video at 5 samples/s: 6000 x 1280 float32 = 31 MB).
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 
@@ -22,43 +22,19 @@ from ...records import Boundary
 from ..base import ProgressFn, no_progress
 
 
-def transnet_stride(fps: float) -> int:
-    """Every how many frames TransNetV2 looks at: about 12-15 frames per second.
-
-    TransNetV2 is most of the cost (~1.7 GFLOP per frame, ~125 frames/s on 2 CPU cores),
-    so on a CPU it sees every 2nd frame of 25/30 fps video. That costs recall: on a real
-    212 s music video it found 88% of the cuts it finds at full rate (threshold 0.3, see
-    __init__). A 1 s dissolve is still a dozen frames long; the exact frame of a cut is
-    found afterwards from full-rate frame differences (``refine_cut``)."""
-    return max(1, int(fps / 12 + 0.01))
-
-
-def refine_cut(diffs: np.ndarray, after: int, first: int) -> int:
-    """The frame in ``(after, first]`` that differs most from the one before it: where a cut
-    seen between subsampled frames ``after`` and ``first`` really is."""
-    if first - after <= 1:
-        return first
-    return after + 1 + int(np.argmax(diffs[after + 1:first + 1]))
-
-
 class BuiltinBoundaryEngine:
     name = "builtin"
     # Bump when anything that changes the output changes: it is part of the cache key.
-    version = "3"
+    version = "4"
 
     def __init__(self, device: str = "cpu", sample_rate: float = 5.0, decode_long_side: int = 160,
-                 batch: int = 60, threshold: float | None = None, window: int = 200, stride: int | None = None):
+                 batch: int = 60, threshold: float = 0.5, cascade: bool | None = None):
         self.asked = device  # where the models should run; ``device`` says where they do
         self.sample_rate = sample_rate
         self.decode_long_side = decode_long_side
         self.batch = batch
-        # TransNetV2's one_hot peaks are lower when it sees every 2nd frame. Against its own
-        # full-rate cuts (threshold 0.5) on a 212 s music video, threshold 0.5 / 0.3 / 0.2 at
-        # half rate kept 69% / 88% / 97% of them; on the benchmark's generated clip 0.2 adds
-        # false cuts in chaotic shots (F1@0.5 s 0.80 vs 0.85 at 0.3). 0.3 balances the two.
-        self.threshold = threshold
-        self.window = window
-        self.stride = stride  # None: transnet_stride(fps) on a CPU, every frame on a GPU
+        self.threshold = threshold  # TransNetV2's own
+        self.cascade = cascade  # None: on the CPU only
         self._transnet = None
         self._features = None
 
@@ -73,17 +49,18 @@ class BuiltinBoundaryEngine:
         return self._transnet.place.note or self._features.device_note
 
     def _models(self):
-        """TransNetV2 and the Lite0 features: in torch on CUDA (windows in batches), else on
-        ONNX Runtime on the CPU; where CUDA fails, the CPU's, with the CPU's stride."""
+        """TransNetV2 and the Lite0 features: in torch on CUDA (windows of 200 in batches),
+        else on ONNX Runtime on the CPU (the original windows of 100, behind the cascade);
+        where CUDA fails, the CPU's."""
         if self._transnet is None:
             from ..placement import OnDevice, torch_placement
             from .features import shared_extractor
-            from .transnet import OnnxTransNet, TorchTransNet, load_transnet
+            from .transnet import WINDOW, OnnxTransNet, TorchTransNet, load_transnet
 
             place = torch_placement(self.asked)
 
             def on_cpu():
-                return OnnxTransNet("cpu", self.window)
+                return OnnxTransNet("cpu", WINDOW)
 
             gpu = TorchTransNet(load_transnet(place.device)) if place.cuda else None
             self._transnet = OnDevice(gpu or on_cpu(), on_cpu, place)
@@ -102,21 +79,6 @@ class BuiltinBoundaryEngine:
         """What ``detect`` does, as a reader for a decoding pass shared with other stages."""
         return BoundaryReader(self, source)
 
-    def _transitions(self, probs: np.ndarray, times: np.ndarray, diffs: np.ndarray, stride: int, threshold: float):
-        """TransNetV2 transitions with frame indices of the full-rate video."""
-        from .transnet import transitions_from_probs
-
-        seen = np.arange(0, len(times), stride)[: len(probs)]  # frame index of each TransNet row
-        out = []
-        for tr in transitions_from_probs(probs, times[seen], threshold=threshold):
-            start, end = int(seen[tr.start]), int(seen[tr.end])
-            if tr.kind == "cut":
-                frame = refine_cut(diffs, int(seen[tr.frame - 1]) if tr.frame > 0 else -1, int(seen[tr.frame]))
-            else:
-                frame = (start + end + 1) // 2
-            out.append(replace(tr, start=start, end=end, frame=frame, time=float(times[frame])))
-        return out
-
 
 class BoundaryReader:
     """Every frame at the engine's decode size, batch by batch (media/shared_pass.py);
@@ -125,8 +87,10 @@ class BoundaryReader:
     def __init__(self, engine: BuiltinBoundaryEngine, source) -> None:
         # torch-free models and scipy load here, when a video is analysed: not when its
         # boundaries come from the cache, nor when a process only needs the engine's name.
-        from .events import MotionEnergy
-        from .transnet import TransNetStream
+        from .cascade import Cascade
+        from .events import EventDetector, MotionEnergy
+        from .sampled import SampledFeatures
+        from .transnet import WINDOW, TransNetStream
 
         self.engine = engine
         transnet, self.extract = engine._models()
@@ -136,54 +100,118 @@ class BoundaryReader:
         self.batch = engine.batch
         self.total = max(1, info.frame_count)
         on_gpu = engine.device != "cpu"
-        self.stride = engine.stride or (1 if on_gpu else transnet_stride(info.fps))
         self.wanted = np.zeros(self.total, bool)
         self.wanted[source.sample_indices(engine.sample_rate)] = True
-        # A GPU takes many windows at once; on 2 CPU cores one at a time is fastest (transnet.py).
-        self.stream = TransNetStream(transnet, batch_windows=16 if on_gpu else 1, window=engine.window,
-                                     skip_still=True)
-        self.motion, self.plain_diff = MotionEnergy(), MotionEnergy(denoise=False)
-        self.probs, self.motion_values, self.diffs, self.frame_times = [], [], [], []
-        self.sample_frames, self.sample_times, self.features = [], [], []
+        use_cascade = engine.cascade if engine.cascade is not None else not on_gpu
+        self.cascade = Cascade() if use_cascade else None
+        # A GPU takes many windows of 200 at once; on 2 CPU cores one window of 100 at a
+        # time is fastest for the few windows the cascade leaves (transnet.py).
+        self.stream = TransNetStream(transnet, batch_windows=16 if on_gpu else 1, window=200 if on_gpu else WINDOW)
+        self.motion = MotionEnergy()
+        self.probs, self.motion_values, self.frame_times = [], [], []
+        self.samples = SampledFeatures(self.extract, EventDetector().cut_guard)
+        self._recent = (0, np.zeros(0))  # (index of the first, times) of the latest frames
+        self._clear_seen = 0  # clear cuts already told to self.samples (or passed over)
 
     def take(self, batch) -> None:
         from .transnet import resize_frames
 
         small = resize_frames(batch.frames)
-        self.probs.append(self.stream.push(small[batch.indices % self.stride == 0]))
+        first, times = self._recent
+        self._recent = (first, np.concatenate([times, batch.times]))
+        self._push(*self.cascade.push(small) if self.cascade is not None else (small,))
         self.motion_values.append(self.motion.push(small))
-        self.diffs.append(self.plain_diff.push(small))
         self.frame_times.append(batch.times)
         pick = self.wanted[np.minimum(batch.indices, self.total - 1)]
         if pick.any():
-            self.features.append(self.extract(batch.frames[pick]))
-            self.sample_frames.append(batch.indices[pick])
-            self.sample_times.append(batch.times[pick])
+            self.samples.add(batch.indices[pick], batch.times[pick], batch.frames[pick])
+        self._settle()
+
+    def _push(self, *frames_and_marks) -> None:
+        """TransNetV2's rows for what the stream finalises; their transition frames go to
+        the sampled features."""
+        start = self.stream.emitted
+        rows = self.stream.push(*frames_and_marks)
+        self.probs.append(rows)
+        inside = start + np.flatnonzero(rows[:, 0] > self.engine.threshold)
+        self.samples.transitions_at(self._time_of(inside))
+
+    def _settle(self, final: bool = False) -> None:
+        """Tell the sampled features where the clear cuts that will stand are, and up to
+        when every transition is known."""
+        from .transnet import SLACK
+
+        reach = SLACK + 24  # frames from a clear cut to a window that could overrule it
+        known = self.stream.emitted if final else self.stream.emitted - reach
+        cuts = self.cascade.clear_cuts if self.cascade is not None else []
+        covered = np.concatenate(self.stream.covered) if self.stream.covered else np.zeros(0, bool)
+        while self._clear_seen < len(cuts) and cuts[self._clear_seen].frame < known:
+            f = cuts[self._clear_seen].frame
+            if not covered[max(0, f - reach):f + reach + 1].any():  # no window near: it stands
+                self.samples.transitions_at(self._time_of(np.array([f - 1, f])))
+            self._clear_seen += 1
+        if final:
+            self.samples.settle(None)
+        elif known > 0:
+            self.samples.settle(float(self._time_of(np.array([known - 1]))[0]))
+        # keep the times of the frames from the stream's frontier on
+        first, times = self._recent
+        drop = max(0, min(known, self.stream.emitted) - reach - 1 - first)
+        self._recent = (first + drop, times[drop:])
+
+    def _time_of(self, frames: np.ndarray) -> np.ndarray:
+        first, times = self._recent
+        return times[frames - first]
 
     def result(self) -> list[Boundary]:
         from .events import EventDetector, bin_to_samples, transition_spans
+        from .transnet import transitions_from_probs
 
         engine = self.engine
-        self.probs.append(self.stream.finish())
+        if self.cascade is not None:
+            self._push(*self.cascade.finish())
+        start = self.stream.emitted
+        rows = self.stream.finish()
+        self.probs.append(rows)
+        self.samples.transitions_at(self._time_of(start + np.flatnonzero(rows[:, 0] > engine.threshold)))
+        self._settle(final=True)
         if not self.frame_times:
             return []
         times = np.concatenate(self.frame_times)
-        threshold = engine.threshold if engine.threshold is not None else (0.5 if self.stride == 1 else 0.3)
-        transitions = engine._transitions(np.concatenate(self.probs), times, np.concatenate(self.diffs),
-                                          self.stride, threshold)
+        transitions = transitions_from_probs(np.concatenate(self.probs), times, threshold=engine.threshold)
+        if self.cascade is not None:
+            transitions = with_clear_cuts(transitions, self.cascade.clear_cuts, np.concatenate(self.stream.covered),
+                                          times)
         boundaries = [
             Boundary(time=round(float(times[tr.frame]), 6), frame=tr.frame, kind=tr.kind,
                      confidence=round(tr.peak, 4), engine=engine.name)
             for tr in transitions
         ]
-        if self.features:
-            s_times = np.concatenate(self.sample_times)
-            s_frames = np.concatenate(self.sample_frames)
+        sampled = self.samples.result()
+        if sampled is not None:
+            s_frames, s_times, features = sampled
             s_motion = bin_to_samples(times, np.concatenate(self.motion_values), s_times)
-            peaks = EventDetector().detect(s_times, np.concatenate(self.features), s_motion,
-                                           transition_spans(transitions, times))
+            peaks = EventDetector().detect(s_times, features, s_motion, transition_spans(transitions, times))
             for peak in peaks:
                 frame = int(s_frames[peak.index])  # the first sample after the change
                 boundaries.append(Boundary(time=round(float(times[frame]), 6), frame=frame, kind="event",
                                            confidence=round(peak.confidence, 4), engine=engine.name))
         return sorted(boundaries, key=lambda b: b.time)
+
+
+def with_clear_cuts(transitions: list, clear_cuts: list, covered: np.ndarray, times: np.ndarray) -> list:
+    """TransNetV2's transitions and the cascade's clear cuts that it did not look at.
+
+    Where a window of TransNetV2 covered a clear cut (and a few frames around it), its
+    verdict stands, cut or no cut; elsewhere the clear cut is taken as it is."""
+    from .transnet import SLACK, Transition
+
+    out = list(transitions)
+    for cut in clear_cuts:
+        f = cut.frame
+        if any(tr.start - 2 <= f <= max(tr.end, tr.frame) + 2 for tr in transitions):
+            continue
+        if covered[max(0, f - SLACK):f + SLACK + 1].all():
+            continue
+        out.append(Transition(f - 1, f - 1, f, float(times[f]), cut.confidence, "cut"))
+    return sorted(out, key=lambda tr: tr.frame)

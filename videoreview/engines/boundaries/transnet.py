@@ -63,6 +63,9 @@ ONE_HOT, MANY_HOT = 0, 1  # columns of the probability arrays
 # The original windowing (TransNetV2.predict_frames): 25 copies of the first frame in
 # front, windows of 100 frames every 50, keep predictions [25:75) of each window.
 WINDOW, STEP, MARGIN = 100, 50, 25
+# With marks (TransNetStream.push), a window also runs for a marked frame this close to the
+# frames it keeps: a transition just outside them still shapes the rows at its edge.
+SLACK = 4
 
 
 def limit_torch_threads() -> int:
@@ -259,8 +262,10 @@ class TransNetStream:
     ``batch_windows`` windows go through the network per forward pass. On a 2-core CPU
     1 is fastest (bigger batches spill the caches); on a GPU 8-16 helps.
 
-    ``skip_still``: a window in which nothing changes (``still_window``: a static shot,
-    a slide, a talking head on a tripod) is not run; its rows are 0 (no transition).
+    ``push(frames, marks)``: with a bool per frame (cascade.py), a window runs only when a
+    marked frame lies among the frames it keeps (or within ``SLACK`` of them); the rows of
+    the windows that do not run are 0 (no transition). ``covered`` says, per row given
+    out so far, whether a window computed it.
 
     ``window`` frames per forward pass (default 100, the original). Every window keeps
     the predictions of its frames ``[25, window - 25)``, so a longer window wastes less
@@ -269,7 +274,7 @@ class TransNetStream:
     window edge see their full receptive field instead of a padded one.
     """
 
-    def __init__(self, model, batch_windows: int = 1, window: int = WINDOW, skip_still: bool = False):
+    def __init__(self, model, batch_windows: int = 1, window: int = WINDOW):
         if batch_windows < 1:
             raise ValueError("batch_windows must be >= 1")
         if window < 2 * MARGIN + 1:
@@ -278,9 +283,10 @@ class TransNetStream:
         self.batch_windows = batch_windows
         self.window = window
         self.step = window - 2 * MARGIN
-        self.skip_still = skip_still
-        self.skipped = 0  # windows not run because nothing changed in them (see still_window)
+        self.windows = self.skipped = 0  # windows in all, and those not run (no marked frame)
+        self.covered: list[np.ndarray] = []  # per row given out: whether a window computed it
         self._buf: np.ndarray | None = None  # padded frames from the next window's start
+        self._marks: np.ndarray | None = None  # per frame of _buf; None: run every window
         self._seen = 0  # real frames pushed
         self._emitted = 0  # rows returned
         self._finished = False
@@ -294,19 +300,26 @@ class TransNetStream:
         """Rows returned so far; the next row returned is for this frame index."""
         return self._emitted
 
-    def push(self, frames: np.ndarray) -> np.ndarray:
-        """Add frames (uint8 [n, 27, 48, 3], RGB). Returns float32 [m, 2] rows
-        ``[one_hot, many_hot]`` for the frames that became final (m may be 0)."""
+    def push(self, frames: np.ndarray, marks: np.ndarray | None = None) -> np.ndarray:
+        """Add frames (uint8 [n, 27, 48, 3], RGB), with a mark per frame or none at all
+        (then every window runs). Returns float32 [m, 2] rows ``[one_hot, many_hot]`` for the
+        frames that became final (m may be 0)."""
         if self._finished:
             raise RuntimeError("push() after finish()")
         frames = _check_frames(frames)
         if len(frames) == 0:
             return _empty()
+        if self._buf is not None and (marks is None) != (self._marks is None):
+            raise ValueError("give marks with every push or with none")
         if self._buf is None:
             # the original puts 25 copies of the first frame in front
             self._buf = np.concatenate([np.repeat(frames[:1], MARGIN, 0), frames])
+            if marks is not None:
+                self._marks = np.concatenate([np.zeros(MARGIN, bool), marks])
         else:
             self._buf = np.concatenate([self._buf, frames])
+            if marks is not None:
+                self._marks = np.concatenate([self._marks, marks])
         self._seen += len(frames)
         ready = (len(self._buf) - self.window) // self.step + 1 if len(self._buf) >= self.window else 0
         ready -= ready % self.batch_windows  # wait for a full batch; finish() flushes
@@ -325,45 +338,41 @@ class TransNetStream:
         if len(self._buf) < need:
             pad = np.repeat(self._buf[-1:], need - len(self._buf), 0)
             self._buf = np.concatenate([self._buf, pad])
+            if self._marks is not None:
+                self._marks = np.concatenate([self._marks, np.zeros(len(pad), bool)])
         return self._run(windows)
 
     def _run(self, windows: int) -> np.ndarray:
         if windows <= 0:
             return _empty()
-        rows = []
+        rows, covered = [], []
         for start in range(0, windows, self.batch_windows):
             count = min(self.batch_windows, windows - start)
             first = [(start + k) * self.step for k in range(count)]
-            batch = np.stack([self._buf[f:f + self.window] for f in first])
-            still = [self.skip_still and still_window(w) for w in batch]
-            probs = np.zeros((count, self.step, 2), np.float32)  # a still window holds no transition
-            if not all(still):
-                moving = [k for k in range(count) if not still[k]]
-                probs[moving] = self.model(batch[moving])[:, MARGIN:MARGIN + self.step]
-            self.skipped += sum(still)
+            wanted = [self._wanted(f) for f in first]
+            probs = np.zeros((count, self.step, 2), np.float32)  # a window not run: no transition
+            if any(wanted):
+                run = [k for k in range(count) if wanted[k]]
+                batch = np.stack([self._buf[first[k]:first[k] + self.window] for k in run])
+                probs[run] = self.model(batch)[:, MARGIN:MARGIN + self.step]
+            self.windows += count
+            self.skipped += count - sum(wanted)
             rows.append(probs.reshape(-1, 2))
+            covered.append(np.repeat(wanted, self.step))
         self._buf = self._buf[windows * self.step:]  # keep what the next window needs
+        if self._marks is not None:
+            self._marks = self._marks[windows * self.step:]
         out = np.concatenate(rows)[: self._seen - self._emitted]
+        self.covered.append(np.concatenate(covered)[:len(out)])
         self._emitted += len(out)
         return out
 
-
-# A window whose kept frames (and a few around them) change by less than this, frame to
-# frame and over SPAN frames, shows no transition: mean absolute difference of the 48x27
-# RGB frames, in levels of 255. A cut between two shots changes that mean by tens of
-# levels; a dissolve of half a second or more between different shots moves the SPAN
-# difference past STILL_SPAN; a talking head on a tripod, a slide or a static wide shot
-# stays under 1-2 levels at this size (the area filter averages sensor noise away).
-STILL_STEP, STILL_SPAN, SPAN = 3.0, 4.0, 6
-
-
-def still_window(window: np.ndarray) -> bool:
-    """Whether nothing changes in the kept frames of ``window`` [window, 27, 48, 3] uint8
-    (SPAN frames of context around them): TransNetV2 need not look at it."""
-    frames = window[MARGIN - SPAN:len(window) - MARGIN + SPAN].astype(np.int16)
-    step = np.abs(frames[1:] - frames[:-1]).mean(axis=(1, 2, 3))
-    span = np.abs(frames[SPAN:] - frames[:-SPAN]).mean(axis=(1, 2, 3))
-    return bool(step.max() < STILL_STEP and span.max() < STILL_SPAN)
+    def _wanted(self, first: int) -> bool:
+        """Whether the window starting at ``first`` in the buffer has a marked frame among
+        those it keeps, or within SLACK of them."""
+        if self._marks is None:
+            return True
+        return bool(self._marks[max(0, first + MARGIN - SLACK):first + MARGIN + self.step + SLACK].any())
 
 
 def _check_frames(frames: np.ndarray) -> np.ndarray:

@@ -1,0 +1,130 @@
+"""The CPU's boundary cascade against TransNetV2 run on every frame, clip by clip.
+
+    .venv/bin/python benchmarks/bench_cascade.py [CLIP ...] [--hard DIR] [--real DIR]
+
+For each clip: every frame at 48x27 (as the boundary engine makes them), then
+  - TransNetV2 everywhere: the original windows of 100 on every frame, threshold 0.5;
+  - the cascade (engines/boundaries/cascade.py): clear cuts from the cheap score, and
+    TransNetV2 only on the windows around the other candidates.
+Prints per clip the transitions TransNetV2 finds everywhere, those the cascade finds of
+them (recall against it), those it finds besides (with the ground truth where the clip
+has one), the clear cuts, the share of windows skipped and both times. A transition
+counts as found when the other has one within 2 frames of its span.
+
+Without CLIP arguments it makes the test clips of tests/hard_shots.py and
+tests/videos.py (cuts, dissolves) into --hard DIR and reads every video in --real DIR
+(real footage: see docs/benchmarks.md for where to get some).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from videoreview.engines.boundaries.builtin import with_clear_cuts  # noqa: E402
+from videoreview.engines.boundaries.cascade import Cascade  # noqa: E402
+from videoreview.engines.boundaries.transnet import (  # noqa: E402
+    OnnxTransNet,
+    TransNetStream,
+    resize_frames,
+    transitions_from_probs,
+)
+from videoreview.media import find_videos, open_video, scaled_size  # noqa: E402
+
+
+def small_frames(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    with open_video(path) as source:
+        info = source.info
+        chunks = [(resize_frames(b.frames), b.times)
+                  for b in source.iter_batches(size=scaled_size(info.width, info.height, 160))]
+    return np.concatenate([f for f, _ in chunks]), np.concatenate([t for _, t in chunks])
+
+
+def everywhere(model, frames, times):
+    stream = TransNetStream(model)
+    start = time.perf_counter()
+    probs = np.concatenate([stream.push(frames), stream.finish()])
+    return transitions_from_probs(probs, times), time.perf_counter() - start
+
+
+def cascaded(model, frames, times, chunk: int = 60):
+    cascade, stream, rows = Cascade(), TransNetStream(model), []
+    start = time.perf_counter()
+    for i in range(0, len(frames), chunk):
+        rows.append(stream.push(*cascade.push(frames[i:i + chunk])))
+    rows += [stream.push(*cascade.finish()), stream.finish()]
+    found = transitions_from_probs(np.concatenate(rows), times)
+    found = with_clear_cuts(found, cascade.clear_cuts, np.concatenate(stream.covered), times)
+    return found, time.perf_counter() - start, stream, cascade
+
+
+def near(tr, others) -> bool:
+    def inside(a, b) -> bool:
+        return b.start - 2 <= a.frame <= max(b.end, b.frame) + 2
+
+    return any(inside(tr, o) or inside(o, tr) for o in others)
+
+
+def clips(args) -> list[tuple[Path, object]]:
+    """(path, ground truth or None) per clip."""
+    if args.clips:
+        return [(Path(p), None) for p in args.clips]
+    from hard_shots import HARD_SHOTS
+    from videos import make_crossfade_video, make_cuts_video
+
+    folder = Path(args.hard or tempfile.mkdtemp(prefix="bench-cascade-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    made = [make(folder) for make in HARD_SHOTS.values()]
+    made += [make_cuts_video(folder), make_crossfade_video(folder, fade=0.5, name="dissolve-0.5s.mp4"),
+             make_crossfade_video(folder, fade=1.0, name="dissolve-1s.mp4"),
+             make_crossfade_video(folder, fade=2.0, name="dissolve-2s.mp4")]
+    out = [(video.path, video) for video in made]
+    if args.real:
+        out += [(p, None) for p in find_videos([Path(args.real)])]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("clips", nargs="*")
+    parser.add_argument("--hard", help="folder for the generated clips (default: a temporary one)")
+    parser.add_argument("--real", help="a folder of real footage to read as well")
+    args = parser.parse_args()
+    model = OnnxTransNet()
+    totals = dict(reference=0, found=0, windows=0, run=0, everywhere=0.0, cascade=0.0)
+    print(f"{'clip':<34} {'frames':>6} {'ref':>4} {'found':>5} {'missed (frame)':<16} {'besides':<18} "
+          f"{'clear':>5} {'skipped':>8} {'everywhere':>10} {'cascade':>8}")
+    for path, truth in clips(args):
+        frames, times = small_frames(path)
+        reference, t_all = everywhere(model, frames, times)
+        found, t_cascade, stream, cascade = cascaded(model, frames, times)
+        missed = [tr.frame for tr in reference if not near(tr, found)]
+        besides = [tr.frame for tr in found if not near(tr, reference)]
+        if truth is not None:  # mark the extra ones that are real transitions
+            real = set(truth.cut_frames) | {int(round(a * truth.fps)) for a, _ in truth.gradual}
+            besides = [f"{f}{'*' if any(abs(f - r) <= 25 for r in real) else ''}" for f in besides]
+        totals["reference"] += len(reference)
+        totals["found"] += len(reference) - len(missed)
+        totals["windows"] += stream.windows
+        totals["run"] += stream.windows - stream.skipped
+        totals["everywhere"] += t_all
+        totals["cascade"] += t_cascade
+        print(f"{path.name[:34]:<34} {len(frames):6d} {len(reference):4d} {len(reference) - len(missed):5d} "
+              f"{str(missed):<16} {str(besides):<18} {len(cascade.clear_cuts):5d} "
+              f"{stream.skipped / max(1, stream.windows):8.0%} {t_all:9.2f}s {t_cascade:7.2f}s")
+    print(f"\nrecall against TransNetV2 everywhere: {totals['found']}/{totals['reference']}; windows run "
+          f"{totals['run']}/{totals['windows']} ({1 - totals['run'] / max(1, totals['windows']):.1%} skipped); "
+          f"TransNetV2 everywhere {totals['everywhere']:.1f} s, cascade {totals['cascade']:.1f} s")
+    print("(* after a frame in 'besides': a transition of the clip's ground truth lies within 1 s of it)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""The CPU's cascade in front of TransNetV2 (engines/boundaries/cascade.py), the merging of
+its clear cuts, and the sampled features that skip what the event detector never reads.
+No model runs here: the frames are drawn."""
+
+import numpy as np
+
+from videoreview.engines.boundaries.builtin import with_clear_cuts
+from videoreview.engines.boundaries.cascade import Cascade, ClearCut
+from videoreview.engines.boundaries.sampled import SampledFeatures
+from videoreview.engines.boundaries.transnet import Transition
+
+H, W = 27, 48
+
+
+def textured(seed: int, n: int, motion: float = 0.3, noise: float = 2.0) -> np.ndarray:
+    """A smooth random picture the camera pans over by ``motion`` px a frame (drawn at 4x
+    and shrunk, so the motion is smooth), with sensor noise."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    coarse = rng.integers(0, 256, (6, 10, 3)).astype(np.float32)
+    world = cv2.resize(coarse, (W * 16, H * 16), interpolation=cv2.INTER_CUBIC)
+    frames = []
+    for i in range(n):
+        x, y = int(i * motion * 4), int(i * motion * 2)
+        big = world[y:y + H * 4, x:x + W * 4]
+        frame = cv2.resize(big, (W, H), interpolation=cv2.INTER_AREA) + rng.normal(0, noise, (H, W, 3))
+        frames.append(np.clip(frame, 0, 255))
+    return np.array(frames, np.uint8)
+
+
+def run(frames: np.ndarray, chunk: int = 60) -> tuple[Cascade, np.ndarray, np.ndarray]:
+    cascade, out, marks = Cascade(), [], []
+    for i in range(0, len(frames), chunk):
+        f, m = cascade.push(frames[i:i + chunk])
+        out.append(f)
+        marks.append(m)
+    f, m = cascade.finish()
+    return cascade, np.concatenate(out + [f]), np.concatenate(marks + [m])
+
+
+def test_a_hard_cut_is_clear_and_needs_no_window():
+    frames = np.concatenate([textured(1, 100, motion=0.1), textured(2, 100, motion=0.1)])
+    cascade, out, marks = run(frames)
+    assert np.array_equal(out, frames)
+    assert [cut.frame for cut in cascade.clear_cuts] == [100]
+    assert not marks.any()
+
+
+def test_chunks_do_not_change_the_answer():
+    frames = np.concatenate([textured(1, 70), textured(2, 45), textured(3, 90)])
+    frames[150:152] = np.clip(frames[150:152].astype(int) + 120, 0, 255)  # a flash
+    answers = []
+    for chunk in (1, 7, 60, 1000):
+        cascade, out, marks = run(frames, chunk)
+        assert len(out) == len(frames)
+        answers.append(([c.frame for c in cascade.clear_cuts], np.flatnonzero(marks).tolist()))
+    assert all(a == answers[0] for a in answers)
+    assert answers[0][0] == [70, 115]
+
+
+def test_a_flash_is_no_clear_cut_but_a_candidate():
+    frames = textured(1, 120)
+    frames[60:62] = np.clip(frames[60:62].astype(int) + 150, 0, 255)
+    cascade, _, marks = run(frames)
+    assert cascade.clear_cuts == []
+    assert marks[58:64].any()
+
+
+def test_a_dissolve_is_a_candidate_and_shake_is_not():
+    a, b = textured(1, 60).astype(np.float32), textured(2, 60).astype(np.float32)
+    fade = np.linspace(0, 1, 20)[:, None, None, None]
+    dissolve = np.concatenate([a[:40], a[40:] * (1 - fade) + b[:20] * fade, b[20:]]).astype(np.uint8)
+    cascade, _, marks = run(dissolve)
+    assert cascade.clear_cuts == [] and marks[40:60].any()
+
+    rng = np.random.default_rng(3)
+    world = textured(4, 1, noise=0)[0]
+    shake = np.array([np.roll(world, tuple(rng.integers(-3, 4, 2)), (0, 1)) for _ in range(150)])
+    cascade, _, marks = run(shake)
+    assert cascade.clear_cuts == [] and not marks.any()
+
+
+def test_a_still_picture_needs_nothing():
+    cascade, _, marks = run(textured(1, 200, motion=0))
+    assert cascade.clear_cuts == [] and not marks.any() and cascade.candidates == 0
+
+
+def test_clear_cuts_stand_only_where_transnet_did_not_look():
+    times = np.arange(400) / 25
+    found = [Transition(199, 199, 200, times[200], 0.9, "cut")]
+    cuts = [ClearCut(50, 60.0, 9.0), ClearCut(201, 60.0, 9.0), ClearCut(300, 60.0, 9.0)]
+    covered = np.zeros(400, bool)
+    covered[280:330] = True  # TransNetV2 looked at the third and saw nothing there
+    merged = with_clear_cuts(found, cuts, covered, times)
+    assert [(t.frame, t.kind) for t in merged] == [(50, "cut"), (200, "cut")]
+    assert merged[0].peak == 0.9 and (merged[0].start, merged[0].end) == (49, 49)
+
+
+def test_sampled_features_skip_only_samples_near_a_transition():
+    calls = []
+
+    def extract(pictures):
+        calls.append(len(pictures))
+        return pictures.reshape(len(pictures), -1)[:, :4].astype(np.float32) + 1
+
+    samples = SampledFeatures(extract, guard=0.5)
+    frames = np.arange(0, 100, 5)
+    times = frames / 25.0  # a sample every 0.2 s
+    pictures = np.stack([np.full((2, 2, 3), f, np.uint8) for f in frames])
+    samples.add(frames[:10], times[:10], pictures[:10])
+    samples.transitions_at([1.0])  # a cut at 1.0 s
+    samples.settle(1.3)  # nothing yet: the samples up to 0.8 s may still have a cut near
+    assert calls == [] or sum(calls) <= 3
+    samples.add(frames[10:], times[10:], pictures[10:])
+    frames_out, times_out, features = samples.result()
+    assert np.array_equal(frames_out, frames) and np.array_equal(times_out, times)
+    near = np.abs(times - 1.0) < 0.5
+    assert not features[near].any() and features[~near].all()
+    assert samples.skipped == near.sum() and sum(calls) == (~near).sum()

