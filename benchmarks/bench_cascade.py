@@ -1,6 +1,6 @@
 """The CPU's boundary cascade against TransNetV2 run on every frame, clip by clip.
 
-    .venv/bin/python benchmarks/bench_cascade.py [CLIP ...] [--hard DIR] [--real DIR]
+    .venv/bin/python benchmarks/bench_cascade.py [CLIP ...] [--hard DIR] [--real DIR] [--quick]
 
 For each clip: every frame at 48x27 (as the boundary engine makes them), then
   - TransNetV2 everywhere: the original windows of 100 on every frame, threshold 0.5;
@@ -11,9 +11,11 @@ them (recall against it), those it finds besides (with the ground truth where th
 has one), the clear cuts, the share of windows skipped and both times. A transition
 counts as found when the other has one within 2 frames of its span.
 
-Without CLIP arguments it makes the test clips of tests/hard_shots.py and
-tests/videos.py (cuts, dissolves) into --hard DIR and reads every video in --real DIR
-(real footage: see docs/benchmarks.md for where to get some).
+Without CLIP arguments it makes the test clips of tests/hard_shots.py, tests/videos.py's
+cuts and dissolves and bench_boundaries.py's two long clips (not with --quick) into
+--hard DIR, and reads every video in --real DIR (real footage: see docs/benchmarks.md for
+where to get some). Where a clip has a ground truth, each frame missed or found besides
+is marked * when a true transition lies within a second of it and - when none does.
 """
 
 from __future__ import annotations
@@ -59,8 +61,10 @@ def cascaded(model, frames, times, chunk: int = 60):
     cascade, stream, rows = Cascade(), TransNetStream(model), []
     start = time.perf_counter()
     for i in range(0, len(frames), chunk):
-        rows.append(stream.push(*cascade.push(frames[i:i + chunk])))
-    rows += [stream.push(*cascade.finish()), stream.finish()]
+        marked = cascade.push(frames[i:i + chunk])
+        rows.append(stream.push(marked.frames, marked.marks))
+    marked = cascade.finish()
+    rows += [stream.push(marked.frames, marked.marks), stream.finish()]
     found = transitions_from_probs(np.concatenate(rows), times)
     found = with_clear_cuts(found, cascade.clear_cuts, np.concatenate(stream.covered), times)
     return found, time.perf_counter() - start, stream, cascade
@@ -78,7 +82,7 @@ def clips(args) -> list[tuple[Path, object]]:
     if args.clips:
         return [(Path(p), None) for p in args.clips]
     from hard_shots import HARD_SHOTS
-    from videos import make_crossfade_video, make_cuts_video
+    from videos import make_crossfade_video, make_cuts_video, make_long_video
 
     folder = Path(args.hard or tempfile.mkdtemp(prefix="bench-cascade-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -86,6 +90,10 @@ def clips(args) -> list[tuple[Path, object]]:
     made += [make_cuts_video(folder), make_crossfade_video(folder, fade=0.5, name="dissolve-0.5s.mp4"),
              make_crossfade_video(folder, fade=1.0, name="dissolve-1s.mp4"),
              make_crossfade_video(folder, fade=2.0, name="dissolve-2s.mp4")]
+    if not args.quick:  # the clips of bench_boundaries.py
+        made += [make_long_video(folder / "clip-150s-720p25.mp4", 150),
+                 make_long_video(folder / "clip-180s-480x352-short-shots.mp4", 180, size=(480, 352),
+                                 cut_every=(2.0, 3.5, 1.5, 5.0, 2.5, 3.0))]
     out = [(video.path, video) for video in made]
     if args.real:
         out += [(p, None) for p in find_videos([Path(args.real)])]
@@ -97,6 +105,7 @@ def main() -> None:
     parser.add_argument("clips", nargs="*")
     parser.add_argument("--hard", help="folder for the generated clips (default: a temporary one)")
     parser.add_argument("--real", help="a folder of real footage to read as well")
+    parser.add_argument("--quick", action="store_true", help="without the two long clips of bench_boundaries.py")
     args = parser.parse_args()
     model = OnnxTransNet()
     totals = dict(reference=0, found=0, windows=0, run=0, everywhere=0.0, cascade=0.0)
@@ -108,9 +117,13 @@ def main() -> None:
         found, t_cascade, stream, cascade = cascaded(model, frames, times)
         missed = [tr.frame for tr in reference if not near(tr, found)]
         besides = [tr.frame for tr in found if not near(tr, reference)]
-        if truth is not None:  # mark the extra ones that are real transitions
-            real = set(truth.cut_frames) | {int(round(a * truth.fps)) for a, _ in truth.gradual}
-            besides = [f"{f}{'*' if any(abs(f - r) <= 25 for r in real) else ''}" for f in besides]
+        if truth is not None:  # mark which of the differences are real transitions
+            real = set(truth.cut_frames) | {int(round((a + b) / 2 * truth.fps)) for a, b in truth.gradual}
+
+            def marked(frames):
+                return [f"{f}{'*' if any(abs(f - r) <= truth.fps for r in real) else '-'}" for f in frames]
+
+            missed, besides = marked(missed), marked(besides)
         totals["reference"] += len(reference)
         totals["found"] += len(reference) - len(missed)
         totals["windows"] += stream.windows
@@ -123,7 +136,7 @@ def main() -> None:
     print(f"\nrecall against TransNetV2 everywhere: {totals['found']}/{totals['reference']}; windows run "
           f"{totals['run']}/{totals['windows']} ({1 - totals['run'] / max(1, totals['windows']):.1%} skipped); "
           f"TransNetV2 everywhere {totals['everywhere']:.1f} s, cascade {totals['cascade']:.1f} s")
-    print("(* after a frame in 'besides': a transition of the clip's ground truth lies within 1 s of it)")
+    print("(after a frame: * a transition of the clip's ground truth lies within 1 s of it, - none does)")
 
 
 if __name__ == "__main__":

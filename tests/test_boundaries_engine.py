@@ -127,3 +127,34 @@ def test_features_skipped_near_cuts_change_nothing(cuts_video, event_video):
         assert results[0] == results[1]
     assert skipped[cuts_video.path.name, None] >= 3 * len(cuts_video.cut_frames)
     assert skipped[cuts_video.path.name, -1.0] == 0
+
+
+@pytest.fixture(scope="module")
+def hard_shots(tmp_path_factory):
+    from hard_shots import HARD_SHOTS
+
+    folder = tmp_path_factory.mktemp("hard shots")
+    return {name: make(folder) for name, make in HARD_SHOTS.items()}
+
+
+@pytest.mark.models
+def test_fast_motion_in_one_shot_is_no_cut(engine, hard_shots):
+    """Bubbles, smoke, flashes, a head passing the lens and a whip pan stay one shot (the
+    whip pan is an event: the view changes); cuts between two cameras on one scene, in fast
+    motion, and slow dissolves (1, 1.5 and 2 s) are all found."""
+    from hard_shots import CUT_CLIPS, MOTION_CLIPS
+
+    for name in MOTION_CLIPS:
+        found = detect(engine, hard_shots[name])
+        assert times(found, "cut", "gradual") == [], (name, found)
+    assert times(detect(engine, hard_shots["whip_pan"]), "event") != []
+    for name in CUT_CLIPS:
+        video = hard_shots[name]
+        found = detect(engine, video)
+        assert len(times(found, "cut")) == len(video.cut_times), (name, found)
+        if video.cut_times:
+            assert f1_at(times(found, "cut"), video.cut_times, 0.1).f1 == 1.0, (name, found)
+        middles = [(a + b) / 2 for a, b in video.gradual]
+        assert len(times(found, "gradual")) == len(middles), (name, found)
+        if middles:
+            assert f1_at(times(found, "gradual"), middles, 0.5).f1 == 1.0, (name, found)

@@ -174,8 +174,8 @@ def test_windows_without_marks_are_skipped_and_change_nothing(home):
     everywhere = tn.TransNetStream(model)
     all_rows = np.concatenate([everywhere.push(frames), everywhere.finish()])
     cascade, gated = Cascade(), tn.TransNetStream(model)
-    rows = [gated.push(*cascade.push(frames[i:i + 70])) for i in range(0, len(frames), 70)]
-    rows = np.concatenate([*rows, gated.push(*cascade.finish()), gated.finish()])
+    marked = [cascade.push(frames[i:i + 70]) for i in range(0, len(frames), 70)] + [cascade.finish()]
+    rows = np.concatenate([gated.push(m.frames, m.marks) for m in marked] + [gated.finish()])
     covered = np.concatenate(gated.covered)
     assert [cut.frame for cut in cascade.clear_cuts] == [400]
     assert gated.windows == everywhere.windows and gated.skipped >= gated.windows - 4

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -47,6 +48,7 @@ class Thresholds:
     isolation: float = 3.0  # a clear cut's neighbours have at most 1/isolation of its content
     candidate_content: float = 8.0
     candidate_ratio: float = 2.0
+    candidate_peak: float = 1.8  # or this many times both neighbours' content (a cut in fast motion)
     dissolve_span: float = 15.0
     dissolve_linearity: float = 3.0
 
@@ -72,13 +74,25 @@ def hsv(frames: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(tall, cv2.COLOR_RGB2HSV).reshape(n, h, w, 3).astype(np.int16)
 
 
+class Marked(NamedTuple):
+    """Frames whose class is final, in order, with a bool each: a spike or a dissolve."""
+
+    frames: np.ndarray
+    spikes: np.ndarray
+    dissolves: np.ndarray
+
+    @property
+    def marks(self) -> np.ndarray:
+        """Where TransNetV2 should look."""
+        return self.spikes | self.dissolves
+
+
 class Cascade:
     """Streams of small frames in, per-frame marks out.
 
-    ``push(frames)`` takes uint8 RGB [n, 27, 48, 3] and returns ``(frames, marks)`` for the
-    frames whose class became final (``LAG`` frames behind, plus ``K`` for the linearity):
-    the frames themselves, in order, and a bool per frame, True where TransNetV2 should
-    look. ``finish()`` returns the rest. ``clear_cuts`` fills as frames become final."""
+    ``push(frames)`` takes uint8 RGB [n, 27, 48, 3] and returns ``Marked`` for the frames
+    whose class became final (``LAG`` frames behind, plus ``K`` for the linearity).
+    ``finish()`` returns the rest. ``clear_cuts`` fills as frames become final."""
 
     def __init__(self, thresholds: Thresholds = Thresholds()) -> None:
         self.t = thresholds
@@ -91,9 +105,9 @@ class Cascade:
         self._seen = 0
         self._content = np.zeros(0)  # per frame from self._first on
 
-    def push(self, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def push(self, frames: np.ndarray) -> Marked:
         if len(frames) == 0:
-            return frames, np.zeros(0, bool)
+            return Marked(frames, np.zeros(0, bool), np.zeros(0, bool))
         h = hsv(frames)
         prev = self._hsv[-1:] if len(self._hsv) else h[:1]
         content = np.abs(np.diff(np.concatenate([prev, h]), axis=0)).mean(axis=(1, 2, 3))
@@ -105,30 +119,33 @@ class Cascade:
         self._seen += len(frames)
         return self._emit(self._seen - LAG - K)
 
-    def finish(self) -> tuple[np.ndarray, np.ndarray]:
+    def finish(self) -> Marked:
         return self._emit(self._seen)
 
-    def _emit(self, upto: int) -> tuple[np.ndarray, np.ndarray]:
+    def _emit(self, upto: int) -> Marked:
         """Classify frames [self._final, upto) and drop what later frames no longer need."""
         if upto <= self._final:
-            return self._frames[:0], np.zeros(0, bool)
+            return Marked(self._frames[:0], np.zeros(0, bool), np.zeros(0, bool))
         lo, hi = self._final - self._first, upto - self._first  # positions in the buffers
-        marks = self._classify(lo, hi)
+        spikes, dissolves = self._classify(lo, hi)
         out = self._frames[lo:hi]
         self._final = upto
         keep = max(0, hi - NEAR[1] - 3)  # the context the next frames look back at (>= K)
         self._frames, self._hsv = self._frames[keep:], self._hsv[keep:]
         self._content = self._content[keep:]
         self._first += keep
-        return out, marks
+        return Marked(out, spikes, dissolves)
 
-    def _classify(self, lo: int, hi: int) -> np.ndarray:
+    def _classify(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         t, c = self.t, self._content
         idx = np.arange(lo, hi)
         here = c[idx]
         both, sides = _levels(c, idx)
         ratio = here / (both + 2.0)
-        spike = (here >= t.candidate_content) & (here / (sides + 2.0) >= t.candidate_ratio)
+        n = len(c)
+        neighbours = np.maximum(c[np.maximum(idx - 1, 0)], np.where(idx + 1 < n, c[np.minimum(idx + 1, n - 1)], 0.0))
+        spike = (here >= t.candidate_content) & ((here / (sides + 2.0) >= t.candidate_ratio)
+                                                 | (here >= t.candidate_peak * neighbours))
         span, linearity = _linearity(self._frames, idx)
         dissolve = (span >= t.dissolve_span) & (linearity >= t.dissolve_linearity)
         # Frames within 2 of a clear cut are explained by it (x264 often smears a cut over
@@ -141,9 +158,9 @@ class Cascade:
             if lo <= p < hi:
                 k = p - lo
                 self.clear_cuts.append(ClearCut(int(self._first + p), float(here[k]), float(ratio[k])))
-        marks = (spike | dissolve) & ~near
-        self.candidates += int(marks.sum())
-        return marks
+        spike, dissolve = spike & ~near, dissolve & ~near
+        self.candidates += int((spike | dissolve).sum())
+        return spike, dissolve
 
     def _clear(self, idx: np.ndarray) -> np.ndarray:
         """Whether each content position in idx is a clear cut."""
