@@ -3,15 +3,18 @@
     .venv/bin/python benchmarks/bench_pipeline.py [--seconds 150] [--long-minutes 2 20] [--keep DIR]
     python benchmarks/bench_pipeline.py --device cuda [--clip CLIP] [--only boundaries,captions]
 
-Generates a 720p 25 fps H.264 clip (tests/videos.py) and a 10-frame one, then measures,
+Generates a 720p 25 fps H.264 clip (tests/videos.py) with two voices speaking under it
+(bench_speech.py) and a 10-frame one, then measures,
 each in a fresh process:
   - start-up: ``videoreview --version``, and ``videoreview analyze --no-cache`` of the
     10-frame clip (launch to exit, and launch to the first frame analysed); and the
     window's analysis process (``pipeline.child.run_analysis``, spawned as the window
     does) on 10-, 11- and 12-frame clips never analysed before: spawn to first frame;
   - the pipeline with the default engines on the clip, no cache: analysis time (after
-    the imports), realtime factor, and peak RSS; with --long-minutes also on longer clips,
-    to show whether memory stays flat with length;
+    the imports), realtime factor, and peak RSS, and where the cores went: the CPU
+    seconds inside each stage's work in the frame pass, the stages beside it, and how
+    busy the cores were; with --long-minutes also on longer clips, to show whether
+    memory stays flat with length;
   - ``ffmpeg -i CLIP -f null -``: decoding alone, the floor any analysis stands on.
 The ONNX exports are made before the timings (once per machine, not per run).
 
@@ -56,6 +59,7 @@ def worker(path: str, launched: float, device: str = "auto", only: str = "", war
     engines = {key: name for key, name in DEFAULT_ENGINES.items() if not only or key in only.split(",")}
     stages = build_stages(engines, device)
     transnet = _time_transnet(stages)
+    cpu: dict[str, float] = {}
     first: list[float] = []
     spans: dict[str, list[float]] = {}
 
@@ -72,16 +76,54 @@ def worker(path: str, launched: float, device: str = "auto", only: str = "", war
             transnet.update(seconds=0.0, frames=0)
             _reset_gpu_peak()
         spans.clear()
+        _time_cpu(stages, cpu)
+        used = _process_cpu()
         start = time.perf_counter()
         analysis = analyze(path, stages=stages, cache=StageCache(Path(root)), use_cache=False, progress=progress,
                            decode=decode, notice=lambda text: print(text, file=sys.stderr))
         elapsed = time.perf_counter() - start
+        cpu["all"] = _process_cpu() - used
     return {"seconds": elapsed, "duration": analysis.video.duration, "peak_rss_mb": peak_rss_mb(),
             "first_frame_after_launch": first[0] - launched if first else None, "devices": analysis.devices,
             "stages": {name: end - begin for name, (begin, end) in spans.items() if name != "probe"},
             "transnet_fps": transnet["frames"] / transnet["seconds"] if transnet["seconds"] else None,
             "gpu_peak_mb": _gpu_peak_mb(), "boundaries": [(b.kind, round(b.time, 2)) for b in analysis.boundaries],
-            "captions": len(analysis.captions)}
+            "captions": len(analysis.captions), "cpu": cpu}
+
+
+def _process_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _time_cpu(stages, busy: dict) -> None:
+    """Add to ``busy[stage]`` the wall seconds spent inside the stage's own work: its
+    reader's ``take``/``result`` (in the frame pass, one stage at a time) or its ``compute``
+    (beside the frame pass, in its own thread). Wall, not the thread's CPU time: ONNX
+    Runtime and CTranslate2 compute in threads of their own while the caller waits."""
+    def timed(name, call):
+        def run(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                busy[name] = busy.get(name, 0.0) + time.perf_counter() - start
+        return run
+
+    for stage in stages:
+        stage.compute = timed(stage.name, stage.compute)
+        if hasattr(stage, "reader"):
+            make = stage.reader
+
+            def reader(source, make=make, name=stage.name):
+                made = make(source)
+                if made is not None:
+                    made.take, made.result = timed(name, made.take), timed(name, made.result)
+                return made
+
+            stage.reader = reader
 
 
 def _time_transnet(stages) -> dict:
@@ -245,14 +287,14 @@ def main() -> None:
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     folder.mkdir(parents=True, exist_ok=True)
     tiny = args.tiny or folder / "ten-frames-720p.mp4"
-    clip = args.clip or folder / f"clip-{int(args.seconds)}s-720p25.mp4"
+    clip = args.clip or folder / f"speech-{int(args.seconds)}s-720p25.mp4"
     if not tiny.exists() or not clip.exists():
         from videos import make_long_video
 
         if not tiny.exists():
             make_long_video(tiny, 10 / 25)
         if not clip.exists():
-            make_long_video(clip, args.seconds)
+            with_speech(make_long_video(folder / f"clip-{int(args.seconds)}s-720p25.mp4", args.seconds).path, clip)
     run_worker(tiny, "cpu", args.only)  # makes the ONNX exports if this machine has none yet
     if args.device.startswith("cuda"):
         gpu_table(clip, tiny, args.device, args.only)
@@ -270,6 +312,35 @@ def main() -> None:
         floor = ffmpeg_decode(path)
         print(f"{path.name:<28} {result['seconds']:8.1f}s {result['duration'] / result['seconds']:8.1f}x "
               f"{result['peak_rss_mb']:6.0f} MB {floor:13.2f}s {result['seconds'] / floor:5.1f}x")
+        print(where_the_cores_went(result))
+
+
+def where_the_cores_went(result: dict) -> str:
+    """The run's timeline in words: seconds inside each stage in the frame pass, the
+    stages beside it, and how busy the machine's cores were."""
+    busy = dict(result["cpu"])
+    cpu = busy.pop("all")
+    beside = {name: busy.pop(name) for name in list(busy) if name in ("speech", "speakers")}
+    waiting = result["seconds"] - sum(busy.values())
+    cores = os.cpu_count() or 1
+    return ("  frame pass (one stage at a time, decoding and scaling in a thread ahead): "
+            + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in busy.items())
+            + f", waiting for frames {max(0.0, waiting):.1f} s\n  beside it: "
+            + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in beside.items())
+            + f"\n  process CPU {cpu:.1f} s of {cores} x {result['seconds']:.1f} s: "
+            f"{cpu / (cores * result['seconds']):.0%} of the cores")
+
+
+def with_speech(picture: Path, out: Path) -> Path:
+    """``picture`` with two voices speaking under it for its whole length (espeak-ng, as
+    bench_speech.py makes them), so that the speech stage has work too."""
+    from bench_speech import make_clip
+    from speech import mux
+
+    seconds = float(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                                    str(picture)], check=True, capture_output=True, text=True).stdout)
+    spoken, _text = make_clip(Path(tempfile.mkdtemp(prefix="bench-pipeline-speech-")), seconds)
+    return mux(picture, spoken, out)
 
 
 def startup(folder: Path, tiny: Path) -> None:
