@@ -14,7 +14,8 @@ costs almost nothing, or a coarse detection (0.07 s) on a moving picture:
 2. Something changed. Where the edges inside a line of text last read flipped (more than
    ``TEXT_FLIP``), that text changed: read.
 3. Elsewhere: a coarse detection (368 px, no reading) of each changed region (the changed
-   cells grouped into rectangles, a cell of margin around) says where text is there now;
+   cells grouped into rectangles, a cell of margin around; the whole frame once where
+   they cover more than half of it) says where text is there now;
    a box that no line last read covers is new text: read. A moving object or picture with
    the same text (or none) is not read again. Text smaller than the coarse detector
    finds, appearing over a moving picture, is read at the next reading something else
@@ -42,6 +43,7 @@ SAMPLE_RATE = 2.0
 MIN_GAP = 1.0  # seconds between two readings at least (a change seen sooner waits for the gap)
 EDGE, CELL_FLIP, CHANGED_CELLS = 100.0, 0.15, 2
 TEXT_FLIP = 0.1
+WHOLE = 0.5  # changed regions covering more of the frame than this: detect on the whole frame once
 LINE_ASPECT = 1.2  # a coarse box narrower than this times its height is no line of text
 EDGE_SIZE = (480, 270)
 SAME_TEXT = 0.8  # difflib ratio of two readings that are one text read slightly differently
@@ -107,7 +109,10 @@ class WhenToRead:
         return False
 
     def _new_text(self, frame: np.ndarray, edge_map: np.ndarray) -> bool:
-        for x, y, w, h in changed_regions(edge_map, self.edges):
+        regions = changed_regions(edge_map, self.edges)
+        if sum(w * h for _x, _y, w, h in regions) > WHOLE * edge_map.size:
+            regions = [(0, 0, edge_map.shape[1], edge_map.shape[0])]  # one detection, not many overlapping ones
+        for x, y, w, h in regions:
             x0, y0 = int(x / self.kx), int(y / self.ky)
             crop = frame[y0:int((y + h) / self.ky), x0:int((x + w) / self.kx)]
             for bx, by, bw, bh in self.engine.find(crop, frame.shape[:2]):
