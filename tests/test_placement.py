@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from videoreview.engines import registry
-from videoreview.engines.boundaries.builtin import BuiltinBoundaryEngine
+from videoreview.engines.boundaries.builtin import GPU_WINDOW, BuiltinBoundaryEngine
 from videoreview.engines.boundaries.transnet import OnnxTransNet
 from videoreview.engines.placement import (
     OnDevice,
@@ -142,7 +142,7 @@ def test_a_gpu_that_fails_mid_run_finishes_the_boundaries_on_the_cpu(cuts_video,
         raise RuntimeError("CUDA out of memory. Tried to allocate 520.00 MiB")
 
     # What _models makes on CUDA, with a GPU that fails at its first window.
-    engine._transnet = OnDevice(out_of_memory, lambda: OnnxTransNet("cpu", engine.window), Placement("cuda"))
+    engine._transnet = OnDevice(out_of_memory, lambda: OnnxTransNet("cpu", GPU_WINDOW), Placement("cuda"))
     notices: list[str] = []
     analysis = analyze(cuts_video.path, stages=[BoundaryStage(engine)], cache=StageCache(tmp_path),
                        notice=notices.append, decode="cpu")

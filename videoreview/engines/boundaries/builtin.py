@@ -21,6 +21,8 @@ from ...media import scaled_size
 from ...records import Boundary
 from ..base import ProgressFn, no_progress
 
+GPU_WINDOW = 200  # frames a TransNetV2 window holds on a GPU (150 kept: less overlap to compute)
+
 
 class BuiltinBoundaryEngine:
     name = "builtin"
@@ -58,9 +60,10 @@ class BuiltinBoundaryEngine:
             from .transnet import WINDOW, OnnxTransNet, TorchTransNet, load_transnet
 
             place = torch_placement(self.asked)
+            window = GPU_WINDOW if place.cuda else WINDOW  # the reader's windows; kept when CUDA fails mid-run
 
             def on_cpu():
-                return OnnxTransNet("cpu", WINDOW)
+                return OnnxTransNet("cpu", window)
 
             gpu = TorchTransNet(load_transnet(place.device)) if place.cuda else None
             self._transnet = OnDevice(gpu or on_cpu(), on_cpu, place)
@@ -106,7 +109,8 @@ class BoundaryReader:
         self.cascade = Cascade() if use_cascade else None
         # A GPU takes many windows of 200 at once; on 2 CPU cores one window of 100 at a
         # time is fastest for the few windows the cascade leaves (transnet.py).
-        self.stream = TransNetStream(transnet, batch_windows=16 if on_gpu else 1, window=200 if on_gpu else WINDOW)
+        self.stream = TransNetStream(transnet, batch_windows=16 if on_gpu else 1,
+                                     window=GPU_WINDOW if on_gpu else WINDOW)
         # Where the cascade sees a dissolve, TransNetV2 also looks at every 2nd frame: a
         # dissolve of 1.5-2 s then lasts what the dissolves it was trained on last (at full
         # rate it missed two of tests/hard_shots.py's three slow dissolves, at half rate none).
