@@ -303,11 +303,11 @@ def main() -> None:
 
     print(f"{'clip':<28} {'analysis':>9} {'realtime':>9} {'peak RSS':>9} {'ffmpeg decode':>14} {'ratio':>6}")
     for path, seconds in [(clip, args.seconds)] + [
-            (folder / f"clip-{m:g}min-720p25.mp4", m * 60) for m in args.long_minutes]:
+            (folder / f"speech-{m:g}min-720p25.mp4", m * 60) for m in args.long_minutes]:
         if not path.exists():
             from videos import make_long_video
 
-            make_long_video(path, seconds)
+            with_speech(make_long_video(folder / f"clip-{seconds:g}s-720p25.mp4", seconds).path, path)
         result = run_worker(path, args.device, args.only)
         floor = ffmpeg_decode(path)
         print(f"{path.name:<28} {result['seconds']:8.1f}s {result['duration'] / result['seconds']:8.1f}x "
