@@ -4,7 +4,7 @@ No model runs here: the frames are drawn."""
 
 import numpy as np
 
-from videoreview.engines.boundaries.builtin import with_clear_cuts
+from videoreview.engines.boundaries.builtin import with_clear_cuts, with_half_rate_dissolves
 from videoreview.engines.boundaries.cascade import Cascade, ClearCut
 from videoreview.engines.boundaries.sampled import SampledFeatures
 from videoreview.engines.boundaries.transnet import Transition
@@ -133,3 +133,15 @@ def test_a_whip_is_a_smooth_dip_in_anisotropy_and_a_cut_a_step():
     short_shot[25:35] = -0.5  # ten frames of another shot between two cuts
     assert not is_whip(short_shot, 25) and not is_whip(short_shot, 35)
     assert not is_whip(whip, 3)  # too near the start to know the level before
+
+
+def test_half_rate_dissolves_land_on_full_rate_frames_and_never_twice():
+    times = np.arange(300) / 25
+    half = np.zeros((150, 2), np.float32)
+    half[40:50] = (0.45, 0.9)  # a dissolve over half-rate rows 40-49: full-rate frames 80-99
+    half[120:122] = (0.9, 0.9)  # a cut at half rate: not taken (cuts come from full rate)
+    merged = with_half_rate_dissolves([], half, times)
+    assert [(t.kind, t.start, t.end, t.frame) for t in merged] == [("gradual", 80, 99, 90)]
+    assert merged[0].time == times[90]
+    found = [Transition(85, 95, 90, times[90], 0.8, "gradual")]
+    assert with_half_rate_dissolves(found, half, times) == found
