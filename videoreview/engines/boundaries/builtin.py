@@ -1,16 +1,20 @@
-"""The builtin boundary engine: one decoding pass, three signals, one list of Boundary records.
+"""The builtin boundary engine: one decoding pass, one list of Boundary records.
 
 Per batch of decoded frames (small: the long side is ``decode_long_side`` pixels):
-  * every frame is shrunk to 48x27 for TransNetV2 (cuts and gradual transitions) and for
-    the motion-energy and frame-difference signals. On a GPU TransNetV2 sees every frame;
-    on the CPU a cascade (cascade.py) takes the clear cuts from a cheap score and runs
-    TransNetV2, still on every frame, only on the windows around the rest of the
-    candidates (on the benchmark clips it skips 86-100 % of the windows);
-  * frames at ``sample_rate`` per second go to EfficientNet-Lite0 for appearance features.
-At the end, transitions come from TransNetV2's probabilities and the clear cuts, and events
-from the novelty of features and motion inside each shot. Nothing but small per-frame
-numbers and the sampled features is kept, so memory does not grow with the length of the
-video beyond those (a 20-minute video at 5 samples/s: 6000 x 1280 float32 = 31 MB).
+  * every frame is shrunk to 48x27 for TransNetV2 (cuts and gradual transitions), the
+    motion-energy signal of the events and the motion blur of whip pans (whip.py). On a
+    GPU TransNetV2 sees every frame; on the CPU a cascade (cascade.py) takes the clear cuts
+    from a cheap score and runs TransNetV2, still on every frame, only on the windows
+    around the other candidates (93-100 % of the windows skipped on the benchmark clips),
+    and on every 2nd frame where it sees a dissolve;
+  * frames at ``sample_rate`` per second go to EfficientNet-Lite0 for appearance
+    features, unless a transition is near enough that no event can be scored there
+    (sampled.py).
+At the end, transitions come from TransNetV2's probabilities and the clear cuts (whip
+pans become events), and events from the novelty of features and motion inside each
+shot. Nothing but small per-frame numbers and the sampled features is kept, so memory
+does not grow with the length of the video beyond those (a 20-minute video at 5
+samples/s: 6000 x 1280 float32 = 31 MB).
 """
 
 from __future__ import annotations

