@@ -1,6 +1,7 @@
 """The CPU's boundary cascade against TransNetV2 run on every frame, clip by clip.
 
     .venv/bin/python benchmarks/bench_cascade.py [CLIP ...] [--hard DIR] [--real DIR] [--quick]
+                                                   [--set candidate_ratio=2.5 ...]
 
 For each clip: every frame at 48x27 (as the boundary engine makes them), then
   - TransNetV2 everywhere: the original windows of 100 on every frame, threshold 0.5;
@@ -32,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from videoreview.engines.boundaries.builtin import with_clear_cuts  # noqa: E402
-from videoreview.engines.boundaries.cascade import Cascade  # noqa: E402
+from videoreview.engines.boundaries.cascade import Cascade, Thresholds  # noqa: E402
 from videoreview.engines.boundaries.transnet import (  # noqa: E402
     OnnxTransNet,
     TransNetStream,
@@ -57,8 +58,8 @@ def everywhere(model, frames, times):
     return transitions_from_probs(probs, times), time.perf_counter() - start
 
 
-def cascaded(model, frames, times, chunk: int = 60):
-    cascade, stream, rows = Cascade(), TransNetStream(model), []
+def cascaded(model, frames, times, thresholds: Thresholds, chunk: int = 60):
+    cascade, stream, rows = Cascade(thresholds), TransNetStream(model), []
     start = time.perf_counter()
     for i in range(0, len(frames), chunk):
         marked = cascade.push(frames[i:i + chunk])
@@ -96,7 +97,7 @@ def clips(args) -> list[tuple[Path, object]]:
                                  cut_every=(2.0, 3.5, 1.5, 5.0, 2.5, 3.0))]
     out = [(video.path, video) for video in made]
     if args.real:
-        out += [(p, None) for p in find_videos([Path(args.real)])]
+        out += [(Path(p), None) for p in find_videos([Path(args.real)])[0]]
     return out
 
 
@@ -106,7 +107,10 @@ def main() -> None:
     parser.add_argument("--hard", help="folder for the generated clips (default: a temporary one)")
     parser.add_argument("--real", help="a folder of real footage to read as well")
     parser.add_argument("--quick", action="store_true", help="without the two long clips of bench_boundaries.py")
+    parser.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE",
+                        help="cascade thresholds to try instead of the defaults (cascade.Thresholds)")
     args = parser.parse_args()
+    thresholds = Thresholds(**{k: float(v) for k, v in (item.split("=") for item in args.set)})
     model = OnnxTransNet()
     totals = dict(reference=0, found=0, windows=0, run=0, everywhere=0.0, cascade=0.0)
     print(f"{'clip':<34} {'frames':>6} {'ref':>4} {'found':>5} {'missed (frame)':<16} {'besides':<18} "
@@ -114,7 +118,7 @@ def main() -> None:
     for path, truth in clips(args):
         frames, times = small_frames(path)
         reference, t_all = everywhere(model, frames, times)
-        found, t_cascade, stream, cascade = cascaded(model, frames, times)
+        found, t_cascade, stream, cascade = cascaded(model, frames, times, thresholds)
         missed = [tr.frame for tr in reference if not near(tr, found)]
         besides = [tr.frame for tr in found if not near(tr, reference)]
         if truth is not None:  # mark which of the differences are real transitions

@@ -19,7 +19,7 @@ Each frame is then one of:
     frame of the 4 from it on (a flash, a glitch or a head passing the lens comes back).
     Taken without TransNetV2 unless a window TransNetV2 runs anyway covers it: then
     TransNetV2 decides;
-  * a **candidate**: content >= 8 and either 2 times the larger side's level or 1.8 times
+  * a **candidate**: content >= 8 and either 2.5 times the larger side's level or 1.8 times
     both neighbours' content (a cut in fast motion), or span >= 15 with linearity >= 3 (a
     dissolve); not within 2 frames of a clear cut. TransNetV2 runs, at full rate, on the
     windows around candidates;
@@ -51,7 +51,7 @@ class Thresholds:
     clear_ratio: float = 3.0
     isolation: float = 3.0  # a clear cut's neighbours have at most 1/isolation of its content
     candidate_content: float = 8.0
-    candidate_ratio: float = 2.0
+    candidate_ratio: float = 2.5
     candidate_peak: float = 1.8  # or this many times both neighbours' content (a cut in fast motion)
     dissolve_span: float = 15.0
     dissolve_linearity: float = 3.0
