@@ -17,6 +17,7 @@ import numpy as np
 
 from ..engines.base import ProgressFn
 from ..engines.captions.builtin import BuiltinCaptionEngine, Person, Sample, boundary_status, describe, measure_motion
+from ..engines.captions.looks import look
 from ..engines.captions.phrases import said, sentence, written
 from ..media import FrameSource, scaled_size, short_side_size
 from ..media.shared_pass import read_alone
@@ -64,7 +65,8 @@ class CaptionStage:
         raw = result["samples"]
         samples = [Sample(time=s["time"], frame=s["frame"], labels=tuple((n, p) for n, p in s["labels"]),
                           camera=tuple(s["camera"]), motion=s["motion"], zoom=s["zoom"],
-                          whole=tuple((n, p) for n, p in s["whole"])) for s in raw]
+                          whole=tuple((n, p) for n, p in s["whole"]), light=s.get("look", {}).get("light"),
+                          colours=tuple((c, p) for c, p in s.get("look", {}).get("colours", ()))) for s in raw]
         cuts = sorted(cut_frames(analysis.boundaries))
 
         def shot_of(frame: int) -> int:
@@ -178,7 +180,7 @@ class CaptionReader:
                 "time": round(time, 6), "frame": frame, "labels": self.stage._top(probs[k]),
                 "whole": self.stage._top(whole[k]),
                 "camera": [round(camera[0], 3), round(camera[1], 3)], "zoom": round(zoom, 5),
-                "motion": round(motion, 3), "feature": pack_feature(features[k]),
+                "motion": round(motion, 3), "feature": pack_feature(features[k]), "look": look(picture),
             })
 
 

@@ -18,7 +18,6 @@ import re
 from dataclasses import replace
 from typing import Protocol
 
-from ..engines.captions.builtin import NOTHING
 from ..engines.captions.phrases import said, sentence, written
 from ..records import SHOT_CHANGE_KINDS, Analysis, Keyframe, Summary
 
@@ -86,6 +85,7 @@ def _people(analysis: Analysis) -> str:
 
 
 _NEW_SHOT = "New shot: "
+UNKNOWN = "no people seen, nothing recognised"  # what builtin captions said of such a picture before they said its look
 
 
 def _scene(text: str) -> str:
@@ -94,7 +94,7 @@ def _scene(text: str) -> str:
     where the caption knows nothing of the picture."""
     first = text.removeprefix(_NEW_SHOT).split(". ")[0].rstrip(".")
     first = first[:1].lower() + first[1:] if not re.match(r"P\d+\b", first) else first
-    return "" if first == NOTHING else first
+    return "" if first == UNKNOWN else first
 
 
 def _caption_at(analysis: Analysis, seconds: float) -> str:

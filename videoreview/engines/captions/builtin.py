@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .looks import look_phrase
 from .phrases import sentence
 from .subjects import is_clothing, subject_word
 
@@ -35,8 +36,7 @@ ZOOM_RATE = 0.0015  # relative change of scale per frame above which the camera 
 # Flow beyond the camera's (98th percentile, so an object of a few % of the frame counts),
 # pixels per frame at 160 px width, above which something moves.
 MOTION_PX = 0.5
-WINDOW_SECONDS = 2.0  # the subject is decided over the samples this close, in the same shot
-NOTHING = "no people seen, nothing recognised"  # where no face, subject or text is: "seen", a person may be there
+WINDOW_SECONDS = 2.0  # on-screen text is decided over the samples this close, in the same shot
 TEXT_FILLS = 0.12  # share of the picture covered by on-screen text at which text is the subject
 
 
@@ -46,7 +46,7 @@ class BuiltinCaptionEngine:
     never when the captions come from the cache."""
 
     name = "builtin"
-    version = "2"
+    version = "3"
 
     def __init__(self, device: str = "cpu") -> None:
         self.asked = device
@@ -91,6 +91,8 @@ class Sample:
     motion: float  # flow beyond the camera's (98th percentile)
     zoom: float = 0.0  # relative change of scale per frame (> 0: the camera zooms in)
     whole: tuple[tuple[str, float], ...] = ()  # top labels of the whole picture at once
+    light: float | None = None  # mean luma, 0..1 (looks.py)
+    colours: tuple[tuple[str, float], ...] = ()  # main basic colours with their shares
 
 
 def measure_motion(first: np.ndarray, second: np.ndarray) -> tuple[tuple[float, float], float, float]:
@@ -185,6 +187,7 @@ class State:
     text: bool  # on-screen text fills much of the picture
     camera: str  # "is still", "pans right", ...
     moving: bool  # something moves beyond the camera's motion
+    look: str = "a picture"  # what the shot looks like, said where nothing in it is recognised (looks.py)
 
     @property
     def ids(self) -> frozenset[str]:
@@ -192,7 +195,8 @@ class State:
 
     def scene(self) -> str:
         """A noun phrase for the picture: "P1 in close-up on the left, with a wine glass",
-        "a cat", "text filling the picture", or NOTHING."""
+        "a cat", "text filling the picture", or what it looks like ("a dark picture,
+        mostly blue and black")."""
         view = {"close-up": "in close-up", "medium shot": "in a medium shot", "wide shot": "in a wide shot"}
         if len(self.people) == 1:
             pid, side = self.people[0]
@@ -210,7 +214,7 @@ class State:
         if people and thing:
             joiner = "wearing" if self.subject and not self.text and is_clothing(self.subject) else "with"
             return f"{people}, {joiner} {thing}"
-        return people or thing or NOTHING
+        return people or thing or self.look
 
     def thing(self) -> str:
         """What the shot shows besides people: "a cat", "text filling the picture", or ""."""
@@ -263,13 +267,30 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
         state = State(
             shot=shot, view=framing(people, height), people=tuple((p.id, where(p, width)) for p in named),
             unknown_faces=len(people) - len(named),
-            subject=subject_word([samples[i].labels for i in window], [samples[i].whole for i in window]),
+            # the classifier's subject holds for the whole shot or not at all: a one-shot
+            # clip of a cockatoo is a cockatoo throughout, and a label seen in a few of a
+            # shot's frames is not said
+            subject=subject_word([samples[i].labels for i in in_shot], [samples[i].whole for i in in_shot]),
             text=float(np.mean([shares[i] for i in window])) >= TEXT_FILLS,
             camera=camera_motion([samples[i] for i in in_shot], k), moving=sample.motion >= MOTION_PX,
+            look=shot_look([samples[i] for i in in_shot]),
         )
         out.append((state, caption(state, previous)))
         previous = state
     return out
+
+
+def shot_look(samples: list[Sample]) -> str:
+    """The look of a shot's samples together (looks.look_phrase): one phrase a shot, so
+    that a caption does not flicker between two near the thresholds."""
+    measured = [s for s in samples if s.light is not None]
+    if not measured:
+        return "a picture"
+    shares: dict[str, float] = {}
+    for s in measured:
+        for colour, share in s.colours:
+            shares[colour] = shares.get(colour, 0.0) + share / len(measured)
+    return look_phrase(float(np.mean([s.light for s in measured])), shares)
 
 
 def caption(state: State, previous: State | None) -> str:
