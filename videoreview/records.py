@@ -20,7 +20,8 @@ from .errors import RecordError
 # 2: faces became a flat list of detections; face_tracks, identity appearances and edits added.
 # 3: speech (transcript segments with words, what the audio held) and on-screen text spans.
 # 4: the reviewer's notes (time-coded comments, ranges and drawings).
-SCHEMA_VERSION = 4
+# 5: objects (COCO detections in sampled frames) and object tracks.
+SCHEMA_VERSION = 5
 
 BoundaryKind = Literal["cut", "gradual", "event"]
 BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
@@ -266,6 +267,32 @@ class TextSpan(_Record):
     engine: str = ""
 
 
+@dataclass(frozen=True)
+class ObjectDetection(_Record):
+    """One object (a COCO class) seen in one sampled frame."""
+
+    time: float
+    frame: int
+    label: str  # "car", "dog", "cup", ...
+    box: tuple[float, float, float, float]  # x, y, w, h in display pixels
+    score: float
+    track: int = -1  # the id of its ObjectTrack; -1 when it is in none
+
+
+@dataclass(frozen=True)
+class ObjectTrack(_Record):
+    """One object followed through a shot: detections of one label whose boxes overlap
+    from sample to sample."""
+
+    id: int
+    label: str
+    start: float  # the first sample it was seen in
+    end: float  # the first sample after the last one it was seen in (or the video's end)
+    score: float  # its detections' mean score
+    detections: int
+    engine: str = ""
+
+
 # Tags are the marker colours every editor we export to knows (Resolve, OTIO, Final Cut,
 # Premiere, Avid): a reviewer's own meaning per colour, like the editors' markers.
 # Each tag's colour as the window and the PDF report draw it.
@@ -359,6 +386,8 @@ class Analysis(_Record):
     speech: SpeechInfo | None = None  # None: speech was not analysed
     transcript: tuple[TranscriptSegment, ...] = ()
     screen_text: tuple[TextSpan, ...] = ()
+    objects: tuple[ObjectDetection, ...] = ()
+    object_tracks: tuple[ObjectTrack, ...] = ()
     notes: tuple[Note, ...] = ()  # the reviewer's, in time order; never touched by analysis
     schema_version: int = SCHEMA_VERSION
 
@@ -375,6 +404,8 @@ class Analysis(_Record):
         "speech": SpeechInfo,
         "transcript": TranscriptSegment,
         "screen_text": TextSpan,
+        "objects": ObjectDetection,
+        "object_tracks": ObjectTrack,
         "notes": Note,
     }
 

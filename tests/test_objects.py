@@ -1,0 +1,49 @@
+"""Objects followed through shots (pipeline/objects.py): the tracking on drawn detections,
+and the stage with the builtin detector on real photographs filmed by a virtual camera."""
+
+import pytest
+
+from videoreview.pipeline.objects import object_tracks
+
+
+def sample(time, frame, *objects):
+    return {"time": time, "frame": frame, "objects": [list(o) for o in objects]}
+
+
+def test_an_object_is_one_track_through_a_shot_and_a_cut_ends_it():
+    cup = ("cup", 0.8, 100, 100, 50, 60)
+    moved = ("cup", 0.7, 110, 104, 50, 60)
+    samples = [sample(0.0, 0, cup), sample(1.0, 25, moved), sample(2.0, 50),  # missed once: same track
+               sample(3.0, 75, moved), sample(4.0, 100, moved)]
+    detections, tracks = object_tracks(samples, cuts=[90], step=1.0, duration=5.0, engine="centernet@1")
+    assert [(t.label, t.start, t.end, t.detections) for t in tracks] == [("cup", 0.0, 4.0, 3), ("cup", 4.0, 5.0, 1)]
+    assert [d.track for d in detections] == [0, 0, 0, 1]
+    assert tracks[0].score == pytest.approx((0.8 + 0.7 + 0.7) / 3, abs=1e-3) and tracks[0].engine == "centernet@1"
+
+
+def test_two_objects_of_a_label_stay_apart_and_a_weak_one_off_is_no_track():
+    left, right = ("dog", 0.9, 0, 0, 40, 40), ("dog", 0.8, 200, 0, 40, 40)
+    samples = [sample(t, int(t * 25), left, right) for t in (0.0, 1.0, 2.0)]
+    samples[1]["objects"].append(["car", 0.35, 300, 100, 80, 40])  # seen once, unsure
+    samples[2]["objects"].append(["bus", 0.9, 300, 100, 80, 40])  # seen once, sure
+    detections, tracks = object_tracks(samples, cuts=[], step=1.0, duration=3.0)
+    assert sorted((t.label, t.detections) for t in tracks) == [("bus", 1), ("dog", 3), ("dog", 3)]
+    assert next(d for d in detections if d.label == "car").track == -1
+    assert {d.track for d in detections if d.label == "dog" and d.box[0] == 0} != \
+        {d.track for d in detections if d.label == "dog" and d.box[0] == 200}
+
+
+@pytest.mark.models
+def test_the_stage_finds_what_the_photographs_show(tmp_path, home):
+    from caption_set import make_clip
+
+    from videoreview.pipeline import StageCache, analyze
+
+    expected = {"cat-zoom": "cat", "coffee-pan": "cup", "motorcycle-shake": "motorcycle"}
+    for name, label in expected.items():
+        path, _labels = make_clip(tmp_path, name)
+        analysis = analyze(path, {"boundaries": "builtin", "objects": "centernet"}, cache=StageCache(tmp_path / "c"))
+        labels = {t.label for t in analysis.object_tracks}
+        assert label in labels, (name, labels)
+        assert all(d.track == -1 or analysis.object_tracks[d.track].label == d.label for d in analysis.objects)
+        assert analysis.engines["objects"].startswith("centernet@")

