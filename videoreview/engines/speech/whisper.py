@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import ModelError
+from ...heap import release_free_memory
 from ...records import TranscriptSegment, Word
 from ..base import ProgressFn
 from ..placement import Placed
@@ -136,6 +137,7 @@ class WhisperEngine(Placed):
                                                       info.language, engine))
                 at = offset + piece.end
                 progress(min(at / duration, 1.0), f"{at:.0f} of {duration:.0f} s")
+            release_free_memory()  # the piece's spectrogram, freed in this thread's own heap arena
         return Transcript(tuple(segments), first.language, round(float(first.language_probability), 3))
 
 
