@@ -1,7 +1,7 @@
 """The caption evaluation set scored: does each caption name the shot's subject, how many
 distinct object labels does a shot get, how many captions say something that is not there.
 
-    .venv/bin/python benchmarks/caption_sense.py [--engines captions=builtin] [--keep DIR]
+    .venv/bin/python benchmarks/caption_sense.py [--engines objects=centernet ...] [--keep DIR]
 
 Makes the clips of tests/caption_set.py (real photographs filmed by a virtual camera, with
 hand-written labels), analyses each with boundaries, faces and captions (the stage cache of
@@ -27,6 +27,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", help="make the clips in this folder and keep them")
+    parser.add_argument("--engines", nargs="*", default=[], metavar="KEY=NAME",
+                        help="engines besides the set's own (e.g. objects=centernet)")
     parser.add_argument("--examples", type=int, default=3, help="captions shown per clip")
     parser.add_argument("--sweep", type=float, nargs="+", metavar="SURE",
                         help="score each of these values of the category threshold (subjects.SURE), overall only")
@@ -40,7 +42,7 @@ def main() -> None:
 
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-sense-clips-"))
     folder.mkdir(parents=True, exist_ok=True)
-    stages = build_stages(ENGINES)
+    stages = build_stages({**ENGINES, **dict(item.split("=", 1) for item in args.engines)})
     if args.sweep:
         from videoreview.engines.captions import subjects
 

@@ -28,3 +28,20 @@ def test_a_dark_sea_a_bright_page_and_confetti():
                (245, 245, 245), (5, 5, 5)]
     confetti = np.concatenate([flat(rgb, (90, 20)) for rgb in patches], axis=1)  # eight colours, an eighth each
     assert look_phrase(0.5, colour_shares(confetti)) == "a picture in many colours"
+
+
+def test_objects_are_counted_in_the_scene_and_people_without_faces_are_people():
+    from videoreview.engines.captions.builtin import State, objects_phrase
+
+    assert objects_phrase([("car", 2), ("dog", 1)]) == "two cars and a dog"
+    assert objects_phrase([("bus", 3), ("person", 2), ("knife", 1), ("cup", 1)]) == "three buses, two people and a cup"
+    state = State(shot=1, view="", people=(), unknown_faces=0, subject="tabby", text=False, camera="is still",
+                  moving=False, objects=(("person", 1), ("car", 2)))
+    assert state.scene() == "a person, with a tabby and two cars"  # the classifier's subject, then the objects
+    assert state.subject_name() == "a person"
+    alone = State(shot=1, view="", people=(), unknown_faces=0, subject=None, text=False, camera="is still",
+                  moving=False, objects=(("umbrella", 1),))
+    assert alone.scene() == "an umbrella" and alone.subject_name() == "the umbrella"
+    cat = State(shot=1, view="", people=(), unknown_faces=0, subject="tabby", text=False, camera="is still",
+                moving=False, objects=(("dog", 1), ("cup", 1)))
+    assert cat.scene() == "a tabby and a cup"  # a dog and a tabby are both animals: the classifier is believed

@@ -36,7 +36,6 @@ def test_two_objects_of_a_label_stay_apart_and_a_weak_one_off_is_no_track():
 @pytest.mark.models
 def test_the_stage_finds_what_the_photographs_show(tmp_path, home):
     from caption_set import make_clip
-
     from videoreview.pipeline import StageCache, analyze
 
     expected = {"cat-zoom": "cat", "coffee-pan": "cup", "motorcycle-shake": "motorcycle"}

@@ -29,7 +29,7 @@ import numpy as np
 
 from .looks import look_phrase
 from .phrases import sentence
-from .subjects import is_clothing, subject_word
+from .subjects import is_clothing, same_kind, subject_word
 
 PAN_PX = 0.25  # median flow, pixels per frame at 160 px width, above which the camera moves
 ZOOM_RATE = 0.0015  # relative change of scale per frame above which the camera zooms (0.15 %)
@@ -165,7 +165,7 @@ def framing(people: list[Person], height: float) -> str:
 
 
 def with_article(word: str) -> str:
-    return ("an " if word[:1].lower() in "aeio" or word.lower().startswith(("un", "hour")) else "a ") + word
+    return ("an " if word[:1].lower() in "aeio" or word.lower().startswith(("un", "um", "up", "hour")) else "a ") + word
 
 
 _NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
@@ -173,6 +173,22 @@ _NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight"
 
 def count(n: int, thing: str, things: str) -> str:
     return f"{_NUMBERS[n] if n < len(_NUMBERS) else n} {thing if n == 1 else things}"
+
+
+# COCO labels whose plural is not the label + "s"
+_PLURALS = {"person": "people", "bus": "buses", "knife": "knives", "mouse": "mice", "sheep": "sheep", "skis": "skis",
+            "couch": "couches", "sandwich": "sandwiches", "wine glass": "wine glasses", "bench": "benches",
+            "toothbrush": "toothbrushes", "dining table": "dining tables", "hair drier": "hair driers"}
+
+
+def objects_phrase(objects: Sequence[tuple[str, int]], most: int = 3) -> str:
+    """"two cars and a dog": the objects seen, most numerous first, at most ``most`` labels."""
+    ordered = sorted(objects, key=lambda lc: (-lc[1], lc[0]))[:most]
+    parts = [with_article(label) if n == 1 else count(n, label, _PLURALS.get(label, label + "s"))
+             for label, n in ordered]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 @dataclass(frozen=True)
@@ -188,6 +204,7 @@ class State:
     camera: str  # "is still", "pans right", ...
     moving: bool  # something moves beyond the camera's motion
     look: str = "a picture"  # what the shot looks like, said where nothing in it is recognised (looks.py)
+    objects: tuple[tuple[str, int], ...] = ()  # (COCO label, how many) of the object tracks seen
 
     @property
     def ids(self) -> frozenset[str]:
@@ -206,8 +223,8 @@ class State:
             people = f"{', '.join(names[:-1])} and {names[-1]} {view[self.view]}"
         elif self.unknown_faces:
             people = f"{count(self.unknown_faces, 'unrecognised face', 'unrecognised faces')} {view[self.view]}"
-        else:
-            people = ""
+        else:  # people whose faces are not seen: the object detector's persons
+            people = objects_phrase([(label, n) for label, n in self.objects if label == "person"])
         if self.unknown_faces and self.people:
             people += f" and {count(self.unknown_faces, 'unrecognised face', 'unrecognised faces')}"
         thing = self.thing()
@@ -217,8 +234,14 @@ class State:
         return people or thing or self.look
 
     def thing(self) -> str:
-        """What the shot shows besides people: "a cat", "text filling the picture", or ""."""
-        return "text filling the picture" if self.text else with_article(self.subject) if self.subject else ""
+        """What the shot shows besides people: "a tabby and two cars", "a dog", "text filling
+        the picture", or "": the classifier's subject, then the detector's objects that are
+        not of its kind (where the two disagree on an animal, the classifier's 1000 classes win)."""
+        if self.text:
+            return "text filling the picture"
+        things = [(label, n) for label, n in self.objects if label != "person" and not same_kind(label, self.subject)]
+        said = [with_article(self.subject)] if self.subject else []
+        return " and ".join(said + ([objects_phrase(things)] if things else []))
 
     def status(self) -> str:
         """The state in a few words for a GEB+ boundary caption's before / after."""
@@ -230,6 +253,11 @@ class State:
             return self.people[0][0]
         if self.text:
             return "the on-screen text"
+        if self.objects:  # people first, then the most numerous
+            label, n = max(self.objects, key=lambda lc: (lc[0] == "person", lc[1]))
+            if n == 1:
+                return "a person" if label == "person" else f"the {label}"
+            return f"the {_PLURALS.get(label, label + 's')}"
         return f"the {self.subject}" if self.subject else None
 
 
@@ -251,6 +279,7 @@ def _shot_windows(samples: list[Sample], shots: list[int]) -> list[tuple[list[in
 
 def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], shot_of: Callable[[int], int],
              width: float, height: float, text_share: Callable[[float], float] = lambda time: 0.0,
+             objects_at: Callable[[float], list[tuple[str, int]]] = lambda time: [],
              ) -> list[tuple[State, str]]:
     """(state, caption) for each sample in time order.
 
@@ -273,7 +302,7 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
             subject=subject_word([samples[i].labels for i in in_shot], [samples[i].whole for i in in_shot]),
             text=float(np.mean([shares[i] for i in window])) >= TEXT_FILLS,
             camera=camera_motion([samples[i] for i in in_shot], k), moving=sample.motion >= MOTION_PX,
-            look=shot_look([samples[i] for i in in_shot]),
+            look=shot_look([samples[i] for i in in_shot]), objects=tuple(objects_at(sample.time)),
         )
         out.append((state, caption(state, previous)))
         previous = state

@@ -114,6 +114,18 @@ def subject_word(crops: Sequence[Sequence[tuple[str, float]]], whole: Sequence[S
     return PLAIN_WORDS.get(word, word)
 
 
+BROAD_KINDS = frozenset({"animal", "vehicle", "food", "furniture", "device", "container", "structure", "clothing"})
+
+
+def same_kind(label: str, subject: str | None) -> bool:
+    """Whether a detector's label and the classifier's subject are things of one broad kind
+    (a "dog" and a "tabby": animals), so that one of them is wrong or both say the same."""
+    if not subject:
+        return False
+    kinds = taxonomy().kinds
+    return bool(set(kinds(label)) & set(kinds(subject)) & BROAD_KINDS) or label == subject
+
+
 def is_clothing(word: str) -> bool:
     """Whether a subject word is something worn ("suit", "necktie"): said as worn by a person."""
     return any(kind in ("clothing", "garment", "neckwear", "headdress") for kind in taxonomy().kinds(word))
