@@ -316,33 +316,32 @@ def test_builtin_captions_and_summary_say_what_is_said_and_written():
     assert "Ann says “The train leaves at noon.”; someone says “Why”. On screen: “Chapter 3”." in text
 
 
-def test_long_sound_is_cut_into_pieces_in_its_pauses():
-    from videoreview.engines.speech.whisper import pieces_of
+def test_long_sound_is_read_in_pieces_cut_in_its_pauses(tmp_path):
+    from videoreview.media.audio import sound_pieces
 
-    rate = 1000
+    rate = 16_000
     rng = np.random.default_rng(1)
     sound = rng.normal(0, 0.3, 95 * rate).astype(np.float32)  # speech-like noise for 95 s
     pauses = (10.0, 24.0, 50.0, 75.0)  # half a second each; the one at 10 s is too early to cut at
     for pause in pauses:
         sound[int(pause * rate):int((pause + 0.5) * rate)] *= 0.01
-    pieces = pieces_of(sound, rate, longest=30.0)
-    assert pieces[0][0] == 0 and pieces[-1][1] == len(sound)
-    assert all(a == b for (_, a), (b, _) in zip(pieces, pieces[1:]))  # nothing lost, nothing twice
-    assert all(end - start <= 30 * rate for start, end in pieces)
-    cuts = [end / rate for _, end in pieces[:-1]]
+    wav = write_wav(tmp_path / "long.wav", sound)
+    pieces = list(sound_pieces(wav, longest=30.0))
+    read = np.concatenate([p.samples for p in pieces])
+    assert np.allclose(read, np.clip(sound, -1, 1), atol=1e-3)  # nothing lost, nothing twice (the wav is 16-bit)
+    assert all(p.duration <= 30.0 for p in pieces) and not any(p.problem for p in pieces)
+    cuts = np.cumsum([p.duration for p in pieces])[:-1]
     assert len(cuts) == 3 and all(p <= cut <= p + 0.5 for p, cut in zip(pauses[1:], cuts)), cuts
-    assert pieces_of(sound[:20 * rate], rate, longest=30.0) == [(0, 20 * rate)]
-    talk = rng.normal(0, 0.3, 70 * rate).astype(np.float32)  # no pause at all: cut anyway
-    assert all(end - start <= 30 * rate for start, end in pieces_of(talk, rate, longest=30.0))
+    assert len(list(sound_pieces(wav, longest=None))) == 1
 
 
 @pytest.mark.models
 def test_sound_heard_in_pieces_keeps_its_words_and_times(dialogue, monkeypatch):
-    """Sound longer than whisper.LONGEST goes to Whisper in pieces (faster-whisper holds the
-    spectrogram of all it is given): here 12 s in pieces of at most 5 s, cut in pauses."""
-    from videoreview.engines.speech import whisper
+    """The speech stage reads and transcribes the sound in pieces (pipeline/speech.py
+    PIECE, 120 s): here 12 s in pieces of at most 5 s, cut in pauses."""
+    from videoreview.pipeline import speech
 
-    monkeypatch.setattr(whisper, "LONGEST", 5.0)
+    monkeypatch.setattr(speech, "PIECE", 5.0)
     path, spoken, _picture = dialogue
     pieced = analyze(path, stages=build_stages(SPEECH_ONLY), use_cache=False).transcript
     said = " ".join(s.text for s in pieced)

@@ -11,13 +11,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+
 from ..engines.base import ProgressFn
 from ..media import FrameSource
-from ..media.audio import read_sound
+from ..media.audio import sound_pieces
 from ..records import Analysis, SpeechInfo, TranscriptSegment
 from .cancel import CancelToken
 
 SILENT_PEAK = 1e-3  # -60 dBFS: nothing a microphone picked up
+# The sound is read and transcribed in pieces of at most this many seconds, each ended in a
+# pause (media/audio.py), so that a long film's sound is never held whole (16 kHz float32:
+# 3.8 MB a minute, and Whisper's spectrogram of it 0.8 MB a second).
+PIECE = 120.0
 OVERRUN = 0.5  # seconds of sound past the picture's end still transcribed (a last word)
 
 
@@ -29,23 +35,35 @@ class SpeechStage:
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
         info = source.info
-        sound = read_sound(source.path, source.start_time, self.engine.rate, cancel)
-        if sound is None:
+        pieces = sound_pieces(source.path, source.start_time, self.engine.rate, PIECE, cancel)
+        if pieces is None:
             return {"audio": "none"}
-        notes = [sound.problem] if sound.problem else []
-        picture = info.duration
-        if sound.duration > picture + OVERRUN:
-            notes.append(f"the sound runs {sound.duration - picture:.1f} s past the picture; that part is left out")
-            sound = replace(sound, samples=sound.samples[:int((picture + OVERRUN) * sound.rate)])
-        elif 0 < sound.duration < picture - 1.0:
-            notes.append(f"the sound ends at {sound.duration:.1f} s, before the picture ({picture:.1f} s)")
-        result = {"audio": "silent", "duration": round(sound.duration, 3), "note": "; ".join(notes)}
-        if sound.peak() < SILENT_PEAK:
+        picture, rate = info.duration, self.engine.rate
+        heard, first, start, peak, problem = [], None, 0.0, 0.0, ""
+        for piece in pieces:
+            problem = piece.problem or problem
+            samples = piece.samples[:max(0, int((picture + OVERRUN - start) * rate))]  # not past the picture
+            loudest = float(np.abs(samples).max()) if len(samples) else 0.0
+            peak = max(peak, loudest)
+            if loudest >= SILENT_PEAK:
+                part = _part_of(progress, start / picture if picture else 0.0, len(samples) / rate / (picture or 1.0))
+                # the language heard first holds for the rest
+                transcript = self.engine.transcribe(samples, part, cancel, first.language if first else None)
+                first = first if first is not None else transcript
+                heard += [shifted(segment, start) for segment in transcript.segments]
+            start += piece.duration
+        notes = [problem] if problem else []
+        if start > picture + OVERRUN:
+            notes.append(f"the sound runs {start - picture:.1f} s past the picture; that part is left out")
+        elif 0 < start < picture - 1.0:
+            notes.append(f"the sound ends at {start:.1f} s, before the picture ({picture:.1f} s)")
+        result = {"audio": "silent", "duration": round(min(start, picture + OVERRUN), 3), "note": "; ".join(notes)}
+        if peak < SILENT_PEAK:
             return result
-        transcript = self.engine.transcribe(sound.samples, progress, cancel)
-        result.update(audio="speech" if transcript.segments else "no speech", language=transcript.language,
-                      language_probability=transcript.language_probability,
-                      segments=[s.to_dict() for s in transcript.segments])
+        language = first.language if first else ""
+        result.update(audio="speech" if heard else "no speech", language=language,
+                      language_probability=first.language_probability if first else 0.0,
+                      segments=[s.to_dict() for s in heard])
         return result
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
@@ -76,3 +94,19 @@ def make_stages(engine, chosen: dict[str, str], device: str) -> list:
     from .speakers import SpeakerStage
 
     return [SpeechStage(engine), SpeakerStage(FaceMesh())]
+
+
+def _part_of(progress: ProgressFn, at: float, share: float) -> ProgressFn:
+    """Progress of a piece that is ``share`` of the whole, starting ``at`` of it."""
+    def part(fraction: float, message: str = "") -> None:
+        progress(min(1.0, at + fraction * share), message)
+
+    return part
+
+
+def shifted(segment: TranscriptSegment, seconds: float) -> TranscriptSegment:
+    """A segment heard in a piece of sound that starts ``seconds`` into the picture, on the picture's clock."""
+    if not seconds:
+        return segment
+    words = tuple(replace(w, start=round(w.start + seconds, 3), end=round(w.end + seconds, 3)) for w in segment.words)
+    return replace(segment, start=round(segment.start + seconds, 3), end=round(segment.end + seconds, 3), words=words)

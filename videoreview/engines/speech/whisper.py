@@ -26,10 +26,7 @@ from .protocol import Transcript
 # are not "heard" as words, word timestamps for subtitles and seeking. Part of the
 # version, so a change here re-runs the stage.
 SETTINGS = dict(beam_size=5, vad_filter=True, word_timestamps=True)
-# faster-whisper computes the spectrogram of all the sound it is given at once (about 0.8 MB
-# a second of it: a 10-minute film's speech stage peaked at 1088 MB against 677 MB for
-# 150 s). Longer sound goes to it in pieces of at most this many seconds, cut in a pause.
-LONGEST = 120.0
+# (-120s: the speech stage gives it the sound in pieces of at most 120 s, pipeline/speech.py)
 SETTINGS_VERSION = "b5-vad-words-120s"
 
 
@@ -120,42 +117,22 @@ class WhisperEngine(Placed):
     def _transcribe(self, samples: np.ndarray, progress: ProgressFn, cancel, language: str | None) -> Transcript:
         model = self._load()
         duration = max(len(samples) / self.rate, 1e-6)
+        pieces, info = model.transcribe(samples, language=language, **SETTINGS)
         engine = f"{self.name}@{self.version}"
-        segments, first = [], None
-        for start, end in pieces_of(samples, self.rate, LONGEST):
-            offset = start / self.rate
-            pieces, info = model.transcribe(samples[start:end], language=language, **SETTINGS)
-            if first is None:  # the language heard first holds for the rest
-                first, language = info, info.language
-            for piece in pieces:  # decoded lazily: cancel and progress between segments
-                cancel.check()
-                words = tuple(Word(_ms(offset + w.start), _ms(offset + w.end), w.word.strip(), _ms(w.probability))
-                              for w in piece.words or () if w.word.strip())
-                text = piece.text.strip()
-                if text:
-                    segments.append(TranscriptSegment(_ms(offset + piece.start), _ms(offset + piece.end), text, words,
-                                                      info.language, engine))
-                at = offset + piece.end
-                progress(min(at / duration, 1.0), f"{at:.0f} of {duration:.0f} s")
-            release_free_memory()  # the piece's spectrogram, freed in this thread's own heap arena
-        return Transcript(tuple(segments), first.language, round(float(first.language_probability), 3))
+        segments = []
+        for piece in pieces:  # decoded lazily: cancel and progress between segments
+            cancel.check()
+            words = tuple(Word(_ms(w.start), _ms(w.end), w.word.strip(), _ms(w.probability))
+                          for w in piece.words or () if w.word.strip())
+            text = piece.text.strip()
+            if text:
+                segments.append(TranscriptSegment(_ms(piece.start), _ms(piece.end), text, words, info.language,
+                                                  engine))
+            progress(min(piece.end / duration, 1.0), f"{piece.end:.0f} of {duration:.0f} s")
+        release_free_memory()  # the spectrogram, freed in this thread's own heap arena
+        return Transcript(tuple(segments), info.language, round(float(info.language_probability), 3))
 
 
 def _ms(value) -> float:
     return round(float(value), 3)
 
-
-def pieces_of(samples: np.ndarray, rate: int, longest: float) -> list[tuple[int, int]]:
-    """[start, end) sample ranges of at most ``longest`` seconds covering ``samples``, each
-    cut at the quietest 0.1 s (the least energy) in the last third of its length: a pause
-    between sentences, so that no word is cut in two."""
-    size, step = int(longest * rate), rate // 10
-    out, start = [], 0
-    while len(samples) - start > size:
-        lo, hi = start + 2 * size // 3, start + size
-        frames = samples[lo:hi - (hi - lo) % step].reshape(-1, step).astype(np.float32)
-        cut = lo + step * int(np.argmin((frames ** 2).mean(axis=1))) + step // 2
-        out.append((start, cut))
-        start = cut
-    out.append((start, len(samples)))
-    return out
