@@ -212,8 +212,8 @@ class State:
 
     def scene(self) -> str:
         """A noun phrase for the picture: "P1 in close-up on the left, with a wine glass",
-        "a cat", "text filling the picture", or what it looks like ("a dark picture,
-        mostly blue and black")."""
+        "a cat", "text filling the picture", or what it looks like ("a dark picture in
+        blue and black, no people seen")."""
         view = {"close-up": "in close-up", "medium shot": "in a medium shot", "wide shot": "in a wide shot"}
         if len(self.people) == 1:
             pid, side = self.people[0]
@@ -231,7 +231,7 @@ class State:
         if people and thing:
             joiner = "wearing" if self.subject and not self.text and is_clothing(self.subject) else "with"
             return f"{people}, {joiner} {thing}"
-        return people or thing or self.look
+        return people or thing or f"{self.look}, no people seen"  # "seen": a person may be there, face unseen
 
     def thing(self) -> str:
         """What the shot shows besides people: "a tabby and two cars", "a dog", "text filling
