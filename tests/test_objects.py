@@ -41,8 +41,8 @@ def test_the_stage_finds_what_the_photographs_show(tmp_path, home):
     expected = {"cat-zoom": "cat", "coffee-pan": "cup", "motorcycle-shake": "motorcycle"}
     for name, label in expected.items():
         path, _labels = make_clip(tmp_path, name)
-        analysis = analyze(path, {"boundaries": "builtin", "objects": "centernet"}, cache=StageCache(tmp_path / "c"))
+        analysis = analyze(path, {"boundaries": "builtin", "objects": "nanodet"}, cache=StageCache(tmp_path / "c"))
         labels = {t.label for t in analysis.object_tracks}
         assert label in labels, (name, labels)
         assert all(d.track == -1 or analysis.object_tracks[d.track].label == d.label for d in analysis.objects)
-        assert analysis.engines["objects"].startswith("centernet@")
+        assert analysis.engines["objects"].startswith("nanodet@")
