@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..placement import Placed
+from .builtin_onnx import BuiltinOnnx
 from .decode import MOVENET_MIN_SCORE, decode_movenet, letterbox, movenet_size
 
 MODEL = "movenet-multipose"
@@ -31,32 +31,13 @@ class Person:
     keypoints: np.ndarray  # float32 [17, 3]: x, y (frame pixels), score; in KEYPOINTS' order
 
 
-class MoveNetEngine(Placed):
+class MoveNetEngine(BuiltinOnnx):
     kind = "poses"
     name = "movenet"
+    model = MODEL
 
     def __init__(self, device: str = "cpu", min_score: float = MOVENET_MIN_SCORE) -> None:
-        from ...models.catalog import load_catalog
-
-        self.asked = device
-        self.min_score = min_score
-        self._entry = load_catalog()[MODEL]
-        self.version = f"1-{self._entry.sha256[:12]}"
-        self._session = None
-
-    def _load(self):
-        if self._session is None:
-            from ...models.catalog import builtin_parts, builtin_weights
-            from ..onnx_export import session
-            from ..placement import onnx_placement
-
-            builtin_weights(self._entry)  # checks the file against the catalog's sha256
-            self.place = onnx_placement(self.asked)
-            self._session = session(builtin_parts(self._entry)[0], self.place.device)
-        return self._session
-
-    def release(self) -> None:
-        self._session = None
+        super().__init__(device, min_score)
 
     def people(self, frame: np.ndarray) -> list[Person]:
         """The people in an RGB uint8 frame, most confident first."""

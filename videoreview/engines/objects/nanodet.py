@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..placement import Placed
+from .builtin_onnx import BuiltinOnnx
 from .decode import COCO_LABELS, NANODET_MIN_SCORE, NANODET_SIZE, decode_nanodet, letterbox, nanodet_input
 
 MODEL = "nanodet-coco"
@@ -21,32 +21,13 @@ OUTPUTS = ["cls_8", "cls_16", "cls_32", "reg_8", "reg_16", "reg_32"]
 Detection = tuple[str, float, tuple[float, float, float, float]]  # label, score, (x, y, w, h)
 
 
-class NanoDetEngine(Placed):
+class NanoDetEngine(BuiltinOnnx):
     kind = "objects"
     name = "nanodet"
+    model = MODEL
 
     def __init__(self, device: str = "cpu", min_score: float = NANODET_MIN_SCORE) -> None:
-        from ...models.catalog import load_catalog
-
-        self.asked = device
-        self.min_score = min_score
-        self._entry = load_catalog()[MODEL]
-        self.version = f"1-{self._entry.sha256[:12]}"
-        self._session = None
-
-    def _load(self):
-        if self._session is None:
-            from ...models.catalog import builtin_parts, builtin_weights
-            from ..onnx_export import session
-            from ..placement import onnx_placement
-
-            builtin_weights(self._entry)  # checks the file against the catalog's sha256
-            self.place = onnx_placement(self.asked)
-            self._session = session(builtin_parts(self._entry)[0], self.place.device)
-        return self._session
-
-    def release(self) -> None:
-        self._session = None
+        super().__init__(device, min_score)
 
     def detect(self, frame: np.ndarray) -> list[Detection]:
         """The objects in an RGB uint8 frame, most confident first."""
