@@ -227,6 +227,20 @@ def _iou(box: np.ndarray, others: np.ndarray) -> np.ndarray:
     return inter / np.maximum(area + areas - inter, 1e-9)
 
 
+def _in_frame(detections, box: Letterbox) -> list[tuple[int, float, float, float, float, float]]:
+    """(class, score, x1, y1, x2, y2) in input pixels -> (class, score, x, y, w, h) in the
+    frame's, clipped to it; those in the letterbox's black bands dropped."""
+    found = []
+    for cls, score, x1, y1, x2, y2 in detections:
+        (fx1, fx2), (fy1, fy2) = box.to_frame([x1, x2], [y1, y2])
+        fx1, fx2 = np.clip([fx1, fx2], 0, box.width)
+        fy1, fy2 = np.clip([fy1, fy2], 0, box.height)
+        if fx2 - fx1 < 1 or fy2 - fy1 < 1:
+            continue
+        found.append((int(cls), float(score), float(fx1), float(fy1), float(fx2 - fx1), float(fy2 - fy1)))
+    return found
+
+
 def decode_centernet(outputs, box: Letterbox, min_score: float = CENTERNET_MIN_SCORE,
                      max_iou: float = CENTERNET_MAX_IOU) -> list[tuple[int, float, float, float, float, float]]:
     """The objects CenterNet found: (class index into COCO_LABELS, score, x, y, w, h) with
@@ -242,15 +256,7 @@ def decode_centernet(outputs, box: Letterbox, min_score: float = CENTERNET_MIN_S
         if same and _iou(row[:4], np.stack(same)[:, :4]).max() > max_iou:
             continue
         kept.append(row)
-    found = []
-    for x1, y1, x2, y2, score, cls in kept:
-        (fx1, fx2), (fy1, fy2) = box.to_frame([x1, x2], [y1, y2])
-        fx1, fx2 = np.clip([fx1, fx2], 0, box.width)
-        fy1, fy2 = np.clip([fy1, fy2], 0, box.height)
-        if fx2 - fx1 < 1 or fy2 - fy1 < 1:  # in the letterbox's black bands
-            continue
-        found.append((int(cls), float(score), float(fx1), float(fy1), float(fx2 - fx1), float(fy2 - fy1)))
-    return found
+    return _in_frame(((cls, score, x1, y1, x2, y2) for x1, y1, x2, y2, score, cls in kept), box)
 
 
 def _nanodet_levels(outputs, input_size: int) -> list[tuple[int, np.ndarray, np.ndarray]]:
@@ -303,15 +309,7 @@ def decode_nanodet(outputs, box: Letterbox, min_score: float = NANODET_MIN_SCORE
             kept.append(group[0])
             group = group[1:][_iou(group[0, 2:], group[1:, 2:]) <= max_iou]
     kept.sort(key=lambda row: -row[0])
-    found = []
-    for score, cls, x1, y1, x2, y2 in kept:
-        (fx1, fx2), (fy1, fy2) = box.to_frame([x1, x2], [y1, y2])
-        fx1, fx2 = np.clip([fx1, fx2], 0, box.width)
-        fy1, fy2 = np.clip([fy1, fy2], 0, box.height)
-        if fx2 - fx1 < 1 or fy2 - fy1 < 1:  # in the letterbox's black bands
-            continue
-        found.append((int(cls), float(score), float(fx1), float(fy1), float(fx2 - fx1), float(fy2 - fy1)))
-    return found
+    return _in_frame(((cls, score, x1, y1, x2, y2) for score, cls, x1, y1, x2, y2 in kept), box)
 
 
 def decode_movenet(output, box: Letterbox, min_score: float = MOVENET_MIN_SCORE
