@@ -103,7 +103,8 @@ def loopback():
 
 
 def test_without_cuda_a_model_server_is_offered_and_chosen(qtbot, upgrade_home, tmp_path, loopback):
-    clip = colour_clip(tmp_path / "colours.mp4", seconds=1)
+    # 24 fps: a file of its own, whose captions no other test's server left in the session's cache
+    clip = colour_clip(tmp_path / "colours.mp4", seconds=1, fps=24)
     with main_window(qtbot) as window:
         answer_devices(window, WITHOUT_CUDA)
         analysed(qtbot, window, clip)
