@@ -16,6 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..engines.base import ProgressFn
+from ..engines.faces.tracking import iou
 from ..media import FrameSource, scaled_size
 from ..media.shared_pass import read_alone
 from ..records import Analysis, ObjectDetection, ObjectTrack
@@ -69,16 +70,6 @@ class ObjectReader:
 
     def result(self) -> dict:
         return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
-
-
-def iou(a, b) -> float:
-    """Intersection over union of two (x, y, w, h) boxes."""
-    w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
-    h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / (a[2] * a[3] + b[2] * b[3] - inter)
 
 
 def object_tracks(samples: list[dict], cuts: list[int], step: float, duration: float, engine: str = ""
