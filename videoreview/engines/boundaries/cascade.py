@@ -141,44 +141,33 @@ class Cascade:
         return Marked(out, spikes, dissolves)
 
     def _classify(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        """Spikes and dissolves among buffer positions [lo, hi); the clear cuts found there
+        go to ``clear_cuts``. Frames within 2 of a clear cut are explained by it (x264 often
+        smears a cut over two frames), so the scores are taken 2 frames beyond [lo, hi)."""
         t, c = self.t, self._content
-        idx = np.arange(lo, hi)
-        here = c[idx]
-        both, sides = _levels(c, idx)
-        ratio = here / (both + 2.0)
-        n = len(c)
-        neighbours = np.maximum(c[np.maximum(idx - 1, 0)], np.where(idx + 1 < n, c[np.minimum(idx + 1, n - 1)], 0.0))
-        spike = (here >= t.candidate_content) & ((here / (sides + 2.0) >= t.candidate_ratio)
-                                                 | (here >= t.candidate_peak * neighbours))
-        span, linearity = _linearity(self._frames, idx)
-        dissolve = (span >= t.dissolve_span) & (linearity >= t.dissolve_linearity)
-        # Frames within 2 of a clear cut are explained by it (x264 often smears a cut over
-        # two frames), so the clear test runs 2 frames beyond [lo, hi) on both sides.
         wide = np.arange(max(0, lo - 2), min(len(c), hi + 2))
-        clear_wide = wide[self._clear(wide)]
-        near = np.zeros(len(idx), bool)
-        for p in clear_wide:
-            near[max(0, p - 2 - lo):max(0, p + 3 - lo)] = True
-            if lo <= p < hi:
-                k = p - lo
-                self.clear_cuts.append(ClearCut(int(self._first + p), float(here[k]), float(ratio[k])))
-        spike, dissolve = spike & ~near, dissolve & ~near
-        self.candidates += int((spike | dissolve).sum())
-        return spike, dissolve
-
-    def _clear(self, idx: np.ndarray) -> np.ndarray:
-        """Whether each content position in idx is a clear cut."""
-        t, c = self.t, self._content
-        n = len(c)
-        here = c[idx]
-        ratio = here / (_levels(c, idx)[0] + 2.0)
-        before = np.where(idx > 0, c[np.maximum(idx - 1, 0)], 0.0)
-        after = np.where(idx + 1 < n, c[np.minimum(idx + 1, n - 1)], 0.0)
+        here = c[wide]
+        both, sides = _levels(c, wide)
+        ratio = here / (both + 2.0)
+        before = np.where(wide > 0, c[np.maximum(wide - 1, 0)], 0.0)
+        after = np.where(wide + 1 < len(c), c[np.minimum(wide + 1, len(c) - 1)], 0.0)
         clear = ((here >= t.clear_content) & (ratio >= t.clear_ratio)
                  & (before * t.isolation <= here) & (after * t.isolation <= here))
         for k in np.flatnonzero(clear):
-            clear[k] = not self._comes_back(int(idx[k]))
-        return clear
+            clear[k] = not self._comes_back(int(wide[k]))
+        spike = (here >= t.candidate_content) & ((here / (sides + 2.0) >= t.candidate_ratio)
+                                                 | (here >= t.candidate_peak * np.maximum(before, after)))
+        near = np.zeros(len(wide), bool)
+        inner = (wide >= lo) & (wide < hi)
+        for k in np.flatnonzero(clear):
+            near[max(0, k - 2):k + 3] = True
+            if inner[k]:
+                self.clear_cuts.append(ClearCut(int(self._first + wide[k]), float(here[k]), float(ratio[k])))
+        span, linearity = _linearity(self._frames, wide[inner])
+        dissolve = (span >= t.dissolve_span) & (linearity >= t.dissolve_linearity)
+        spike, dissolve = spike[inner] & ~near[inner], dissolve & ~near[inner]
+        self.candidates += int((spike | dissolve).sum())
+        return spike, dissolve
 
     def _comes_back(self, p: int) -> bool:
         """Whether a frame of the RETURN frames after position p looks like one of the
