@@ -127,6 +127,7 @@ class BoundaryReader:
         self._clear_seen = 0  # clear cuts already told to self.samples (or passed over)
 
     def take(self, batch) -> None:
+        from .events import to_grey
         from .transnet import resize_frames
         from .whip import anisotropy
 
@@ -134,8 +135,9 @@ class BoundaryReader:
         first, times = self._recent
         self._recent = (first, np.concatenate([times, batch.times]))
         self._push(self.cascade.push(small) if self.cascade is not None else small)
-        self.motion_values.append(self.motion.push(small))
-        self.blur.append(anisotropy(small))
+        grey = to_grey(small)  # once, for the motion energy and the whip pans
+        self.motion_values.append(self.motion.push(grey))
+        self.blur.append(anisotropy(grey))
         self.frame_times.append(batch.times)
         pick = self.wanted[np.minimum(batch.indices, self.total - 1)]
         if pick.any():

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["EventPeak", "EventDetector", "MotionEnergy", "bin_to_samples", "transition_spans"]
+__all__ = ["EventPeak", "EventDetector", "MotionEnergy", "bin_to_samples", "to_grey", "transition_spans"]
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,8 @@ class MotionEnergy:
 
     def push(self, frames: np.ndarray) -> np.ndarray:
         frames = np.asarray(frames)
-        if frames.ndim == 4:  # RGB -> grey (ITU-R 601 luma weights), float32
-            grey = frames.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+        if frames.ndim == 4:
+            grey = to_grey(frames)
         elif frames.ndim == 3:
             grey = frames.astype(np.float32)
         else:
@@ -90,6 +90,11 @@ class MotionEnergy:
         if self.denoise:
             d = np.maximum(d - 3.0 * np.median(d, axis=1, keepdims=True), 0)
         return d.mean(axis=1).astype(np.float32)
+
+
+def to_grey(frames: np.ndarray) -> np.ndarray:
+    """uint8 RGB [n, h, w, 3] -> float32 grey [n, h, w] (ITU-R 601 luma weights)."""
+    return frames.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
 
 
 def bin_to_samples(frame_times: np.ndarray, values: np.ndarray, sample_times: np.ndarray) -> np.ndarray:

@@ -26,9 +26,8 @@ EXCURSION, BLURRED = 0.3, 4
 NEAR, REACH = 6, 20  # the transient within NEAR frames of the cut; levels from NEAR+2..REACH frames away
 
 
-def anisotropy(frames: np.ndarray) -> np.ndarray:
-    """Per uint8 RGB frame [n, h, w, 3]: log of horizontal over vertical detail."""
-    grey = frames.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+def anisotropy(grey: np.ndarray) -> np.ndarray:
+    """Per grey frame (float [n, h, w], levels of 255): log of horizontal over vertical detail."""
     dx = np.abs(np.diff(grey, axis=2)).mean(axis=(1, 2))
     dy = np.abs(np.diff(grey, axis=1)).mean(axis=(1, 2))
     return np.log((dx + 0.5) / (dy + 0.5))
