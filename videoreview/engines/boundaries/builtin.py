@@ -166,9 +166,11 @@ class BoundaryReader:
         reach = SLACK + 24  # frames from a clear cut to a window that could overrule it
         known = self.stream.emitted if final else self.stream.emitted - reach
         cuts = self.cascade.clear_cuts if self.cascade is not None else []
-        covered = np.concatenate(self.stream.covered) if self.stream.covered else np.zeros(0, bool)
+        covered = None  # joined only when a clear cut is there to decide
         while self._clear_seen < len(cuts) and cuts[self._clear_seen].frame < known:
             f = cuts[self._clear_seen].frame
+            if covered is None:
+                covered = np.concatenate(self.stream.covered)
             if not covered[max(0, f - reach):f + reach + 1].any():  # no window near: it stands
                 self.samples.transitions_at(self._time_of(np.array([f - 1, f])))
             self._clear_seen += 1
