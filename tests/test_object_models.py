@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from caption_set import photo
+from videoreview.engines.faces.tracking import iou
 from videoreview.engines.objects.decode import (
     COCO_LABELS,
     KEYPOINTS,
@@ -74,12 +75,6 @@ def inside(point, box, margin: float = 0.0) -> bool:
     return x - margin * w <= point[0] <= x + (1 + margin) * w and y - margin * h <= point[1] <= y + (1 + margin) * h
 
 
-def iou(a, b) -> float:
-    w = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return w * h / (a[2] * a[3] + b[2] * b[3] - w * h)
-
-
 # ------------------------------------------------------------------------------------------- CenterNet
 
 
@@ -104,18 +99,24 @@ def test_centernet_names_and_boxes_what_each_photograph_shows(centernet, name, s
         assert 0 <= x and 0 <= y and x + bw <= w + 1e-3 and y + bh <= h + 1e-3 and bw >= 1 and bh >= 1
 
 
-@pytest.mark.models
-def test_centernet_finds_nothing_it_knows_in_the_rocket(centernet):
-    assert objects(centernet, photo("rocket")) == []  # a launch pad: no COCO class above 0.3
+DETECT = {"centernet": objects, "nanodet": nanodet_objects}
 
 
 @pytest.mark.models
-def test_centernet_boxes_follow_the_photograph_where_it_lies(centernet):
+@pytest.mark.parametrize("model", DETECT)
+def test_each_detector_finds_nothing_it_knows_in_the_rocket(model, request):
+    assert DETECT[model](request.getfixturevalue(model), photo("rocket")) == []  # a launch pad: no COCO class
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("model", DETECT)
+def test_each_detectors_boxes_follow_the_photograph_where_it_lies(model, request):
     """The cat put in a larger black frame, off centre: the same cat, its box moved by as much."""
+    detect, session = DETECT[model], request.getfixturevalue(model)
     cat = photo("chelsea")
     frame = np.zeros((600, 900, 3), np.uint8)
     frame[200:200 + cat.shape[0], 320:320 + cat.shape[1]] = cat
-    alone, framed = objects(centernet, cat)[0], objects(centernet, frame)[0]
+    alone, framed = detect(session, cat)[0], detect(session, frame)[0]
     assert COCO_LABELS[framed[0]] == "cat"
     moved = (alone[2] + 320, alone[3] + 200, alone[4], alone[5])
     assert iou(moved, framed[2:]) > 0.8, (moved, framed)
@@ -163,22 +164,6 @@ def test_nanodet_and_centernet_box_the_subject_alike(nanodet, centernet, name):
     image = photo(name)
     ours, theirs = nanodet_objects(nanodet, image)[0], objects(centernet, image)[0]
     assert ours[0] == theirs[0] and iou(ours[2:], theirs[2:]) > 0.85, (ours, theirs)
-
-
-@pytest.mark.models
-def test_nanodet_finds_nothing_it_knows_in_the_rocket(nanodet):
-    assert nanodet_objects(nanodet, photo("rocket")) == []
-
-
-@pytest.mark.models
-def test_nanodet_boxes_follow_the_photograph_where_it_lies(nanodet):
-    cat = photo("chelsea")
-    frame = np.zeros((600, 900, 3), np.uint8)
-    frame[200:200 + cat.shape[0], 320:320 + cat.shape[1]] = cat
-    alone, framed = nanodet_objects(nanodet, cat)[0], nanodet_objects(nanodet, frame)[0]
-    assert COCO_LABELS[framed[0]] == "cat"
-    moved = (alone[2] + 320, alone[3] + 200, alone[4], alone[5])
-    assert iou(moved, framed[2:]) > 0.8, (moved, framed)
 
 
 @pytest.mark.models
