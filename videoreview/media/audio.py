@@ -42,9 +42,8 @@ def read_sound(path: str | os.PathLike, video_start: float = 0.0, rate: int = RA
     pieces = sound_pieces(path, video_start, rate, None, cancel)
     if pieces is None:
         return None
-    read = list(pieces)
-    samples = np.concatenate([p.samples for p in read]) if read else np.zeros(0, np.float32)
-    return Sound(samples, rate, read[-1].problem if read else "the audio stream has no decodable sound")
+    read = list(pieces)  # never empty: the last piece is always given, with the problem if any
+    return Sound(np.concatenate([p.samples for p in read]), rate, read[-1].problem)
 
 
 def sound_pieces(path: str | os.PathLike, video_start: float = 0.0, rate: int = RATE, longest: float | None = None,
