@@ -59,7 +59,7 @@ def worker(path: str, launched: float, device: str = "auto", only: str = "", war
     engines = {key: name for key, name in DEFAULT_ENGINES.items() if not only or key in only.split(",")}
     stages = build_stages(engines, device)
     transnet = _time_transnet(stages)
-    cpu: dict[str, float] = {}
+    busy: dict[str, float] = {}
     first: list[float] = []
     spans: dict[str, list[float]] = {}
 
@@ -76,19 +76,19 @@ def worker(path: str, launched: float, device: str = "auto", only: str = "", war
             transnet.update(seconds=0.0, frames=0)
             _reset_gpu_peak()
         spans.clear()
-        _time_cpu(stages, cpu)
+        _time_busy(stages, busy)
         used = _process_cpu()
         start = time.perf_counter()
         analysis = analyze(path, stages=stages, cache=StageCache(Path(root)), use_cache=False, progress=progress,
                            decode=decode, notice=lambda text: print(text, file=sys.stderr))
         elapsed = time.perf_counter() - start
-        cpu["all"] = _process_cpu() - used
+        process_cpu = _process_cpu() - used
     return {"seconds": elapsed, "duration": analysis.video.duration, "peak_rss_mb": peak_rss_mb(),
             "first_frame_after_launch": first[0] - launched if first else None, "devices": analysis.devices,
             "stages": {name: end - begin for name, (begin, end) in spans.items() if name != "probe"},
             "transnet_fps": transnet["frames"] / transnet["seconds"] if transnet["seconds"] else None,
             "gpu_peak_mb": _gpu_peak_mb(), "boundaries": [(b.kind, round(b.time, 2)) for b in analysis.boundaries],
-            "captions": len(analysis.captions), "cpu": cpu}
+            "captions": len(analysis.captions), "busy": busy, "process_cpu": process_cpu}
 
 
 def _process_cpu() -> float:
@@ -98,7 +98,7 @@ def _process_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _time_cpu(stages, busy: dict) -> None:
+def _time_busy(stages, busy: dict) -> None:
     """Add to ``busy[stage]`` the wall seconds spent inside the stage's own work: its
     reader's ``take``/``result`` (in the frame pass, one stage at a time) or its ``compute``
     (beside the frame pass, in its own thread). Wall, not the thread's CPU time: ONNX
@@ -318,8 +318,7 @@ def main() -> None:
 def where_the_cores_went(result: dict) -> str:
     """The run's timeline in words: seconds inside each stage in the frame pass, the
     stages beside it, and how busy the machine's cores were."""
-    busy = dict(result["cpu"])
-    cpu = busy.pop("all")
+    busy, cpu = dict(result["busy"]), result["process_cpu"]
     beside = {name: busy.pop(name) for name in list(busy) if name in ("speech", "speakers")}
     waiting = result["seconds"] - sum(busy.values())
     cores = os.cpu_count() or 1
