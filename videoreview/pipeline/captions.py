@@ -29,10 +29,6 @@ from .faces import cut_frames
 TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height
 LINE_HEIGHT = 0.25  # a line of on-screen text is at most this share of the picture high
-# An object track a caption names: its mean score at least this, seen in two samples or more.
-# On the caption set, right tracks scored 0.41-0.68 and wrong ones 0.32-0.38 (and a dog on
-# a cat 0.44, which the classifier's sure "tabby" overrules: subjects.same_kind).
-SURE_OBJECT = 0.4
 FEATURE_LONG_SIDE = 224  # the whole picture at this size, for appearance features (keyframes)
 
 
@@ -91,10 +87,10 @@ class CaptionStage:
             return [Person(f.identity, f.box) for f in faces_by_time[nearest]]
 
         def objects_at(time: float) -> list[tuple[str, int]]:
-            """(label, how many) of the sure object tracks seen at ``time``."""
+            """(label, how many) of the object tracks seen at ``time`` (all sure: pipeline/objects.py)."""
             counts: dict[str, int] = {}
             for track in analysis.object_tracks:
-                if track.score >= SURE_OBJECT and track.detections >= 2 and track.start - window <= time < track.end:
+                if track.start - window <= time < track.end:
                     counts[track.label] = counts.get(track.label, 0) + 1
             return list(counts.items())
 
