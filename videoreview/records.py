@@ -21,12 +21,15 @@ from .errors import RecordError
 # 3: speech (transcript segments with words, what the audio held) and on-screen text spans.
 # 4: the reviewer's notes (time-coded comments, ranges and drawings).
 # 5: objects (COCO detections in sampled frames) and object tracks.
-SCHEMA_VERSION = 5
+# 6: people's bodies followed through shots, with what each is doing (person tracks).
+SCHEMA_VERSION = 6
 
 BoundaryKind = Literal["cut", "gradual", "event"]
 BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
 SUMMARY_FORMATS: tuple[str, ...] = ("text", "keyframes+text", "keyframes")
 SHOT_CHANGE_KINDS: tuple[str, ...] = ("cut", "gradual")  # boundaries that start a new shot
+# What a person is doing, from their body's keypoints (engines/objects/status.py)
+PERSON_STATUSES: tuple[str, ...] = ("standing", "sitting", "lying", "bending", "arms raised", "walking", "running")
 
 
 class _Record:
@@ -293,6 +296,35 @@ class ObjectTrack(_Record):
     engine: str = ""
 
 
+@dataclass(frozen=True)
+class StatusSpan(_Record):
+    """What a person is doing from ``start`` until ``end``."""
+
+    start: float
+    end: float
+    status: str  # one of PERSON_STATUSES
+
+
+@dataclass(frozen=True)
+class PersonTrack(_Record):
+    """One person's body followed through a shot (the poses stage), with what they do."""
+
+    id: int
+    start: float  # the first sample they were seen in
+    end: float  # the first sample after the last one (or the video's end)
+    score: float  # the pose detector's mean person score
+    samples: int  # samples they were seen in
+    box: tuple[float, float, float, float]  # x, y, w, h, display pixels: their median box
+    identity: str | None = None  # "P1": the identity of the face seen in their body's box most often
+    statuses: tuple[StatusSpan, ...] = ()  # in time order, covering start..end where a status is known
+    engine: str = ""
+
+    _nested: ClassVar[dict[str, type]] = {"statuses": StatusSpan}
+
+    def status_at(self, time: float) -> str | None:
+        return next((s.status for s in self.statuses if s.start <= time < s.end), None)
+
+
 # Tags are the marker colours every editor we export to knows (Resolve, OTIO, Final Cut,
 # Premiere, Avid): a reviewer's own meaning per colour, like the editors' markers.
 # Each tag's colour as the window and the PDF report draw it.
@@ -388,6 +420,7 @@ class Analysis(_Record):
     screen_text: tuple[TextSpan, ...] = ()
     objects: tuple[ObjectDetection, ...] = ()
     object_tracks: tuple[ObjectTrack, ...] = ()
+    person_tracks: tuple[PersonTrack, ...] = ()
     notes: tuple[Note, ...] = ()  # the reviewer's, in time order; never touched by analysis
     schema_version: int = SCHEMA_VERSION
 
@@ -406,6 +439,7 @@ class Analysis(_Record):
         "screen_text": TextSpan,
         "objects": ObjectDetection,
         "object_tracks": ObjectTrack,
+        "person_tracks": PersonTrack,
         "notes": Note,
     }
 

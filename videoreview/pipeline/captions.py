@@ -94,9 +94,16 @@ class CaptionStage:
                     counts[track.label] = counts.get(track.label, 0) + 1
             return list(counts.items())
 
+        def doing_at(time: float) -> list[tuple[str, str]]:
+            """(identity or "", status) of the people whose bodies are seen at ``time`` (poses.py)."""
+            found = [(track.identity or "", track.status_at(max(time, track.start)))
+                     for track in analysis.person_tracks if track.start - window <= time < track.end]
+            return [(who, status) for who, status in found if status]
+
         info = analysis.video
         described = describe(samples, faces_at, shot_of, info.width, info.height,
-                             text_share=text_coverage(analysis, 0.5 / self.sample_rate), objects_at=objects_at)
+                             text_share=text_coverage(analysis, 0.5 / self.sample_rate), objects_at=objects_at,
+                             doing_at=doing_at)
         engine = f"{self.engine.name}@{self.engine.version}"
         heard = heard_and_read(analysis, [s.time for s in samples], 0.5 / self.sample_rate)
         captions = [FrameCaption(time=s.time, frame=s.frame, text=f"{text} {extra}".strip(), engine=engine,
@@ -108,7 +115,7 @@ class CaptionStage:
         times = np.array([s.time for s in samples])
         boundaries = []
         for b in analysis.boundaries:
-            if b.caption is not None and b.edited:
+            if b.caption is not None:  # a reviewer's, or a change of a person's status (poses.py)
                 boundaries.append(b)
                 continue
             first_after = int(np.searchsorted(times, b.time, side="left"))  # first sample at or after it

@@ -209,10 +209,12 @@ class VLMCaptionStage:
                 captions.append(replace(caption, text=filled.get(caption.frame, found["text"]), engine=engine))
 
         boundary_captions = {b["frame"]: b["caption"] for b in result["boundaries"] if b["caption"]}
+        # A boundary that came captioned (a reviewer's, a change of a person's status) keeps its caption.
+        captioned = {b.frame for b in analysis.boundaries if b.caption is not None}
         boundaries = []
         for b in base.boundaries:
             found = boundary_captions.get(b.frame)
-            if found and not (b.edited and b.caption is not None):
+            if found and b.frame not in captioned:
                 b = replace(b, caption=BoundaryCaption(*found, engine=engine))
             boundaries.append(b)
 

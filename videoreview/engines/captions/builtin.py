@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -191,6 +192,23 @@ def objects_phrase(objects: Sequence[tuple[str, int]], most: int = 3) -> str:
     return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+def doing_phrase(status: str) -> str:
+    """A status said after a person: "walking", "with arms raised"."""
+    return "with arms raised" if status == "arms raised" else status
+
+
+def unnamed_people(doing: Sequence[str]) -> str:
+    """"a person walking", "two people sitting", "three people: two standing and one running"."""
+    if len(doing) == 1:
+        return f"a person {doing_phrase(doing[0])}"
+    counts = sorted(Counter(map(doing_phrase, doing)).items(), key=lambda sc: (-sc[1], sc[0]))
+    people = count(len(doing), "person", "people")
+    if len(counts) == 1:
+        return f"{people} {counts[0][0]}"
+    parts = [f"{_NUMBERS[n] if n < len(_NUMBERS) else n} {status}" for status, n in counts]
+    return f"{people}: {', '.join(parts[:-1])} and {parts[-1]}"
+
+
 @dataclass(frozen=True)
 class State:
     """What a caption says about one sampled frame (also the 'status' of boundary captions)."""
@@ -205,6 +223,7 @@ class State:
     moving: bool  # something moves beyond the camera's motion
     look: str = "a picture"  # what the shot looks like, said where nothing in it is recognised (looks.py)
     objects: tuple[tuple[str, int], ...] = ()  # (COCO label, how many) of the object tracks seen
+    doing: tuple[tuple[str, str], ...] = ()  # (identity or "", status) of the people whose bodies are seen
 
     @property
     def ids(self) -> frozenset[str]:
@@ -215,12 +234,20 @@ class State:
         "a cat", "text filling the picture", or what it looks like ("a dark picture in
         blue and black, no people seen")."""
         view = {"close-up": "in close-up", "medium shot": "in a medium shot", "wide shot": "in a wide shot"}
+        doing = {who: status for who, status in self.doing if who}
+        unnamed = [status for who, status in self.doing if not who]  # bodies whose face is not known
+        if len(self.people) == 1 and len(unnamed) == 1 and self.people[0][0] not in doing:
+            doing[self.people[0][0]], unnamed = unnamed[0], []  # one face, one body: the same person
         if len(self.people) == 1:
             pid, side = self.people[0]
             people = f"{pid} {view[self.view]} {'in the centre' if side == 'centre' else 'on the ' + side}"
+            people += f", {doing_phrase(doing[pid])}" if pid in doing else ""
         elif self.people:
-            names = [f"{pid} ({side})" for pid, side in self.people]
+            names = [f"{pid} ({side}{', ' + doing_phrase(doing[pid]) if pid in doing else ''})"
+                     for pid, side in self.people]
             people = f"{', '.join(names[:-1])} and {names[-1]} {view[self.view]}"
+        elif unnamed:  # bodies whose faces are not known: what they do
+            people = unnamed_people(unnamed) + (f" {view[self.view]}" if self.view else "")
         elif self.unknown_faces:
             people = f"{count(self.unknown_faces, 'unrecognised face', 'unrecognised faces')} {view[self.view]}"
         else:  # people whose faces are not seen: the object detector's persons
@@ -253,6 +280,8 @@ class State:
             return self.people[0][0]
         if self.text:
             return "the on-screen text"
+        if self.doing:
+            return "a person" if len(self.doing) == 1 else "the people"
         if self.objects:  # people first, then the most numerous
             label, n = max(self.objects, key=lambda lc: (lc[0] == "person", lc[1]))
             if n == 1:
@@ -280,12 +309,15 @@ def _shot_windows(samples: list[Sample], shots: list[int]) -> list[tuple[list[in
 def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], shot_of: Callable[[int], int],
              width: float, height: float, text_share: Callable[[float], float] = lambda time: 0.0,
              objects_at: Callable[[float], list[tuple[str, int]]] = lambda time: [],
+             doing_at: Callable[[float], list[tuple[str, str]]] = lambda time: [],
              ) -> list[tuple[State, str]]:
     """(state, caption) for each sample in time order.
 
     ``faces_at(time)`` gives the Person list seen at a sample; ``shot_of(frame)`` the shot
     number (1-based); ``text_share(time)`` the share of the picture on-screen text covers
-    (text is the subject where it covers TEXT_FILLS on average over the window)."""
+    (text is the subject where it covers TEXT_FILLS on average over the window);
+    ``objects_at(time)`` the (label, how many) of the objects seen, ``doing_at(time)`` the
+    (identity or "", status) of the people whose bodies are seen."""
     shots = [shot_of(s.frame) for s in samples]
     shares = [text_share(s.time) for s in samples]
     out: list[tuple[State, str]] = []
@@ -303,6 +335,7 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
             text=float(np.mean([shares[i] for i in window])) >= TEXT_FILLS,
             camera=camera_motion([samples[i] for i in in_shot], k), moving=sample.motion >= MOTION_PX,
             look=shot_look([samples[i] for i in in_shot]), objects=tuple(objects_at(sample.time)),
+            doing=tuple(doing_at(sample.time)),
         )
         out.append((state, caption(state, previous)))
         previous = state
@@ -331,6 +364,11 @@ def caption(state: State, previous: State | None) -> str:
     if same_shot:
         sentences += [f"{pid} comes in." for pid in sorted(state.ids - previous.ids)]
         sentences += [f"{pid} leaves." for pid in sorted(previous.ids - state.ids)]
+        was = dict(previous.doing)
+        sentences += [f"{who or 'The person'} " + ("raises their arms." if status == "arms raised"
+                                                   else f"is now {status}.")
+                      for who, status in state.doing
+                      if was.get(who, status) != status and (who or len(state.doing) == len(was) == 1)]
         if state.subject and previous.subject and state.subject != previous.subject and not state.text:
             sentences.append(f"Now {with_article(state.subject)}.")
         if started:

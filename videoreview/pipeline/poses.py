@@ -1,0 +1,206 @@
+"""The poses stage: people's bodies in frames sampled five times a second, followed through
+each shot, what each is doing, and a boundary wherever that changes.
+
+``compute`` (cached) runs the poses engine (MoveNet multipose) on each sampled frame, read at
+most 256 px on its long side (MoveNet's input); boxes and keypoints are kept in display
+pixels. ``apply`` (every time, cheap):
+
+* links each sample's people to the person seen nearest before (within ``LINK_DISTANCE`` of
+  their body height, ``GAP`` samples missed at most), never across a cut: a running person
+  moves a third of their height in a fifth of a second, so boxes need not overlap;
+* keeps the tracks seen in ``MIN_SAMPLES`` samples or more and gives each a status per sample
+  (engines/objects/status.py), then status spans that last a second or more;
+* names a track by the face identity seen in the top of its box most often (the faces stage
+  runs first);
+* adds an event boundary at each change of status, captioned as Kinetic-GEB+ has it: subject
+  ("P1", else "a person"), status before, status after. It takes the place of an event the
+  boundaries engine found within ``SAME_EVENT`` seconds (the same moment, said better); a
+  reviewer's boundaries and deletions stand.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+
+from ..engines.base import ProgressFn
+from ..engines.objects.status import status_changes, statuses
+from ..media import FrameSource, scaled_size
+from ..media.shared_pass import read_alone
+from ..records import Analysis, Boundary, BoundaryCaption, PersonTrack, StatusSpan
+from .cancel import CancelToken
+from .faces import cut_frames
+
+SAMPLE_RATE = 5.0  # status.py's motion window (1 s) needs five samples or so
+LONG_SIDE = 256  # MoveNet's input side: frames are read no larger
+LINK_DISTANCE = 0.6  # centres this many body heights apart or nearer: the same person
+GAP = 2  # samples a person may be missed in and stay the same track
+MIN_SAMPLES = 5  # a track shorter than this (a second) tells no status
+MIN_STATUS = 1.0  # seconds a status lasts to be said (status.status_changes)
+SAME_EVENT = 1.0  # an engine's event this near a change of status is that change
+FACE_TOP = 0.35  # a face whose centre is in this top share of a body's box is that body's
+
+
+class PoseStage:
+    name = "poses"
+
+    def __init__(self, engine, sample_rate: float = SAMPLE_RATE) -> None:
+        self.engine = engine
+        self.sample_rate = sample_rate
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
+        return read_alone(source, self.reader(source), progress, cancel)
+
+    def reader(self, source: FrameSource) -> PoseReader:
+        return PoseReader(self, source)
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        engine = f"{self.engine.name}@{self.engine.version}"
+        tracks = person_tracks(result["samples"], cut_frames(analysis.boundaries), 1.0 / result["sample_rate"],
+                               analysis, engine)
+        return with_status_boundaries(replace(analysis, person_tracks=tuple(tracks)), result["samples"], engine)
+
+
+class PoseReader:
+    """The stage's samples at MoveNet's size (media/shared_pass.py)."""
+
+    def __init__(self, stage: PoseStage, source: FrameSource) -> None:
+        info = source.info
+        self.stage = stage
+        self.indices = source.sample_indices(stage.sample_rate)
+        self.size = scaled_size(info.width, info.height, min(LONG_SIDE, max(info.width, info.height)))
+        self.batch = 16
+        self.scale = info.width / self.size[0]  # read pixels -> display pixels
+        self.samples: list[dict] = []
+
+    def take(self, batch) -> None:
+        for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
+            people = self.stage.engine.people(frame)
+            self.samples.append({"time": round(float(time), 6), "frame": int(frame_index), "people": [
+                [round(p.score, 3), [round(v * self.scale, 1) for v in p.box],
+                 [[round(float(x) * self.scale, 1), round(float(y) * self.scale, 1), round(float(s), 3)]
+                  for x, y, s in p.keypoints]] for p in people]})
+
+    def result(self) -> dict:
+        return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
+
+
+def _centre(box) -> np.ndarray:
+    return np.array([box[0] + box[2] / 2, box[1] + box[3] / 2])
+
+
+def link_people(samples: list[dict], cuts: list[int]) -> list[list[tuple[int, int]]]:
+    """Each person followed through the samples: per track, (sample index, person index)."""
+    cuts = sorted(cuts)
+    tracks: list[list[tuple[int, int]]] = []
+    open_tracks: list[dict] = []  # box, last sample index, shot, track number
+    for i, sample in enumerate(samples):
+        shot = bisect.bisect_right(cuts, sample["frame"])
+        live = [t for t in open_tracks if t["shot"] == shot and i - t["last"] <= GAP + 1]
+        pairs = []
+        for k, t in enumerate(live):
+            for j, (_, box, _) in enumerate(sample["people"]):
+                height = max(box[3], t["box"][3], 1.0)
+                distance = float(np.linalg.norm(_centre(box) - _centre(t["box"]))) / height
+                if distance <= LINK_DISTANCE:
+                    pairs.append((distance, k, j))
+        taken_tracks, taken_people = set(), set()
+        for _, k, j in sorted(pairs):  # nearest first
+            if k in taken_tracks or j in taken_people:
+                continue
+            taken_tracks.add(k)
+            taken_people.add(j)
+            live[k].update(box=sample["people"][j][1], last=i)
+            tracks[live[k]["track"]].append((i, j))
+        for j, (_, box, _) in enumerate(sample["people"]):
+            if j not in taken_people:
+                open_tracks.append({"box": box, "last": i, "shot": shot, "track": len(tracks)})
+                tracks.append([(i, j)])
+        open_tracks = [t for t in open_tracks if i - t["last"] <= GAP]
+    return tracks
+
+
+def person_tracks(samples: list[dict], cuts: list[int], step: float, analysis: Analysis, engine: str = ""
+                  ) -> list[PersonTrack]:
+    """The people seen long enough to tell what they do, with their status spans (see above)."""
+    out: list[PersonTrack] = []
+    for members in link_people(samples, cuts):
+        if len(members) < MIN_SAMPLES:
+            continue
+        times = [samples[i]["time"] for i, _ in members]
+        people = [samples[i]["people"][j] for i, j in members]
+        keypoints = [np.asarray(p[2], np.float32) for p in people]
+        said = statuses(times, keypoints)
+        last = members[-1][0]
+        end = samples[last + 1]["time"] if last + 1 < len(samples) else min(analysis.video.duration,
+                                                                             times[-1] + step)
+        out.append(PersonTrack(
+            id=len(out), start=times[0], end=round(end, 6), score=round(float(np.mean([p[0] for p in people])), 3),
+            samples=len(members), box=tuple(round(float(v), 1) for v in np.median([p[1] for p in people], axis=0)),
+            identity=_identity(analysis, times, [p[1] for p in people]),
+            statuses=_spans(times, said, round(end, 6)), engine=engine))
+    return out
+
+
+def _spans(times: list[float], said: list[str | None], end: float) -> tuple[StatusSpan, ...]:
+    """The statuses as spans from one change to the next, short ones dropped (status_changes)."""
+    changes = status_changes(times, said, MIN_STATUS)
+    first = changes[0][1] if changes else next((s for s in said if s is not None), None)
+    if first is None:
+        return ()
+    edges = [times[0], *(round(t, 6) for t, _, _ in changes), end]
+    names = [first, *(after for _, _, after in changes)]
+    return tuple(StatusSpan(a, b, name) for a, b, name in zip(edges, edges[1:], names))
+
+
+def _identity(analysis: Analysis, times: list[float], boxes: list) -> str | None:
+    """The identity whose face is seen in the top of the body's box most often, or None."""
+    faces: dict[float, list] = {}
+    for face in analysis.faces:
+        if face.identity:
+            faces.setdefault(face.time, []).append(face)
+    if not faces:
+        return None
+    face_times = np.array(sorted(faces))
+    votes: Counter = Counter()
+    for time, (x, y, w, h) in zip(times, boxes):
+        nearest = float(face_times[np.argmin(np.abs(face_times - time))])
+        if abs(nearest - time) > 0.5:  # faces are sampled more sparsely than bodies
+            continue
+        for face in faces[nearest]:
+            cx, cy = _centre(face.box)
+            if x <= cx <= x + w and y <= cy <= y + FACE_TOP * h:
+                votes[face.identity] += 1
+    return votes.most_common(1)[0][0] if votes else None
+
+
+def with_status_boundaries(analysis: Analysis, samples: list[dict], engine: str) -> Analysis:
+    """``analysis`` with an event boundary at each change of a person's status (see above)."""
+    times = [s["time"] for s in samples]
+    frames = [s["frame"] for s in samples]
+    removed = set(analysis.removed_boundaries)
+    reviewed = {b.frame + d for b in analysis.boundaries if b.edited for d in (-1, 0, 1)}
+    reviewed |= {f + d for f in removed for d in (-1, 0, 1)}
+    added: list[Boundary] = []
+    for track in analysis.person_tracks:
+        subject = track.identity or "a person"
+        for before, after in zip(track.statuses, track.statuses[1:]):
+            frame = int(round(np.interp(after.start, times, frames)))
+            if frame in reviewed:
+                continue
+            added.append(Boundary(time=after.start, frame=frame, kind="event", confidence=track.score,
+                                  caption=BoundaryCaption(subject, before.status, after.status, engine=engine),
+                                  engine=engine))
+    if not added:
+        return analysis
+    said = [b.time for b in added]
+    kept = [b for b in analysis.boundaries
+            if b.edited or b.kind != "event" or min(abs(b.time - t) for t in said) > SAME_EVENT]
+    return analysis.with_boundaries(kept + added)
+
+
+def make_stages(engine, chosen: dict[str, str], device: str) -> list[PoseStage]:
+    return [PoseStage(engine)]
