@@ -60,6 +60,20 @@ class Taxonomy:
                     out.append(word)
         return out
 
+    def synset_kinds(self, synsets: tuple[str, ...] | list[str]) -> list[str]:
+        """The names of ``synsets`` and of everything they are kinds of, nearest first,
+        without the categories too broad or too technical to say: ("n02958343",) (the car)
+        -> ["car", "motor vehicle", "wheeled vehicle", "vehicle", "container"]."""
+        found: set[str] = set()
+        for synset in synsets:
+            found |= self.ancestors(synset)
+        out: list[str] = []
+        for synset in sorted(found, key=lambda s: (-self._depth(s), s)):
+            word = self.names[synset]
+            if word not in TOO_GENERAL and word not in out:
+                out.append(word)
+        return out
+
     def _depth(self, synset: str) -> int:
         parents = self.parents.get(synset, ())
         return 1 + max((self._depth(p) for p in parents), default=-1)

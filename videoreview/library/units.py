@@ -6,7 +6,10 @@ video), ``identity`` (a person's id and name, over their appearances), ``labels`
 builtin classifier's labels at a frame with what the sure ones are kinds of, "macaw" with
 "parrot, bird, animal", over the caption's span), ``speech`` (what is said,
 a subtitle cue at a time, with the speaker's name: a phrase finds the moment it is said),
-``text`` (a line of on-screen text, while it is shown), ``file`` (the file name's words,
+``text`` (a line of on-screen text, while it is shown), ``objects`` (a detected object's
+COCO label with what it is a kind of, "car" with "motor vehicle, wheeled vehicle, vehicle",
+over its track; overlapping or touching tracks of one label are one unit, so two dogs
+playing for a minute are one moment, not two), ``file`` (the file name's words,
 the whole video), ``note`` (a reviewer's note, at its frame or over its range; the unit
 keeps the note, so the catalog can store its tag, status and author for filters). Each
 unit lists the identities on screen during it, so a search can ask for "scenes with P2".
@@ -18,13 +21,13 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..records import Analysis, Note
+from ..records import Analysis, Note, ObjectTrack
 from ..summary.builder import PLACEHOLDER
 from ..summary.export.subtitles import speech_cues
 
 BOUNDARY_CONTEXT = 1.0  # seconds either side of a boundary that its caption describes
 SURE_LABEL = 0.2  # a classifier label this probable (or the top one) adds its kinds to the labels unit
-KINDS = ("caption", "labels", "boundary", "speech", "text", "summary", "identity", "file", "note")
+KINDS = ("caption", "labels", "objects", "boundary", "speech", "text", "summary", "identity", "file", "note")
 # A note with only a drawing still needs a text: without a unit it would be missing from
 # the library's list of open notes.
 DRAWING_ONLY = "(a drawing)"
@@ -55,6 +58,40 @@ def labels_text(labels: tuple[tuple[str, float], ...]) -> str:
             kinds += [k for k in taxonomy().kinds(name) if k not in kinds]
     names = ", ".join(name for name, _ in labels)
     return f"{names} ({', '.join(kinds)})" if kinds else names
+
+
+def objects_text(label: str) -> str:
+    """A detector's COCO label, then the WordNet synset it means when that is not the label's
+    own word, more names for it and what it is a kind of (coco_kinds.py): "couch (sofa, seat,
+    furniture, furnishing)", "giraffe (ruminant, ...)". A label not in the table (another
+    detector's) is looked up by name, as the classifier's labels are."""
+    from ..coco_kinds import COCO_KINDS
+    from ..taxonomy import taxonomy
+
+    entry = COCO_KINDS.get(label)
+    if entry is None:
+        said = taxonomy().kinds(label)
+    else:
+        kinds = taxonomy().synset_kinds(entry.synsets())
+        own = kinds[:1] if entry.under is None else []  # the synset's own name: "sofa" for "couch"
+        said = own + list(entry.words) + kinds[len(own):]
+    words: list[str] = []
+    for word in said:
+        if word != label and word not in words:
+            words.append(word)
+    return f"{label} ({', '.join(words)})" if words else label
+
+
+def object_spans(tracks: tuple[ObjectTrack, ...]) -> list[tuple[str, float, float]]:
+    """(label, start, end) of the tracks, those of one label that overlap or touch merged
+    into one span, by label then time."""
+    spans: list[tuple[str, float, float]] = []
+    for t in sorted(tracks, key=lambda t: (t.label, t.start, t.end)):
+        if spans and spans[-1][0] == t.label and t.start <= spans[-1][2]:
+            spans[-1] = (t.label, spans[-1][1], max(spans[-1][2], t.end))
+        else:
+            spans.append((t.label, t.start, t.end))
+    return spans
 
 
 def units_of(analysis: Analysis) -> list[Unit]:
@@ -90,6 +127,11 @@ def units_of(analysis: Analysis) -> list[Unit]:
         out.append(unit("speech", cue.start, cue.end, cue.text))
     for span in analysis.screen_text:
         out.append(unit("text", span.start, span.end, span.text))
+    said: dict[str, str] = {}
+    for label, start, end in object_spans(analysis.object_tracks):
+        if label not in said:
+            said[label] = objects_text(label)
+        out.append(unit("objects", start, end, said[label]))
     for s in analysis.summaries:
         out.append(unit("summary", 0.0, duration, PLACEHOLDER.sub(" ", s.text)))
     for i in analysis.identities:
