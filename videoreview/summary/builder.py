@@ -5,10 +5,11 @@ one per shot, longest shots first, then ones that bring in an identity not yet s
 then the ones farthest in time from those already chosen; shown in time order.
 
 The text comes from a writer. The builtin one (no language model) composes it from what
-the engines measured: length, shots, identities, the opening scene, event boundaries and
-people arriving. A VLM writer (summary.writer) follows ViSIL's summary prompt (F.4). With
-keyframes, the text is the glue between ``[KEYFRAME1]``..``[KEYFRAMEn]``: what happens
-before, between and after them.
+the engines measured: length, shots, identities, the opening scene, event boundaries,
+people arriving and the objects seen (summary/objects.py: per label the most at once and
+when; at a keyframe, those in view that its words do not name already). A VLM writer
+(summary.writer) follows ViSIL's summary prompt (F.4). With keyframes, the text is the
+glue between ``[KEYFRAME1]``..``[KEYFRAMEn]``: what happens before, between and after them.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import re
 from dataclasses import replace
 from typing import Protocol
 
+from ..engines.captions.builtin import objects_phrase
 from ..engines.captions.phrases import said, sentence, written
 from ..records import SHOT_CHANGE_KINDS, Analysis, Keyframe, Summary
+from . import objects
 
 ENGINE = "builtin@1"
 PLACEHOLDER = re.compile(r"\[KEYFRAME(\d+)\]")
@@ -80,6 +83,10 @@ def keyframe_time(analysis: Analysis, frame: int) -> float:
 def _people(analysis: Analysis) -> str:
     names = [f"{i.name} ({i.id})" if i.name else i.id for i in analysis.identities]
     if not names:
+        # Without faces, the object detector's people: "two people, none recognised".
+        people = objects.people_seen(analysis)
+        if people:
+            return f"{objects_phrase([('person', people)])}, {'not' if people == 1 else 'none'} recognised"
         return "no recognised people"
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
@@ -170,27 +177,47 @@ def builtin_text(analysis: Analysis, keyframes: list[Keyframe]) -> str:
     if not keyframes:
         scenes = _shot_scenes(analysis)
         middle = f"It shows {_listed(scenes)}." if scenes else ""
+        seen = objects.inventory(analysis, said=f"{first} {middle}")
+        things = f"Objects seen: {seen}." if seen else ""
         events = _events(analysis, 0.0, info.duration)
         last = f"Along the way {'; '.join(events)}." if events else ""
-        return " ".join(s for s in (first, middle, last) if s)
-    parts = [f"It opens{' on ' + opening if opening else ''}, leading to [KEYFRAME1]"]
+        return " ".join(s for s in (first, middle, things, last) if s)
+    part = f"It opens{' on ' + opening if opening else ''}, leading to [KEYFRAME1]"
+    parts = [part + _in_view(analysis, keyframes, 0, part)]
     for n in range(1, len(keyframes)):
         start, end = keyframes[n - 1].time, keyframes[n].time
         between = _events(analysis, start, end, limit=1)
         scene = _caption_at(analysis, end)
         new_scene = scene and scene != _caption_at(analysis, start)
-        cut = any(b.kind in SHOT_CHANGE_KINDS and start < b.time <= end for b in analysis.boundaries)
+        cut = _cut_between(analysis, start, end)
         if new_scene and cut:
-            parts.append(f"it cuts to {scene} in [KEYFRAME{n + 1}]")
+            part = f"it cuts to {scene} in [KEYFRAME{n + 1}]"
         elif between:
-            parts.append(f"{', '.join(between)} until [KEYFRAME{n + 1}]")
+            part = f"{', '.join(between)} until [KEYFRAME{n + 1}]"
         elif new_scene:
-            parts.append(f"{scene} in [KEYFRAME{n + 1}]")
+            part = f"{scene} in [KEYFRAME{n + 1}]"
         else:
-            parts.append(f"it continues until [KEYFRAME{n + 1}]")
+            part = f"it continues until [KEYFRAME{n + 1}]"
+        parts.append(part + _in_view(analysis, keyframes, n, part))
     after = _events(analysis, keyframes[-1].time, info.duration, limit=1)
     ending = f"After that {', '.join(after)}, to the end." if after else "It ends soon after."
     return f"{first} {'; then '.join(parts)}. {ending}"
+
+
+def _cut_between(analysis: Analysis, start: float, end: float) -> bool:
+    return any(b.kind in SHOT_CHANGE_KINDS and start < b.time <= end for b in analysis.boundaries)
+
+
+def _in_view(analysis: Analysis, keyframes: list[Keyframe], n: int, words: str) -> str:
+    """" with a cup": the objects in view at keyframe ``n`` that ``words`` (what the text
+    says up to it, from its caption) do not name, and that were not in view at the
+    keyframe before in the same shot already; "" for none."""
+    shown = objects.in_view(analysis, keyframes[n].time)
+    if n > 0 and not _cut_between(analysis, keyframes[n - 1].time, keyframes[n].time):
+        before = set(objects.in_view(analysis, keyframes[n - 1].time))
+        shown = [seen for seen in shown if seen not in before]
+    new = [(label, count) for label, count in shown if not objects.named(words, label)]
+    return f" with {objects_phrase(new)}" if new else ""
 
 
 def with_placeholders(text: str, keyframes: int) -> str:

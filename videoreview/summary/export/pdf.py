@@ -1,6 +1,6 @@
-"""The PDF report of one video: its facts, a summary, the people, the keyframes, the
-boundaries, the reviewer's notes (each with its frame and drawing), a ViSIL comparison of
-summaries and which engine produced what.
+"""The PDF report of one video: its facts, a summary, the people, the objects seen, the
+keyframes, the boundaries, the reviewer's notes (each with its frame and drawing), a ViSIL
+comparison of summaries and which engine produced what.
 
 A4 portrait, made for printing: black text of at least 9 pt on white, thin grey rules,
 the video's file name and the page number in every footer. All text goes through Unicode
@@ -24,11 +24,13 @@ from datetime import datetime
 from pathlib import Path
 
 from ... import smpte
+from ...engines.captions.builtin import objects_phrase
 from ...errors import RecordError
 from ...records import NOTE_TAG_COLOURS, Analysis, Identity, Note, Summary, write_atomic
 from ...timecode import format_time
 from ..builder import keyframe_time
 from ..compare import Comparison
+from ..objects import PERSON, counts_people, in_view, named, seen_objects
 from .fonts import base_fonts, coverage, drawable, fallbacks_for
 from .pdf_document import FAMILY, GAP, MARGIN, SMALL_PT, document_class, fit
 from .pdf_pictures import Pictures, decode_pictures
@@ -42,6 +44,7 @@ LINE = 1.45  # line height as a multiple of the font size
 MAX_PICTURE_ASPECT = 1.0  # portrait pictures are shown no taller than wide
 MAX_CAPTION_CHARS = 300  # a caption under a keyframe; the subtitles export has them whole
 MAX_MISSING_SHOWN = 20
+MAX_SPANS_SHOWN = 6  # of an object's spans on screen in the Objects table
 NOTE_PICTURE_SHARE = 0.5  # of the text width: a note's picture is larger than a keyframe's, to show its drawing
 SWATCH = 2.6  # mm, the side of a note's tag colour square
 
@@ -165,6 +168,7 @@ class _Report:
         if summary is not None:
             self.summary(summary)
         self.people()
+        self.objects()
         self.keyframes()
         self.boundaries()
         self.transcript()
@@ -225,6 +229,28 @@ class _Report:
             text += "\nedited by a reviewer"
         return _Tile(self.pictures.faces.get(identity.id), label, text)
 
+    def objects(self) -> None:
+        """The object detector's labels, as the identities' appearances: how many at once,
+        when and how long on screen. None without object tracks."""
+        tracks = self.analysis.object_tracks
+        if not tracks:
+            return
+        seen = seen_objects(self.analysis)  # "person" left out where the identities say who is there
+        self.heading("Objects")
+        engine = self.analysis.engines.get("objects") or next((t.engine for t in tracks if t.engine), "")
+        note = "At once: the most of a kind on screen together" + (f"; by {engine}." if engine else ".")
+        if not counts_people(self.analysis) and any(t.label == PERSON for t in tracks):
+            note += " People are under People."
+        self.text(note, SMALL_PT)
+        rows = [(s.label, f"{s.count}", self.spans(s.spans), _seconds(s.seconds)) for s in seen]
+        if rows:
+            self.table(("Object", "At once", "Seen", "On screen"), rows, (30, 16, 114, 20),
+                       ("LEFT", "RIGHT", "LEFT", "RIGHT"))
+
+    def spans(self, spans: Sequence[tuple[float, float]]) -> str:
+        shown = ", ".join(f"{self.stamp(a)} – {self.stamp(b)}" for a, b in spans[:MAX_SPANS_SHOWN])
+        return shown + (f" and {len(spans) - MAX_SPANS_SHOWN} more" if len(spans) > MAX_SPANS_SHOWN else "")
+
     def keyframes(self) -> None:
         captions = sorted(self.analysis.captions, key=lambda c: c.time)
         starts = [c.time for c in captions]
@@ -234,6 +260,9 @@ class _Report:
             text = captions[at].text.strip() if at >= 0 else ""
             if len(text) > MAX_CAPTION_CHARS:
                 text = text[:MAX_CAPTION_CHARS].rstrip() + "…"
+            unsaid = [(label, n) for label, n in in_view(self.analysis, k.time) if not named(text, label)]
+            if unsaid:  # what the caption does not say already
+                text = (text + "\n" if text else "") + "In view: " + objects_phrase(unsaid, most=len(unsaid))
             title = self.stamp(k.time) + (" (edited)" if k.edited else "")
             tiles.append(_Tile(self.pictures.frames.get(k.frame), title, text))
         self.grid("Keyframes", tiles, columns=3, aspect=self.aspect(), empty="No keyframes.")
@@ -371,7 +400,8 @@ class _Report:
         groups = [("Frame captions", a.captions), ("Boundaries", a.boundaries),
                   ("Boundary captions", [b.caption for b in a.boundaries if b.caption]),
                   ("Identities", a.identities), ("Keyframes", a.keyframes), ("Summaries", a.summaries),
-                  ("Speech segments", a.transcript), ("On-screen text", a.screen_text)]
+                  ("Speech segments", a.transcript), ("On-screen text", a.screen_text),
+                  ("Object tracks", a.object_tracks)]
         self.table(("Records", "Count", "Produced by", "Edited by a reviewer"),
                    [(what, f"{len(items):,}", *_provenance(items)) for what, items in groups], (3, 1.5, 5, 2.5),
                    ("LEFT", "RIGHT", "LEFT", "RIGHT"))
