@@ -29,6 +29,8 @@ def main() -> None:
     parser.add_argument("--keep", help="make the clips in this folder and keep them")
     parser.add_argument("--engines", nargs="*", default=[], metavar="KEY=NAME",
                         help="engines besides the set's own (e.g. objects=centernet)")
+    parser.add_argument("--poses", action="store_true",
+                        help="also the pose clips (tests/pose_clips.py): a person over a photograph")
     parser.add_argument("--examples", type=int, default=3, help="captions shown per clip")
     parser.add_argument("--sweep", type=float, nargs="+", metavar="SURE",
                         help="score each of these values of the category threshold (subjects.SURE), overall only")
@@ -37,6 +39,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-sense-"))
     from caption_set import CLIPS, ENGINES, make_clip, scored_captions
+    from pose_clips import CLIPS as POSE_CLIPS
     from videoreview.metrics.caption_sense import combine
     from videoreview.pipeline.stages import build_stages
 
@@ -54,13 +57,37 @@ def main() -> None:
         return
     print(f"{'clip':22} {'captions':>8} {'subject':>8} {'known':>6} {'churn':>6} {'max':>4} {'false':>6}")
     scored = []
-    for name in CLIPS:
-        result, captions = scored_captions(*make_clip(folder, name), stages)
+    clips = [(name, *make_clip(folder, name)) for name in CLIPS]
+    clips += [(f"pose {name}", *pose_clip(folder, name)) for name in (POSE_CLIPS if args.poses else ())]
+    for name, path, labels_path in clips:
+        result, captions = scored_captions(path, labels_path, stages)
         scored.append(result)
         print(row(name, result))
         for time, text in captions[:args.examples]:
             print(f"    {time:5.1f}  {text}")
     print(row("overall", combine(scored)))
+
+
+# the photograph behind the figure of each pose clip (tests/pose_clips.py's scenery)
+POSE_PHOTOS = {"walk-run": "china", "stand-walk": "motorcycle", "stand-sit": "coffee", "stand-lie": "rocket",
+               "arms-raised": "astronaut", "stand-bend": "china"}
+
+
+def pose_clip(folder: Path, name: str) -> tuple[Path, Path]:
+    """A pose clip and its labels: the figure is the subject ("person"); what the caption set
+    says of the photograph behind it is also true."""
+    import json
+
+    from caption_set import CLIPS
+    from pose_clips import CLIPS as POSES
+
+    clip = POSES[name](folder)
+    behind = next(shot for shots in CLIPS.values() for shot in shots if shot.photo == POSE_PHOTOS[name])
+    labels = {"shots": [{"start": 0.0, "end": clip.duration + 0.1, "subject": ["person", "people", "figure"],
+                         "also": [*behind.subject, *behind.also]}]}
+    labels_path = folder / f"pose-{name}.labels.json"
+    labels_path.write_text(json.dumps(labels))
+    return clip.path, labels_path
 
 
 def row(name: str, result) -> str:

@@ -51,7 +51,7 @@ def test_the_table_gives_the_stages_their_order_and_defaults_and_takes_new_engin
 
     order = [c.key for c in registry.analysis_capabilities()]
     assert order == ["boundaries", "faces", "objects", "poses", "speech", "screen-text", "captions"]
-    assert DEFAULT_ENGINES == {"boundaries": "builtin", "faces": "blazeface", "objects": "none", "poses": "movenet",
+    assert DEFAULT_ENGINES == {"boundaries": "builtin", "faces": "blazeface", "objects": "nanodet", "poses": "movenet",
                                "speech": "whisper-base", "screen-text": "pp-ocrv6", "captions": "builtin"}
     # A capability left out or turned off has no stage; speakers come with speech and faces.
     assert [s.name for s in build_stages(ENGINES)] == ["boundaries", "faces", "speech", "speakers", "screen-text",

@@ -8,7 +8,7 @@ the CLI and the window all read this table; nothing else lists capabilities.
     faces        faces/protocol.py         blazeface, dlib-hog, dlib-cnn                 -
     speech       speech/protocol.py        whisper-base, whisper-tiny.en, none           a Whisper (CTranslate2)
     screen-text  text/protocol.py          pp-ocrv6, none                                -
-    objects      objects/ (detect)         none, nanodet, centernet                      -
+    objects      objects/ (detect)         nanodet, none, centernet                      -
     poses        objects/movenet.py        movenet, none                                 -
     captions     captions/protocol.py      builtin (measured captions)                   a VLM, server:NAME
     summaries    scoring/protocol.py       builtin (the builder's own text)              a VLM, server:NAME
@@ -203,10 +203,10 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
                 "dlib-hog": Builtin(_dlib("hog"), _DLIB), "dlib-cnn": Builtin(_dlib("cnn"), _DLIB)},
                stage="faces:make_stages", order=20),
     # After boundaries: object tracks never cross a cut. Before captions, which count them.
-    # NanoDet first: Apache-2.0 upstream (CenterNet's states no licence), faster, and it names
-    # the caption set's subjects at least as well (benchmarks/bench_objects.py).
+    # NanoDet by default: Apache-2.0 upstream (CenterNet's states no licence), faster, and as
+    # sure at the stage's thresholds (benchmarks/object_labels.py).
     Capability("objects", "Objects", "objects",
-               {"none": OFF, "nanodet": Builtin(_nanodet, ("onnxruntime",), "onnx"),
+               {"nanodet": Builtin(_nanodet, ("onnxruntime",), "onnx"), "none": OFF,
                 "centernet": Builtin(_centernet, ("onnxruntime",), "onnx")},
                stage="objects:make_stages", order=25),
     # After faces: a body is named by the identity of its face. Its boundaries come before captions.
