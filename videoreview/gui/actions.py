@@ -101,6 +101,7 @@ MENUS: list[tuple[str, list]] = [
         _overlay("Face boxes", "faces", "Alt+3"),
         _overlay("Speech subtitles", "speech", "Alt+4"),
         _overlay("Notes and drawings", "notes", "Alt+5"),
+        _overlay("Object boxes", "objects", "Alt+6"),
         SEPARATOR,
         Row("Zoom timeline in", lambda w: w.timeline.zoom_in(), "Ctrl+="),
         Row("Zoom timeline out", lambda w: w.timeline.zoom_out(), "Ctrl+-"),

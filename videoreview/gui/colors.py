@@ -33,6 +33,17 @@ def identity_color(pid: str) -> QColor:
         hue = zlib.crc32(pid.encode("utf-8")) % 360
     return QColor.fromHsv(hue, 200, 235)
 
+
+# Well separated hues for object labels (a label hashes to one).
+_OBJECT_HUES = (0, 28, 52, 85, 125, 160, 185, 205, 228, 258, 285, 320)
+
+
+def object_color(label: str) -> QColor:
+    """A stable colour for a COCO label ("cup", "car"): the same label, the same colour on
+    the timeline's Objects track and on the video's object boxes, in every run. Less
+    saturated than the identities' colours, so a face box and an object box are told apart."""
+    return QColor.fromHsv(_OBJECT_HUES[zlib.crc32(label.encode("utf-8")) % len(_OBJECT_HUES)], 150, 245)
+
 # A note's tag: the marker colours the editors share (records.NOTE_TAGS), as they show them.
 NOTE_COLORS: dict[str, QColor] = {tag: QColor(hex_colour) for tag, hex_colour in NOTE_TAG_COLOURS.items()}
 

@@ -1,6 +1,7 @@
 """What the video view draws over the picture, each an item of its scene: what is said
-as subtitles, the caption, a flash and a label at each boundary, boxes around the faces,
-and the reviewer's notes (their text while they apply, their drawings on their frame).
+as subtitles, the caption, a flash and a label at each boundary, boxes around the faces
+and around the objects found, and the reviewer's notes (their text while they apply,
+their drawings on their frame).
 
 Each item covers the video and draws its ``content`` (None: nothing) in the video's
 display pixels; sizes are fractions of the video height, so the overlays look the same
@@ -20,6 +21,7 @@ from .colors import EDITED_COLOR, NOTE_COLORS
 from .shapes import paint_shapes
 
 Box = tuple[float, float, float, float]
+MIN_LABEL_PX = 11.0  # object labels' smallest text height on screen
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class OverlayStyle:
     caption_size: float = 1.0  # times the default text height, 4.5 % of the picture's
     caption_position: str = "bottom"  # or "top" (below the boundary label)
     caption_background: float = 0.65  # opacity of the box behind the caption
-    box_width: float = 2.5  # face boxes' line, in screen pixels
+    box_width: float = 2.5  # face boxes' line, in screen pixels (object boxes: a little thinner)
 
     POSITIONS = ("bottom", "top")
 
@@ -54,6 +56,13 @@ class Flash:
 
 @dataclass(frozen=True)
 class FaceShown:
+    label: str
+    box: Box
+    color: QColor
+
+
+@dataclass(frozen=True)
+class ObjectShown:
     label: str
     box: Box
     color: QColor
@@ -257,6 +266,47 @@ class FaceOverlay(Overlay):
             painter.setFont(font)
             painter.setPen(_text_color_on(face.color))
             painter.drawText(tab, Qt.AlignmentFlag.AlignCenter, face.label)
+
+
+class ObjectOverlay(Overlay):
+    """A box per object in its label's colour, the label on a tab inside its top-left
+    corner (a face's tab sits above its box, so a person's face and body stay told apart)."""
+
+    def paint(self, painter, option, widget=None) -> None:
+        objects: tuple[ObjectShown, ...] | None = self.content
+        if not objects:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        # As a face's tab, but never under MIN_LABEL_PX on screen: a video shown smaller
+        # than its size would shrink the labels past reading.
+        scale = painter.worldTransform().m22() or 1.0
+        font = overlay_font(max(self.rect.height() * 0.03, MIN_LABEL_PX / scale), QFont.Weight.DemiBold)
+        metrics = QFontMetricsF(font)
+        line = max(1.0, self.style.box_width * 0.8)
+        for shown in objects:
+            box = QRectF(*shown.box).intersected(self.rect)
+            if box.isEmpty():
+                continue
+            for color, width in ((QColor(0, 0, 0, 110), line + 2.5), (shown.color, line)):
+                pen = QPen(color, width)
+                pen.setCosmetic(True)  # the same on screen at any zoom
+                painter.setPen(pen)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(box)
+            pad = font.pixelSize() * 0.35
+            # Wider than a small box if need be, but not past the picture's right edge.
+            room = max(self.rect.right() - box.left(), box.width()) - 2 * pad
+            text = metrics.elidedText(shown.label, Qt.TextElideMode.ElideRight, room)
+            tab = QRectF(box.left(), box.top(), metrics.horizontalAdvance(text) + 2 * pad,
+                         metrics.height() + pad * 0.4)
+            fill = QColor(shown.color)
+            fill.setAlpha(225)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(fill)
+            painter.drawRect(tab)
+            painter.setFont(font)
+            painter.setPen(_text_color_on(shown.color))
+            painter.drawText(tab, Qt.AlignmentFlag.AlignCenter, text)
 
 
 class NotesOverlay(Overlay):

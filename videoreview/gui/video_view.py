@@ -1,6 +1,6 @@
 """The video picture with the analysis drawn over it (video_overlays.py): what is said as
-subtitles, captions, a flash and a label at each boundary, boxes around the faces, and
-the reviewer's notes.
+subtitles, captions, a flash and a label at each boundary, boxes around the faces and
+around the objects of the object tracks, and the reviewer's notes.
 
 The scene is in the video's display pixels (rotation applied), the coordinates every
 record uses, and the view scales it to fit. Overlays follow ``Player.frameShown``: at each
@@ -12,14 +12,16 @@ item shows.
 
 from __future__ import annotations
 
+import bisect
+
 from PySide6.QtCore import QPoint, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QTransform
 from PySide6.QtMultimediaWidgets import QGraphicsVideoItem
 from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
 
-from ..records import Analysis, FaceDetection, VideoInfo
+from ..records import Analysis, FaceDetection, ObjectDetection, VideoInfo
 from .analysis_index import AnalysisIndex
-from .colors import BOUNDARY_COLORS, identity_color
+from .colors import BOUNDARY_COLORS, identity_color, object_color
 from .drawing_layer import DrawingLayer
 from .labels import identity_label
 from .player import Player
@@ -32,6 +34,8 @@ from .video_overlays import (
     Flash,
     NotesOverlay,
     NotesShown,
+    ObjectOverlay,
+    ObjectShown,
     Overlay,
     OverlayStyle,
     SpeechOverlay,
@@ -39,10 +43,11 @@ from .video_overlays import (
     overlay_font,
 )
 
-OVERLAYS = ("captions", "boundaries", "faces", "speech", "notes")
+OVERLAYS = ("captions", "boundaries", "faces", "speech", "notes", "objects")
 NOTE_SECONDS = 2.0  # how long a note at one frame stays on screen after it
 FLASH_SECONDS = 0.4  # how long a boundary flashes after its frame
 FACE_HOLD_SECONDS = 0.6  # faces are sampled every ~0.5 s: a detection stands until then
+OBJECT_HOLD_SECONDS = 1.0  # objects are sampled once a second: a detection stands until the next sample
 UNASSIGNED_COLOR = QColor("#9aa0a6")
 PLACEHOLDER = "Drop a video here"
 
@@ -50,6 +55,29 @@ PLACEHOLDER = "Drop a video here"
 def face_label(face: FaceDetection, names: dict[str, str]) -> str:
     """The tab over a face box: its identity's label, "?" for a face of no identity."""
     return "?" if face.identity is None else identity_label(face.identity, names.get(face.identity))
+
+
+class ObjectSamples:
+    """The detections of an Analysis's object tracks (``track`` != -1) grouped by the
+    time they were sampled at, in time order."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        by_time: dict[float, list[ObjectDetection]] = {}
+        for detection in analysis.objects:
+            if detection.track != -1:
+                by_time.setdefault(detection.time, []).append(detection)
+        self.times = sorted(by_time)
+        self.groups = [by_time[t] for t in self.times]
+
+    def at(self, t: float, slack: float, hold: float, shot_changes: list[float]) -> list[ObjectDetection]:
+        """The detections of the latest sample up to ``t``, for ``hold`` seconds after it
+        and not past a cut (as faces: ``AnalysisIndex.faces_at``)."""
+        i = bisect.bisect_right(self.times, t + slack) - 1
+        if i < 0 or t - self.times[i] >= hold - slack:
+            return []
+        j = bisect.bisect_right(shot_changes, self.times[i] + slack)
+        return [] if j < len(shot_changes) and shot_changes[j] <= t + slack else self.groups[i]
 
 
 class VideoView(QGraphicsView):
@@ -78,6 +106,7 @@ class VideoView(QGraphicsView):
             "captions": CaptionOverlay(3),
             "speech": SpeechOverlay(4),
             "notes": NotesOverlay(5),
+            "objects": ObjectOverlay(0.9),  # under the faces
         }
         for item in self._overlays.values():
             self.scene().addItem(item)
@@ -85,6 +114,7 @@ class VideoView(QGraphicsView):
         self.scene().addItem(self.drawing)
         self._wanted = {name: True for name in OVERLAYS}
         self._index: AnalysisIndex | None = None
+        self._objects: ObjectSamples | None = None
         self._set_video_size(1280, 720)
 
         self.setBackgroundBrush(QColor("black"))
@@ -112,6 +142,10 @@ class VideoView(QGraphicsView):
     def set_analysis(self, analysis: Analysis | None) -> None:
         """Overlays from ``analysis`` (may be partial; call again as stages finish)."""
         self._index = AnalysisIndex.of(analysis) if analysis is not None else None
+        if analysis is None:
+            self._objects = None
+        elif self._objects is None or self._objects.analysis is not analysis:
+            self._objects = ObjectSamples(analysis)
         self._refresh()
 
     def set_style(self, style: OverlayStyle) -> None:
@@ -154,6 +188,12 @@ class VideoView(QGraphicsView):
             "notes": [text for text, _, _ in notes.labels] if notes else [],
             "drawing": list(notes.drawings) if notes else [],
         }
+
+    def object_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
+        """The object boxes drawn now, as [(label, (x, y, w, h)), ...] ([] when hidden)."""
+        item = self._overlays["objects"]
+        shown: tuple[ObjectShown, ...] = (item.content if item.isVisible() else None) or ()
+        return [(o.label, o.box) for o in shown]
 
     def face_at(self, pos: QPoint) -> FaceDetection | None:
         """The face whose box is drawn under ``pos`` (view coordinates), if any."""
@@ -246,6 +286,9 @@ class VideoView(QGraphicsView):
             for face in self._shown_faces
         )
         self._overlays["faces"].set_content(faces or None)
+        found = self._objects.at(t, slack, OBJECT_HOLD_SECONDS, index.shot_changes) if self._objects else []
+        objects = tuple(ObjectShown(o.label, tuple(o.box), object_color(o.label)) for o in found)
+        self._overlays["objects"].set_content(objects or None)
         notes = index.notes_at(t, slack, NOTE_SECONDS)
         self._overlays["notes"].set_content(NotesShown.of(notes, index.drawings_on(self.player.current_frame())))
 

@@ -1,5 +1,6 @@
-"""The timeline: a time ruler, a thumbnail strip, boundaries, captions, one lane per
-identity and keyframes of one Analysis, stacked like the tracks of a video editor.
+"""The timeline: a time ruler, a thumbnail strip, notes, boundaries, captions, speech,
+on-screen text, the objects found, one lane per identity and keyframes of one Analysis,
+stacked like the tracks of a video editor.
 
 The Analysis comes as sorted arrays (gui/analysis_index.py, shared with the video view);
 tracks/ holds the tracks (one class each, listed in TRACKS), view.py the widget that

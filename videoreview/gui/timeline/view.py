@@ -45,7 +45,7 @@ class Timeline(QWidget):
     coordinates, the tracks starting right of a fixed header column."""
 
     seekRequested = Signal(float)
-    selected = Signal(str, object)  # kind ("caption", "boundary", "identity", "keyframe"), key
+    selected = Signal(str, object)  # kind ("caption", "boundary", "identity", "keyframe", "object", ...), key
     boundaryDragged = Signal(int, float)  # old frame, new time (snapped to a frame)
     zoomChanged = Signal(float)  # pixels per second
     thumbnailsWanted = Signal(list)  # frames the strip and keyframe track now show
@@ -439,7 +439,7 @@ class Timeline(QWidget):
         if self.model is None or pos.x() < HEADER_W:
             return None
         track = self._track_at(pos.y())
-        hit = track.hit(self, self.time_at(pos.x())) if track is not None else None
+        hit = track.hit_at(self, self.time_at(pos.x()), pos.y()) if track is not None else None
         return (track, hit) if hit is not None else None
 
     def _click_header(self, pos: QPointF) -> None:

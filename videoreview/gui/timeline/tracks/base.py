@@ -20,11 +20,12 @@ MARKER_HIT_PX = 5  # how near a boundary marker a click must be to grab it
 
 @dataclass
 class Hit:
-    kind: str  # as Timeline.selected gives it: "caption", "boundary", "identity", "keyframe", "speech", "text"
+    # As Timeline.selected gives it: "caption", "boundary", "identity", "keyframe", "speech", "text", "object".
+    kind: str
     key: object
     time: float  # where clicking it seeks to
     index: int  # into the model's sorted items (lanes for identities)
-    end: float = 0.0  # identities: end of the appearance
+    end: float = 0.0  # identities: end of the appearance; objects: of the object track
 
 
 class Track:
@@ -52,6 +53,11 @@ class Track:
 
     def hit(self, view, t: float) -> Hit | None:
         return None
+
+    def hit_at(self, view, t: float, y: float) -> Hit | None:
+        """What a click at time ``t`` and height ``y`` (widget coordinates) hits: for a
+        track of several lanes; the others go by the time alone (``hit``)."""
+        return self.hit(view, t)
 
     def tooltip(self, view, hit: Hit) -> str:
         return ""

@@ -1,0 +1,249 @@
+"""The objects found in a video, in the window: the timeline's Objects track (one bar per
+object track, in lanes) and the video's object boxes (the detections of the sample shown,
+toggled like the other overlays). Analyses are built by hand."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QColor  # noqa: E402
+
+import videos as V  # noqa: E402
+from helpers import main_window, rgb  # noqa: E402
+from videoreview.gui.colors import object_color  # noqa: E402
+from videoreview.gui.timeline import Timeline  # noqa: E402
+from videoreview.gui.timeline.tracks.objects import LANE_H, MAX_LANES, PAD, Packed  # noqa: E402
+from videoreview.gui.video_view import VideoView  # noqa: E402
+from videoreview.gui.window_settings import window_settings  # noqa: E402
+from videoreview.records import Analysis, Boundary, ObjectDetection, ObjectTrack, VideoInfo  # noqa: E402
+
+FPS = 25.0
+WAIT_MS = 5000
+
+# id, label, start, end: the cup and the car overlap (two lanes); the dog starts after the cup ends.
+TRACKS = [(0, "cup", 2.0, 10.0), (1, "car", 5.0, 20.0), (2, "dog", 12.0, 18.0), (3, "car", 30.0, 41.0)]
+LANES = {0: 0, 1: 1, 2: 0, 3: 0}
+
+
+def object_tracks(spans=TRACKS) -> tuple[ObjectTrack, ...]:
+    return tuple(ObjectTrack(tid, label, start, end, 0.55 + 0.1 * tid, round(end - start)) for tid, label, start, end
+                 in spans)
+
+
+def timeline_analysis(tracks=TRACKS, duration=60.0) -> Analysis:
+    video = VideoInfo(path="/videos/objects.mp4", duration=duration, fps=FPS, frame_count=round(duration * FPS),
+                      width=1280, height=720)
+    return Analysis(video=video, content_hash="objects", object_tracks=object_tracks(tracks) if tracks else ())
+
+
+@pytest.fixture
+def timeline(qtbot):
+    widget = Timeline()
+    qtbot.addWidget(widget)
+    widget.resize(1000, 320)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def lane_y(timeline: Timeline, lane: int, at: float = 0.5) -> int:
+    """A height in ``lane`` of the Objects track (``at``: 0 its top, 1 its bottom)."""
+    return timeline.track_rect("objects").top() + PAD + lane * LANE_H + round(at * (LANE_H - 1))
+
+
+def close_to(pixel, color: QColor, tolerance: int = 14) -> bool:
+    return bool(np.abs(pixel.astype(int) - [color.red(), color.green(), color.blue()]).max() <= tolerance)
+
+
+# ---------------------------------------------------------------------------- the track
+
+
+def test_a_bar_per_object_track_over_its_span(timeline):
+    timeline.set_analysis(timeline_analysis())
+    names = timeline.track_names()
+    assert "objects" in names and names.index("captions") < names.index("objects") < names.index("keyframes")
+    assert timeline.track_rect("objects").height() == 2 * LANE_H + 2 * PAD  # two lanes: the cup and car overlap
+    for tid, label, start, end in TRACKS:
+        y = lane_y(timeline, LANES[tid])
+        for t in (start + 0.1, (start + end) / 2, end - 0.1):
+            assert timeline.item_at(QPointF(timeline.x_of(t), y)) == ("object", tid), (label, t)
+        for t in (start - 0.5, end + 0.5):  # past its ends: not this bar
+            assert timeline.item_at(QPointF(timeline.x_of(t), y)) != ("object", tid), (label, t)
+        other_lane = lane_y(timeline, 1 - LANES[tid])
+        assert timeline.item_at(QPointF(timeline.x_of((start + end) / 2), other_lane)) != ("object", tid)
+
+    image = rgb(timeline.grab().toImage())
+    for tid, label, start, end in TRACKS:
+        top = lane_y(timeline, LANES[tid], 0.15)  # above the label's letters
+        x0, x1 = int(timeline.x_of(start)), int(timeline.x_of(end))
+        row = image[top]
+        assert close_to(row[x0], object_color(label)), label  # the bar's left edge, in its label's colour
+        fill = row[x1 - 3]
+        assert not close_to(fill, QColor(*row[x0 - 3])), label  # the bar is there up to its end ...
+        assert close_to(row[x1 + 3], QColor(*row[x0 - 3]), 4), label  # ... and not after it
+        assert np.array_equal(row[(x0 + x1) // 2], fill), label  # one fill from end to end
+    # The label is written at the start of each bar (dark letters on the light fill).
+    cup_x0 = int(timeline.x_of(2.0))
+    band = image[lane_y(timeline, 0, 0.2):lane_y(timeline, 0, 0.8), cup_x0 + 4:cup_x0 + 30]
+    assert (band.max(axis=2) < 100).sum() > 10
+    quiet = image[lane_y(timeline, 0, 0.2):lane_y(timeline, 0, 0.8), cup_x0 + 60:cup_x0 + 86]
+    assert (quiet.max(axis=2) < 100).sum() == 0  # the rest of the bar: no letters
+
+
+def test_tooltip_and_click(qtbot, timeline):
+    timeline.set_analysis(timeline_analysis())
+    pos = QPointF(timeline.x_of(6.0), lane_y(timeline, 1))
+    tip = timeline.tooltip_at(pos)
+    assert tip.startswith("car: 00:05.00 – 00:20.00") and "mean score 0.65" in tip
+    assert "cup: 00:02.00 – 00:10.00" in timeline.tooltip_at(QPointF(timeline.x_of(6.0), lane_y(timeline, 0)))
+    assert timeline.tooltip_at(QPointF(timeline.x_of(25.0), lane_y(timeline, 0))) == ""
+
+    seeks, selections = [], []
+    timeline.seekRequested.connect(seeks.append)
+    timeline.selected.connect(lambda kind, key: selections.append((kind, key)))
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=pos.toPoint())
+    assert seeks == [5.0] and selections == [("object", 1)]  # to the start of the car's track
+    assert timeline.selection() == ("object", 1)
+
+
+def test_hidden_without_object_tracks(timeline):
+    timeline.set_analysis(timeline_analysis(tracks=()))
+    assert "objects" not in timeline.track_names() and timeline.track_rect("objects").isNull()
+    without = timeline.minimumSizeHint().height()
+    timeline.set_analysis(timeline_analysis())
+    assert timeline.minimumSizeHint().height() == without + 2 * LANE_H + 2 * PAD
+
+
+def test_lanes_stop_at_the_most_the_track_shows():
+    """As many lanes as tracks overlap, up to MAX_LANES; past that a track shares the lane
+    that frees soonest."""
+    spans = [(k, "person", float(k), 30.0 + k) for k in range(MAX_LANES + 2)] + [(99, "cup", 40.0, 45.0)]
+    packed = Packed.of(object_tracks(spans))
+    assert packed.lane_count == MAX_LANES
+    assert packed.lanes.tolist() == [*range(MAX_LANES), 0, 1, 0]
+    assert Packed.of(object_tracks([(0, "cup", 0.0, 5.0), (1, "cup", 5.0, 9.0)])).lane_count == 1  # touching
+
+
+# ----------------------------------------------------------------------- the boxes
+
+CUP = (20.0, 30.0, 80.0, 60.0)
+CAR = (180.0, 80.0, 100.0, 70.0)
+CAR_LATER = (190.0, 80.0, 100.0, 70.0)
+STRAY = (120.0, 120.0, 30.0, 30.0)  # a detection in no track: never drawn
+
+
+def boxes_analysis(video: V.SyntheticVideo) -> Analysis:
+    width, height = video.size
+    info = VideoInfo(str(video.path), video.duration, video.fps, video.frame_count, width, height)
+    detections = (ObjectDetection(1.0, 25, "cup", CUP, 0.6, 0), ObjectDetection(1.0, 25, "car", CAR, 0.7, 1),
+                  ObjectDetection(1.0, 25, "bird", STRAY, 0.3, -1), ObjectDetection(2.0, 50, "car", CAR_LATER, 0.7, 1),
+                  ObjectDetection(3.4, 85, "cup", CUP, 0.6, 2))
+    return Analysis(info, boundaries=(Boundary(3.6, 90, "cut", 0.9),), objects=detections,
+                    object_tracks=(ObjectTrack(0, "cup", 1.0, 2.0, 0.6, 1), ObjectTrack(1, "car", 1.0, 3.0, 0.7, 2),
+                                   ObjectTrack(2, "cup", 3.4, 3.6, 0.6, 1)))
+
+
+BOXES = {  # frame: the boxes drawn
+    0: [],  # before the first sample
+    24: [],
+    25: [("cup", CUP), ("car", CAR)],
+    49: [("cup", CUP), ("car", CAR)],  # 0.96 s after the sample: still standing
+    50: [("car", CAR_LATER)],  # the next sample: the cup is gone
+    74: [("car", CAR_LATER)],
+    75: [],  # a second after the last sample with the car
+    85: [("cup", CUP)],
+    89: [("cup", CUP)],
+    90: [],  # the cut: nothing from before it
+    99: [],
+}
+
+
+def open_video(qtbot, view: VideoView, video: V.SyntheticVideo) -> None:
+    width, height = video.size
+    with qtbot.waitSignal(view.player.durationKnown, timeout=WAIT_MS):
+        view.player.open(str(video.path), VideoInfo(str(video.path), video.duration, video.fps, video.frame_count,
+                                                    width, height))
+    qtbot.waitUntil(lambda: view.player.current_frame() == 0, timeout=WAIT_MS)
+
+
+def show(qtbot, view: VideoView, frame: int) -> None:
+    view.player.seek_frame(frame)
+    qtbot.waitUntil(lambda: view.player.current_frame() == frame, timeout=WAIT_MS)
+
+
+def edge_colour_near(image, view: VideoView, point: QPointF, color: QColor, radius: int = 3) -> bool:
+    pixels = rgb(image)
+    at = view.mapFromScene(point)
+    patch = pixels[at.y() - radius:at.y() + radius + 1, at.x() - radius:at.x() + radius + 1].astype(int)
+    return bool((np.abs(patch - [color.red(), color.green(), color.blue()]).max(axis=2) <= 12).any())
+
+
+def test_boxes_follow_the_samples(qtbot, view, index_video):
+    open_video(qtbot, view, index_video)
+    view.set_analysis(boxes_analysis(index_video))
+    for frame in (0, 25, 49, 50, 24, 74, 75, 85, 89, 90, 99, 25):
+        show(qtbot, view, frame)
+        assert view.object_boxes() == BOXES[frame], frame
+
+
+def test_boxes_are_drawn_and_toggled(qtbot, view, index_video):
+    open_video(qtbot, view, index_video)
+    view.set_analysis(boxes_analysis(index_video))
+    x, y, w, h = CAR
+    left_edge, bottom_edge, inside = QPointF(x, y + h * 0.6), QPointF(x + w / 2, y + h), QPointF(x + w / 2, y + h / 2)
+    car = object_color("car")
+
+    show(qtbot, view, 30)
+    qtbot.wait(50)
+    image = view.grab().toImage()
+    assert edge_colour_near(image, view, left_edge, car) and edge_colour_near(image, view, bottom_edge, car)
+    assert not edge_colour_near(image, view, inside, car)  # outlined, not filled
+    assert edge_colour_near(image, view, QPointF(CUP[0], CUP[1] + CUP[3] * 0.6), object_color("cup"))
+    assert not edge_colour_near(image, view, QPointF(STRAY[0], STRAY[1] + 15), object_color("bird"))
+
+    view.set_overlay_visible("objects", False)
+    assert not view.overlay_visible("objects") and view.object_boxes() == []
+    show(qtbot, view, 31)  # stays hidden while frames change
+    qtbot.wait(50)
+    assert view.object_boxes() == []
+    assert not edge_colour_near(view.grab().toImage(), view, left_edge, car)
+    view.set_overlay_visible("objects", True)
+    assert view.object_boxes() == BOXES[25]
+
+    show(qtbot, view, 80)  # no detection then
+    qtbot.wait(50)
+    assert view.object_boxes() == []
+    assert not edge_colour_near(view.grab().toImage(), view, left_edge, car)
+    view.set_analysis(None)
+    assert view.object_boxes() == []
+
+
+# ----------------------------------------------------------------------- the toggle
+
+
+def test_object_boxes_toggle_in_the_view_menu(qtbot, home):
+    with main_window(qtbot) as window:
+        action = window.overlay_actions["objects"]
+        assert action.text() == "Object boxes" and action.shortcut().toString() == "Alt+6" and action.isChecked()
+        assert window.view.overlay_visible("objects")
+        action.setChecked(False)
+        assert not window.view.overlay_visible("objects")
+        assert window_settings().value("overlay/objects", type=bool) is False
+    with main_window(qtbot) as again:  # remembered
+        assert not again.overlay_actions["objects"].isChecked() and not again.view.overlay_visible("objects")
+        again.overlay_actions["objects"].setChecked(True)
+        assert again.view.overlay_visible("objects")
+
+
+def test_lane_hits_need_the_lane(timeline):
+    """A click between lanes or under the last one hits nothing."""
+    timeline.set_analysis(timeline_analysis())
+    rect = timeline.track_rect("objects")
+    x = timeline.x_of(6.0)
+    assert timeline.item_at(QPoint(round(x), rect.top() + 1)) is None  # the padding above the first lane
+    assert timeline.item_at(QPoint(round(x), rect.bottom() - 1)) is None  # and below the last
