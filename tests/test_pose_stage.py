@@ -81,6 +81,7 @@ def test_captions_say_what_people_do():
         "P1 (left) and P2 (right, sitting) in a wide shot"
     assert unnamed_people(["standing", "running", "standing"]) == "three people: two standing and one running"
     assert unnamed_people(["sitting", "sitting"]) == "two people sitting"
+    assert unnamed_people(["walking"], seen=6) == "six people, one walking"  # the detector saw more
 
 
 @pytest.mark.models

@@ -197,16 +197,19 @@ def doing_phrase(status: str) -> str:
     return "with arms raised" if status == "arms raised" else status
 
 
-def unnamed_people(doing: Sequence[str]) -> str:
-    """"a person walking", "two people sitting", "three people: two standing and one running"."""
+def unnamed_people(doing: Sequence[str], seen: int = 0) -> str:
+    """"a person walking", "two people sitting", "three people: two standing and one running";
+    where more people are ``seen`` (by the object detector) than bodies whose status is known,
+    "six people, one walking"."""
+    counts = sorted(Counter(map(doing_phrase, doing)).items(), key=lambda sc: (-sc[1], sc[0]))
+    parts = [f"{_NUMBERS[n] if n < len(_NUMBERS) else n} {status}" for status, n in counts]
+    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    if seen > len(doing):
+        return f"{count(seen, 'person', 'people')}, {listed}"
     if len(doing) == 1:
         return f"a person {doing_phrase(doing[0])}"
-    counts = sorted(Counter(map(doing_phrase, doing)).items(), key=lambda sc: (-sc[1], sc[0]))
     people = count(len(doing), "person", "people")
-    if len(counts) == 1:
-        return f"{people} {counts[0][0]}"
-    parts = [f"{_NUMBERS[n] if n < len(_NUMBERS) else n} {status}" for status, n in counts]
-    return f"{people}: {', '.join(parts[:-1])} and {parts[-1]}"
+    return f"{people} {counts[0][0]}" if len(counts) == 1 else f"{people}: {listed}"
 
 
 @dataclass(frozen=True)
@@ -247,7 +250,8 @@ class State:
                      for pid, side in self.people]
             people = f"{', '.join(names[:-1])} and {names[-1]} {view[self.view]}"
         elif unnamed:  # bodies whose faces are not known: what they do
-            people = unnamed_people(unnamed) + (f" {view[self.view]}" if self.view else "")
+            seen = sum(n for label, n in self.objects if label == "person")
+            people = unnamed_people(unnamed, seen) + (f" {view[self.view]}" if self.view else "")
         elif self.unknown_faces:
             people = f"{count(self.unknown_faces, 'unrecognised face', 'unrecognised faces')} {view[self.view]}"
         else:  # people whose faces are not seen: the object detector's persons
