@@ -138,7 +138,8 @@ def main() -> None:
         for shots, result, cuts, duration in kept:
             _, tracks = stage.object_tracks(result["samples"], cuts, 1.0 / result["sample_rate"], duration)
             totals = [a + b for a, b in zip(totals, counts(said_per_shot(tracks, shots), shots))]
-        print(f"SURE {sure} MIN_DETECTIONS {least} SURE_PERSON {stage.SURE_PERSON}: precision {share(totals[0], totals[1])}, "
+        print(f"SURE {sure} MIN_DETECTIONS {least} SURE_PERSON {stage.SURE_PERSON}: "
+              f"precision {share(totals[0], totals[1])}, "
               f"recall {share(totals[2], totals[3])}")
 
 

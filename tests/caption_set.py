@@ -18,8 +18,8 @@ from videos import encode_frames
 
 SIZE, FPS = (640, 360), 25
 # The engines the set is analysed with: the builtin defaults but speech (the clips are silent).
-ENGINES = {"boundaries": "builtin", "faces": "blazeface", "objects": "nanodet", "poses": "movenet", "screen-text": "pp-ocrv6",
-           "captions": "builtin"}
+ENGINES = {"boundaries": "builtin", "faces": "blazeface", "objects": "nanodet", "poses": "movenet",
+           "screen-text": "pp-ocrv6", "captions": "builtin"}
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ def test_an_object_is_one_track_through_a_shot_and_a_cut_ends_it():
     samples = [sample(0.0, 0, cup), sample(1.0, 25, moved), sample(2.0, 50),  # missed once: same track
                sample(3.0, 75, moved), sample(4.0, 100, moved), sample(5.0, 125, moved)]
     detections, tracks = object_tracks(samples, cuts=[90], step=1.0, duration=6.0, engine="centernet@1")
-    assert [(t.label, t.start, t.end, t.detections) for t in tracks] == [("cup", 0.0, 3.6, 3), ("cup", 4.0, 6.0, 2)]  # it ends at the cut
+    # the first ends at the cut
+    assert [(t.label, t.start, t.end, t.detections) for t in tracks] == [("cup", 0.0, 3.6, 3), ("cup", 4.0, 6.0, 2)]
     assert [d.track for d in detections] == [0, 0, 0, 1, 1]
     assert tracks[0].score == pytest.approx((0.8 + 0.7 + 0.7) / 3, abs=1e-3) and tracks[0].engine == "centernet@1"
 
