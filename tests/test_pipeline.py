@@ -55,7 +55,7 @@ def test_one_decoding_pass_gives_each_stage_what_it_reads_alone(cuts, cache):
     result is the one its own pass gives, and the file is opened once."""
     stages = build_stages(DEFAULT_ENGINES)
     readers = [stage for stage in stages if hasattr(stage, "reader")]
-    assert {stage.name for stage in readers} == {"boundaries", "faces", "poses", "screen-text", "captions"}
+    assert {stage.name for stage in readers} == {"boundaries", "faces", "objects", "poses", "screen-text", "captions"}
     opened = []
     def counted(*args, **kwargs):
         opened.append(1)

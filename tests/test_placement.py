@@ -98,8 +98,8 @@ def test_models_device_says_where_each_stage_runs(home):
 
     out = run("models", "device").stdout.splitlines()
     assert [line for line in out if line.startswith("runs on: ")] == [
-        "runs on: boundaries cpu", "runs on: faces cpu", "runs on: speech cpu", "runs on: screen-text cpu",
-        "runs on: captions cpu"]
+        "runs on: boundaries cpu", "runs on: faces cpu", "runs on: objects cpu", "runs on: poses cpu",
+        "runs on: speech cpu", "runs on: screen-text cpu", "runs on: captions cpu"]
 
 
 @pytest.mark.models
