@@ -68,11 +68,6 @@ def main() -> None:
     print(row("overall", combine(scored)))
 
 
-# the photograph behind the figure of each pose clip (tests/pose_clips.py's scenery)
-POSE_PHOTOS = {"walk-run": "china", "stand-walk": "motorcycle", "stand-sit": "coffee", "stand-lie": "rocket",
-               "arms-raised": "astronaut", "stand-bend": "china"}
-
-
 def pose_clip(folder: Path, name: str) -> tuple[Path, Path]:
     """A pose clip and its labels: the figure is the subject ("person"); what the caption set
     says of the photograph behind it is also true."""
@@ -80,9 +75,10 @@ def pose_clip(folder: Path, name: str) -> tuple[Path, Path]:
 
     from caption_set import CLIPS
     from pose_clips import CLIPS as POSES
+    from pose_clips import PHOTOS
 
     clip = POSES[name](folder)
-    behind = next(shot for shots in CLIPS.values() for shot in shots if shot.photo == POSE_PHOTOS[name])
+    behind = next(shot for shots in CLIPS.values() for shot in shots if shot.photo == PHOTOS[name])
     labels = {"shots": [{"start": 0.0, "end": clip.duration + 0.1, "subject": ["person", "people", "figure"],
                          "also": [*behind.subject, *behind.also]}]}
     labels_path = folder / f"pose-{name}.labels.json"

@@ -7,7 +7,7 @@ counted once per shot.
 Clips: the caption evaluation set (tests/caption_set.py: photographs filmed by a virtual
 camera; a shot's subject words that are COCO labels are its wanted labels, its other words
 also right), the pose clips (tests/pose_clips.py: a drawn figure over a photograph; the
-figure is a "person", the photograph's things are in REAL below) and, with ``--real DIR``,
+figure is a "person", the caption set's labels of the photograph also right) and, with ``--real DIR``,
 the real footage of scripts/fetch-real-clips (REAL: labels written by looking at the frames).
 Each is analysed with boundaries and objects (a stage cache in a temporary home); a shot
 is a span of the hand labels.
@@ -50,10 +50,6 @@ REAL = {
     "bigbuckbunny.mp4": [(0, 5.3, (), ())],  # a cartoon rabbit: no COCO class
     "tree.avi": [(0, 30, (), ())],
 }
-# The pose clips' backgrounds (tests/pose_clips.py): besides the figure, what is in them.
-POSE_RIGHT = {"stand-walk": ("motorcycle",), "stand-sit": ("cup", "dining table")}
-
-
 def caption_set_clips(folder: Path):
     from caption_set import CLIPS, make_clip
     from videoreview.engines.objects.decode import COCO_LABELS
@@ -66,11 +62,17 @@ def caption_set_clips(folder: Path):
 
 
 def pose_clips(folder: Path):
-    from pose_clips import CLIPS
+    """The pose clips: the figure is the wanted "person"; what the caption set says is in the
+    photograph behind it is also right."""
+    from caption_set import CLIPS as CAPTION_CLIPS
+    from pose_clips import CLIPS, PHOTOS
+    from videoreview.engines.objects.decode import COCO_LABELS
 
     for name, make in CLIPS.items():
         clip = make(folder)
-        yield f"pose {name}", clip.path, [(0.0, clip.duration + 0.1, ("person",), POSE_RIGHT.get(name, ()))]
+        behind = next(s for shots in CAPTION_CLIPS.values() for s in shots if s.photo == PHOTOS[name])
+        right = tuple(c for c in COCO_LABELS if c in behind.subject + behind.also and c != "person")
+        yield f"pose {name}", clip.path, [(0.0, clip.duration + 0.1, ("person",), right)]
 
 
 def real_clips(folder: Path):

@@ -661,6 +661,10 @@ def make_stand_bend(directory: Path) -> PoseClip:
                          x=SIZE[0] / 2 / 190, seed=5)
 
 
+# The photograph behind the figure in each clip (``scenery``): what else a caption may say is there.
+PHOTOS = {"walk-run": "china", "stand-walk": "motorcycle", "stand-sit": "coffee", "stand-lie": "rocket",
+          "arms-raised": "astronaut", "stand-bend": "china"}
+
 CLIPS: dict[str, Callable[[Path], PoseClip]] = {
     "walk-run": make_walk_run,
     "stand-walk": make_stand_walk,

@@ -33,7 +33,7 @@ GAP = 1  # samples an object may be missed in and stay the same track
 DUPLICATE = 0.7  # boxes overlapping this much in one sample are one thing (one_per_thing)
 # Measured by benchmarks/object_labels.py (39 clips: the caption set, the pose clips, real
 # footage; labels once per shot against hand-written ones), NanoDet at one sample a second:
-# a mean score of 0.4 said 43 labels, 67 % right, recall 62 %; 0.55 said 22, 95 % right,
+# a mean score of 0.4 said 43 labels, 72 % right, recall 62 %; 0.55 said 22, 95 % right,
 # recall 53 %. People are kept from 0.4: the person labels this adds on the set (2 shots
 # of 34 wanted) were right; other labels under 0.55 were mostly wrong (a dog on a cat, a
 # bowl on coins, a cake on a box).
