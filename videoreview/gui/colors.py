@@ -44,13 +44,38 @@ def object_color(label: str) -> QColor:
     saturated than the identities' colours, so a face box and an object box are told apart."""
     return QColor.fromHsv(_OBJECT_HUES[zlib.crc32(label.encode("utf-8")) % len(_OBJECT_HUES)], 150, 245)
 
+
+# What a person does (records.PERSON_STATUSES), on the timeline's People track: still
+# postures in cool hues, movement in warm ones, so a walk or a run stands out.
+STATUS_COLORS: dict[str, QColor] = {
+    "standing": QColor("#6f9fd8"),  # blue
+    "sitting": QColor("#4fb89a"),  # teal
+    "lying": QColor("#8f7fd6"),  # lavender
+    "bending": QColor("#b7a14a"),  # olive
+    "arms raised": QColor("#d66fb4"),  # pink
+    "walking": QColor("#e8923a"),  # orange
+    "running": QColor("#e0503f"),  # red
+}
+UNKNOWN_STATUS_COLOR = QColor("#8a8f96")  # a status this version does not know
+
+
+def status_color(status: str) -> QColor:
+    """The colour of a person's status, the same on every track and page."""
+    return STATUS_COLORS.get(status, UNKNOWN_STATUS_COLOR)
+
+
 # A note's tag: the marker colours the editors share (records.NOTE_TAGS), as they show them.
 NOTE_COLORS: dict[str, QColor] = {tag: QColor(hex_colour) for tag, hex_colour in NOTE_TAG_COLOURS.items()}
+
+
+def swatch(color: QColor) -> QIcon:
+    """A small square of ``color``, for a list's rows."""
+    pixmap = QPixmap(12, 12)
+    pixmap.fill(color)
+    return QIcon(pixmap)
 
 
 def tag_icon(tag: str) -> QIcon:
     """A swatch of a note's tag colour, as its marker shows on the timeline (grey for a
     tag this version does not know)."""
-    pixmap = QPixmap(12, 12)
-    pixmap.fill(NOTE_COLORS.get(tag, QColor("#888888")))
-    return QIcon(pixmap)
+    return swatch(NOTE_COLORS.get(tag, QColor("#888888")))

@@ -1,5 +1,6 @@
 """The Details panel: what the reviewer selected on the timeline (a caption, a boundary,
-an identity, what is said, a keyframe, on-screen text), with its edit controls."""
+an identity, what is said, a keyframe, on-screen text, an object track, what a person
+does), with its edit controls."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ from PySide6.QtWidgets import (
 from ..pipeline import edits
 from ..records import BOUNDARY_KINDS, Analysis
 from ..timecode import timecode
-from .colors import EDITED_COLOR
+from .colors import EDITED_COLOR, status_color, swatch
 from .labels import identity_label
+
+PROMPT = "Select a caption, boundary, identity, speech, object or person on the timeline."
 
 
 class DetailsPanel(QWidget):
@@ -39,7 +42,7 @@ class DetailsPanel(QWidget):
         self.analysis: Analysis | None = None
         self.kind: str | None = None
         self.key = None
-        self.title = QLabel("Select a caption, boundary, identity or speech on the timeline.")
+        self.title = QLabel(PROMPT)
         self.title.setWordWrap(True)
         self.badge = QLabel("edited")
         self.badge.setStyleSheet(f"color: white; background: {EDITED_COLOR.name()}; border-radius: 3px; "
@@ -54,6 +57,7 @@ class DetailsPanel(QWidget):
         self.pages.addWidget(self._boundary_page())
         self.pages.addWidget(self._identity_page())
         self.pages.addWidget(self._speech_page())
+        self.pages.addWidget(self._person_page())
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
         head.addWidget(self.badge)
@@ -164,6 +168,19 @@ class DetailsPanel(QWidget):
         layout.addLayout(form)
         return page
 
+    def _person_page(self) -> QWidget:
+        page = QWidget()
+        self.statuses = QListWidget()
+        self.statuses.setMaximumHeight(140)
+        self.statuses.setToolTip("What this person does, span by span")
+        # A row picked here selects its span, on the timeline too.
+        self.statuses.itemClicked.connect(lambda item: self.selectRequested.emit("person", item.data(Qt.UserRole)))
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("Statuses"))
+        layout.addWidget(self.statuses)
+        return page
+
     # -- edits ----------------------------------------------------------------------------
     def _edit(self, text: str, edit, *args) -> None:
         self.editRequested.emit(text, lambda analysis: edit(analysis, *args))
@@ -198,7 +215,7 @@ class DetailsPanel(QWidget):
         record = self.record(kind, key)
         if record is None:
             self.kind = self.key = None
-            self.title.setText("Select a caption, boundary, identity or speech on the timeline.")
+            self.title.setText(PROMPT)
             self.info.clear()
             self.badge.hide()
             self.pages.setCurrentIndex(0)
@@ -212,10 +229,16 @@ class DetailsPanel(QWidget):
         if kind == "text":  # on-screen text: by its place in the list
             spans = self.analysis.screen_text
             return spans[key] if isinstance(key, int) and 0 <= key < len(spans) else None
+        if kind == "person":  # the person track by its id; the key's second half is the span shown
+            if not isinstance(key, tuple) or len(key) != 2:
+                return None
+            track_id, k = key
+            track = next((t for t in self.analysis.person_tracks if t.id == track_id), None)
+            return track if track is not None and (k is None or 0 <= k < len(track.statuses)) else None
         items = {"caption": self.analysis.captions, "boundary": self.analysis.boundaries,
                  "keyframe": self.analysis.keyframes, "identity": self.analysis.identities,
-                 "speech": self.analysis.transcript}.get(kind, ())
-        attribute = {"identity": "id", "speech": "start"}.get(kind, "frame")
+                 "speech": self.analysis.transcript, "object": self.analysis.object_tracks}.get(kind, ())
+        attribute = {"identity": "id", "speech": "start", "object": "id"}.get(kind, "frame")
         return next((item for item in items if getattr(item, attribute) == key), None)
 
     def time_text(self, seconds: float) -> str:
@@ -290,3 +313,35 @@ class DetailsPanel(QWidget):
         if self.tracks.count():
             self.tracks.setCurrentRow(0)
         self.pages.setCurrentIndex(3)
+
+    def _show_object(self, track) -> None:
+        self.title.setText(f"<b>{track.label.capitalize()}</b> {self.time_text(track.start)} – "
+                           f"{self.time_text(track.end)}")
+        seen = f" in {track.detections} samples" if track.detections else ""
+        self.info.setText(f"Object track {track.id}, mean score {track.score:.2f}{seen}\n"
+                          f"found {self._by(track.engine or self.analysis.engines.get('objects', ''), 'objects')}")
+        self.pages.setCurrentIndex(0)
+
+    def _show_person(self, track) -> None:
+        k = self.key[1]
+        names = {identity.id: identity.name for identity in self.analysis.identities}
+        who = identity_label(track.identity, names.get(track.identity)) if track.identity else "Person"
+        if k is None:
+            self.title.setText(f"<b>{who}</b> {self.time_text(track.start)} – {self.time_text(track.end)}")
+        else:
+            span = track.statuses[k]
+            self.title.setText(f"<b>{who}</b> {span.status} {self.time_text(span.start)} – "
+                               f"{self.time_text(span.end)}")
+        named = "named by their face" if track.identity else "no face named them"
+        self.info.setText(f"Seen {self.time_text(track.start)} – {self.time_text(track.end)} in {track.samples} "
+                          f"samples, mean score {track.score:.2f}, {named}\n"
+                          f"found {self._by(track.engine or self.analysis.engines.get('poses', ''), 'poses')}")
+        self.statuses.clear()
+        for j, span in enumerate(track.statuses):
+            item = QListWidgetItem(f"{span.status}: {self.time_text(span.start)} – {self.time_text(span.end)}")
+            item.setData(Qt.UserRole, (track.id, j))
+            item.setIcon(swatch(status_color(span.status)))  # as the People track colours it
+            self.statuses.addItem(item)
+        if k is not None:
+            self.statuses.setCurrentRow(k)
+        self.pages.setCurrentIndex(5)

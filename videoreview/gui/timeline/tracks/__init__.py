@@ -13,11 +13,12 @@ from .identities import IdentityTrack
 from .markers import BoundaryTrack, KeyframeTrack
 from .notes import NotesTrack
 from .objects import ObjectsTrack
+from .people import PeopleTrack
 from .ruler import RulerTrack, ruler_steps
 from .strip import ThumbnailTrack
 
 # Top to bottom. A new track: its class in its family's module, and one line here.
 TRACKS: list[type[Track]] = [RulerTrack, ThumbnailTrack, NotesTrack, BoundaryTrack, CaptionTrack, SpeechTrack,
-                             ScreenTextTrack, ObjectsTrack, IdentityTrack, KeyframeTrack]
+                             ScreenTextTrack, ObjectsTrack, PeopleTrack, IdentityTrack, KeyframeTrack]
 
 __all__ = ["KEY_THUMB_H", "RULER_H", "THUMBNAIL_H", "TRACKS", "Hit", "Track", "ruler_steps"]

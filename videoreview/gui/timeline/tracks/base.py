@@ -20,12 +20,13 @@ MARKER_HIT_PX = 5  # how near a boundary marker a click must be to grab it
 
 @dataclass
 class Hit:
-    # As Timeline.selected gives it: "caption", "boundary", "identity", "keyframe", "speech", "text", "object".
+    # As Timeline.selected gives it: "caption", "boundary", "identity", "keyframe", "speech", "text", "object",
+    # "person" (key: the person track's id and its status span's index, None where no status is known).
     kind: str
     key: object
     time: float  # where clicking it seeks to
     index: int  # into the model's sorted items (lanes for identities)
-    end: float = 0.0  # identities: end of the appearance; objects: of the object track
+    end: float = 0.0  # identities: end of the appearance; objects: of the object track; people: of the span
 
 
 class Track:

@@ -12,7 +12,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QPen
 
-from ....records import ObjectTrack
+from ....records import ObjectTrack, PersonTrack
 from ....timecode import timecode
 from ...analysis_index import AnalysisIndex, in_range, spans
 from ...colors import object_color
@@ -28,9 +28,10 @@ HIT_SLACK_PX = 2  # a bar is at least this wide to the mouse
 
 @dataclass
 class Packed:
-    """The object tracks sorted by start, each with its lane."""
+    """The object tracks sorted by start, each with its lane (the People track packs its
+    person tracks the same way)."""
 
-    tracks: list[ObjectTrack]
+    tracks: list[ObjectTrack | PersonTrack]
     starts: np.ndarray
     reach: np.ndarray  # the latest end so far (analysis_index.spans)
     ends: np.ndarray

@@ -1,0 +1,209 @@
+"""What people do, in the window: the timeline's People track (a bar per person track, cut
+into its status spans, in lanes), the Details pages for a selected object track and a
+selected status span. Analyses are built by hand."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QColor  # noqa: E402
+
+from helpers import main_window, rgb  # noqa: E402
+from videoreview.gui.colors import STATUS_COLORS, UNKNOWN_STATUS_COLOR, identity_color, status_color  # noqa: E402
+from videoreview.gui.details_panel import DetailsPanel  # noqa: E402
+from videoreview.gui.timeline import Timeline  # noqa: E402
+from videoreview.gui.timeline.style import mix  # noqa: E402
+from videoreview.gui.timeline.tracks.people import LANE_H, PAD  # noqa: E402
+from videoreview.records import (  # noqa: E402
+    PERSON_STATUSES,
+    Analysis,
+    Appearance,
+    Identity,
+    ObjectTrack,
+    PersonTrack,
+    StatusSpan,
+    VideoInfo,
+)
+
+FPS = 25.0
+
+# id, identity, start, end, statuses: P1 and the unnamed person overlap (two lanes); P2 comes
+# after P1 has gone (P1's lane again). P1's status is not known from 14 s to 15 s.
+PEOPLE = [(0, "P1", 2.0, 20.0, [(2.0, 8.0, "standing"), (8.0, 14.0, "walking"), (15.0, 20.0, "sitting")]),
+          (1, None, 5.0, 12.0, [(5.0, 12.0, "running")]),
+          (2, "P2", 25.0, 40.0, [(25.0, 32.0, "arms raised"), (32.0, 40.0, "lying")])]
+LANES = {0: 0, 1: 1, 2: 0}
+OBJECTS = (ObjectTrack(0, "cup", 2.0, 10.0, 0.55, 8), ObjectTrack(1, "car", 5.0, 20.0, 0.65, 15))
+
+
+def person_tracks(people=PEOPLE) -> tuple[PersonTrack, ...]:
+    return tuple(PersonTrack(tid, start, end, 0.6 + 0.1 * tid, round(end - start) * 5, (10.0, 20.0, 100.0, 300.0),
+                             identity, tuple(StatusSpan(*span) for span in spans), engine="movenet@1")
+                 for tid, identity, start, end, spans in people)
+
+
+def analysis(people=PEOPLE, objects=True, names=None, duration=60.0) -> Analysis:
+    video = VideoInfo(path="/videos/people.mp4", duration=duration, fps=FPS, frame_count=round(duration * FPS),
+                      width=1280, height=720)
+    identities = tuple(Identity(pid, name, (Appearance(1.0, 3.0),)) for pid, name in (names or {}).items())
+    return Analysis(video=video, content_hash="people", person_tracks=person_tracks(people) if people else (),
+                    object_tracks=OBJECTS if objects else (), identities=identities,
+                    engines={"objects": "nanodet@2", "poses": "movenet@1"})
+
+
+@pytest.fixture
+def timeline(qtbot):
+    widget = Timeline()
+    qtbot.addWidget(widget)
+    widget.resize(1000, 400)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def lane_y(timeline: Timeline, lane: int, at: float = 0.5) -> int:
+    """A height in ``lane`` of the People track (``at``: 0 its top, 1 its bottom)."""
+    return timeline.track_rect("people").top() + PAD + lane * LANE_H + round(at * (LANE_H - 1))
+
+
+def close_to(pixel, color: QColor, tolerance: int = 14) -> bool:
+    return bool(np.abs(pixel.astype(int) - [color.red(), color.green(), color.blue()]).max() <= tolerance)
+
+
+# ---------------------------------------------------------------------------- the track
+
+
+def test_a_bar_per_person_cut_into_its_statuses(timeline):
+    timeline.set_analysis(analysis())
+    names = timeline.track_names()
+    assert names.index("objects") < names.index("people") < names.index("keyframes")  # beside the Objects track
+    assert timeline.track_rect("people").height() == 2 * LANE_H + 2 * PAD  # two lanes: P1 and the other overlap
+    for tid, _, _, _, spans in PEOPLE:
+        y = lane_y(timeline, LANES[tid])
+        for k, (start, end, status) in enumerate(spans):
+            for t in (start + 0.1, (start + end) / 2, end - 0.1):
+                assert timeline.item_at(QPointF(timeline.x_of(t), y)) == ("person", (tid, k)), (status, t)
+        other = lane_y(timeline, 1 - LANES[tid])
+        assert timeline.item_at(QPointF(timeline.x_of(spans[0][0] + 1), other)) != ("person", (tid, 0))
+    y = lane_y(timeline, 0)
+    assert timeline.item_at(QPointF(timeline.x_of(14.5), y)) == ("person", (0, None))  # no status known
+    assert timeline.item_at(QPointF(timeline.x_of(22.0), y)) is None  # between P1 and P2
+    assert timeline.item_at(QPointF(timeline.x_of(14.0), lane_y(timeline, 1))) is None  # the other has gone
+
+    image = rgb(timeline.grab().toImage())
+    base = timeline.palette().base().color()
+    for tid, _, _, _, spans in PEOPLE:
+        row = image[lane_y(timeline, LANES[tid], 0.1)]  # above the letters
+        for start, end, status in spans[1:]:  # the first one starts under the tag
+            x0, x1 = int(timeline.x_of(start)), int(timeline.x_of(end))
+            assert close_to(row[x0 + 1], status_color(status)), status  # its edge in its status's colour
+            assert close_to(row[(x0 + x1) // 2], mix(base, status_color(status), 0.5)), status  # and its fill
+    p1 = image[lane_y(timeline, 0, 0.1)]
+    unknown = image[lane_y(timeline, 1, 0.1)]
+    assert close_to(p1[int(timeline.x_of(2.0)) + 1], identity_color("P1"))  # the tag says who
+    assert close_to(unknown[int(timeline.x_of(5.0)) + 1], UNKNOWN_STATUS_COLOR)  # nobody known: grey
+    assert close_to(p1[int(timeline.x_of(14.5))], mix(base, UNKNOWN_STATUS_COLOR, 0.3))  # no status known
+    assert close_to(p1[int(timeline.x_of(22.0))], QColor(*p1[int(timeline.x_of(22.5))]), 4)  # nobody: no bar
+
+    # Each segment is labelled: dark letters at its start, none in the rest of it.
+    walking = int(timeline.x_of(8.0))
+    band = image[lane_y(timeline, 0, 0.2):lane_y(timeline, 0, 0.8)]
+    assert (band[:, walking + 4:walking + 40].max(axis=2) < 100).sum() > 10
+    assert (band[:, walking + 70:walking + 90].max(axis=2) < 100).sum() == 0
+
+
+def test_a_status_colour_each(qapp):
+    assert set(STATUS_COLORS) == set(PERSON_STATUSES)
+    names = {status_color(status).name() for status in PERSON_STATUSES}
+    assert len(names) == len(PERSON_STATUSES) and UNKNOWN_STATUS_COLOR.name() not in names
+    assert status_color("juggling") == UNKNOWN_STATUS_COLOR
+
+
+def test_tooltip_and_click(qtbot, timeline):
+    timeline.set_analysis(analysis(names={"P1": "Ada"}))
+    walking = QPointF(timeline.x_of(10.0), lane_y(timeline, 0))
+    assert timeline.tooltip_at(walking) == "Ada (P1) walking: 00:08.00 – 00:14.00\nseen 00:02.00 – 00:20.00, " \
+                                           "mean score 0.60"
+    assert timeline.tooltip_at(QPointF(timeline.x_of(6.0), lane_y(timeline, 1))).startswith(
+        "person running: 00:05.00 – 00:12.00")
+    assert timeline.tooltip_at(QPointF(timeline.x_of(14.5), lane_y(timeline, 0))).startswith(
+        "Ada (P1), status not known here")
+    assert timeline.tooltip_at(QPointF(timeline.x_of(22.0), lane_y(timeline, 0))) == ""
+
+    seeks, selections = [], []
+    timeline.seekRequested.connect(seeks.append)
+    timeline.selected.connect(lambda kind, key: selections.append((kind, key)))
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=walking.toPoint())
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
+                     pos=QPoint(round(timeline.x_of(14.5)), lane_y(timeline, 0)))
+    assert seeks == [8.0, 2.0]  # the span's start; where no status is known, where the person was first seen
+    assert selections == [("person", (0, 1)), ("person", (0, None))]
+
+
+def test_the_selected_span_is_outlined(timeline):
+    timeline.set_analysis(analysis())
+    x, y = int(timeline.x_of(11.0)), lane_y(timeline, 0, 0.05)
+    before = rgb(timeline.grab().toImage())[y, x]
+    timeline.set_selection("person", (0, 1))
+    after = rgb(timeline.grab().toImage())[y, x]
+    assert close_to(after, timeline.palette().highlight().color()) and not np.array_equal(before, after)
+
+
+def test_hidden_without_person_tracks(timeline):
+    timeline.set_analysis(analysis(people=()))
+    assert "people" not in timeline.track_names() and timeline.track_rect("people").isNull()
+    without = timeline.minimumSizeHint().height()
+    timeline.set_analysis(analysis())
+    assert timeline.minimumSizeHint().height() == without + 2 * LANE_H + 2 * PAD
+
+
+# ---------------------------------------------------------------------- the details
+
+
+def test_details_of_an_object_track_and_a_status_span(qtbot):
+    panel = DetailsPanel()
+    qtbot.addWidget(panel)
+    panel.set_analysis(analysis(names={"P2": "Bo"}))
+    panel.show_item("object", 1)
+    assert panel.title.text() == "<b>Car</b> 00:05.00 – 00:20.00"
+    assert panel.info.text() == "Object track 1, mean score 0.65 in 15 samples\nfound by nanodet@2"
+
+    panel.show_item("person", (2, 1))
+    assert panel.title.text() == "<b>Bo (P2)</b> lying 00:32.00 – 00:40.00"
+    assert panel.info.text().startswith("Seen 00:25.00 – 00:40.00 in 75 samples, mean score 0.80, named by their face")
+    assert panel.pages.currentWidget().isAncestorOf(panel.statuses)
+    assert [panel.statuses.item(j).text() for j in range(panel.statuses.count())] == \
+        ["arms raised: 00:25.00 – 00:32.00", "lying: 00:32.00 – 00:40.00"]
+    assert panel.statuses.currentRow() == 1  # the span selected
+
+    picked = []
+    panel.selectRequested.connect(lambda kind, key: picked.append((kind, key)))
+    panel.statuses.itemClicked.emit(panel.statuses.item(0))
+    assert picked == [("person", (2, 0))]
+
+    panel.show_item("person", (1, None))
+    assert panel.title.text() == "<b>Person</b> 00:05.00 – 00:12.00" and "no face named them" in panel.info.text()
+    panel.show_item("person", (1, 5))  # no such span: nothing
+    assert panel.kind is None and panel.pages.currentIndex() == 0
+
+
+def test_selecting_on_the_timeline_shows_the_details(qtbot, home):
+    with main_window(qtbot) as window:
+        shown = analysis()
+        window.timeline.set_analysis(shown)  # as the window shows a document's analysis
+        window.details.set_analysis(shown)
+        timeline = window.timeline
+        qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
+                         pos=QPoint(round(timeline.x_of(6.0)), lane_y(timeline, 1)))
+        assert window.details.title.text() == "<b>Person</b> running 00:05.00 – 00:12.00"
+        objects = timeline.track_rect("objects")
+        qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
+                         pos=QPoint(round(timeline.x_of(3.0)), objects.top() + PAD + LANE_H // 2))
+        assert window.details.title.text() == "<b>Cup</b> 00:02.00 – 00:10.00"
+        assert timeline.selection() == ("object", 0)
+

@@ -1,0 +1,184 @@
+"""The People track: one bar per person track (a body followed through a shot by the poses
+stage), cut into its status spans ("walking", "sitting", ...), each in its status's colour
+and labelled with it; a tag at the bar's start says who it is ("P1", or "person" when no
+face named them). Person tracks seen at the same time stack in lanes as the Objects
+track's do (objects.Packed)."""
+
+from __future__ import annotations
+
+import bisect
+import math
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPen
+
+from ....records import PersonTrack
+from ....timecode import timecode
+from ...analysis_index import AnalysisIndex, in_range
+from ...colors import UNKNOWN_STATUS_COLOR, identity_color, status_color
+from ...labels import identity_label
+from ..style import mix
+from .base import Hit, OnlyWhenAnalysed, shows_hours
+from .objects import HIT_SLACK_PX, LABEL_PX, LANE_H, PAD, Packed
+
+TAG_PAD = 4  # either side of the tag's text
+TAG_DARK, TAG_LIGHT = QColor("#15171a"), QColor("#ffffff")  # the tag's letters, whichever reads on its fill
+
+_last: tuple[AnalysisIndex, Packed] | None = None
+
+
+def packed(model: AnalysisIndex) -> Packed:
+    """The lanes of ``model``'s person tracks, packed once per index."""
+    global _last
+    if _last is None or _last[0] is not model:
+        _last = (model, Packed.of(model.analysis.person_tracks))
+    return _last[1]
+
+
+def who(track: PersonTrack) -> str:
+    """The tag on a person's bar: their identity's id, or "person"."""
+    return track.identity or "person"
+
+
+def tag_text(fill: QColor) -> QColor:
+    """Dark letters on a light fill, white on a dark one (by its perceived brightness)."""
+    return TAG_DARK if 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF() > 0.55 else TAG_LIGHT
+
+
+def span_at(track: PersonTrack, t: float, slack: float) -> int | None:
+    """The status span of ``track`` under ``t`` (or within ``slack`` of it), if any."""
+    statuses = track.statuses
+    k = bisect.bisect_right([s.start for s in statuses], t) - 1
+    if k >= 0 and t < statuses[k].end:
+        return k
+    near = [j for j in (k, k + 1) if 0 <= j < len(statuses)
+            and statuses[j].start - slack <= t <= statuses[j].end + slack]
+    return near[0] if near else None
+
+
+class PeopleTrack(OnlyWhenAnalysed):
+    """A bar per person track, cut into status spans; shown when the Analysis has person tracks."""
+
+    name, label = "people", "People"
+
+    def __init__(self, model: AnalysisIndex | None = None):
+        self.height = self.height_for(model)
+
+    @classmethod
+    def shown(cls, model) -> bool:
+        return model is not None and bool(model.analysis.person_tracks)
+
+    @classmethod
+    def height_for(cls, model) -> int:
+        return packed(model).lane_count * LANE_H + 2 * PAD if cls.shown(model) else 0
+
+    @classmethod
+    def rows(cls, model) -> list:
+        return [cls(model)] if cls.shown(model) else []
+
+    @classmethod
+    def reserved_height(cls, model) -> int:
+        return cls.height_for(model)
+
+    def margin_px(self, view) -> float:
+        return HIT_SLACK_PX
+
+    def lane_top(self, r_top: int, lane: int) -> int:
+        return r_top + PAD + lane * LANE_H
+
+    def hit_at(self, view, t, y) -> Hit | None:
+        bars = packed(view.model)
+        lane = math.floor((y - self.top - PAD) / LANE_H)
+        if not 0 <= lane < bars.lane_count:
+            return None
+        slack = HIT_SLACK_PX / view.pps
+        found = [i for i in in_range(bars.starts, bars.reach, t - slack, t + slack)
+                 if bars.lanes[i] == lane and bars.ends[i] >= t - slack]
+        if not found:
+            return None
+        i = found[-1]  # the one drawn last, on top
+        track = bars.tracks[i]
+        k = span_at(track, t, slack)
+        if k is None:  # where no status is known: the whole person, from where they were first seen
+            return Hit("person", (track.id, None), track.start, i, track.end)
+        span = track.statuses[k]
+        return Hit("person", (track.id, k), span.start, i, span.end)
+
+    def tooltip(self, view, hit) -> str:
+        model = view.model
+        track = packed(model).tracks[hit.index]
+        hours = shows_hours(model)
+
+        def span(start: float, end: float) -> str:
+            return f"{timecode(start, model.fps, hours)} – {timecode(end, model.fps, hours)}"
+
+        name = identity_label(track.identity, model.names.get(track.identity)) if track.identity else "person"
+        seen = f"seen {span(track.start, track.end)}, mean score {track.score:.2f}"
+        k = hit.key[1]
+        if k is None:
+            return f"{name}, status not known here\n{seen}"
+        status = track.statuses[k]
+        return f"{name} {status.status}: {span(status.start, status.end)}\n{seen}"
+
+    def paint(self, view, p, r, t0, t1, colors) -> None:
+        bars = packed(view.model)
+        indices = in_range(bars.starts, bars.reach, t0, t1)
+        if not len(indices):
+            return
+        selected = view.selection() if view.selection() and view.selection()[0] == "person" else None
+        p.setFont(colors.small_font)
+        metrics = QFontMetrics(colors.small_font)
+        unknown = mix(colors.base, UNKNOWN_STATUS_COLOR, 0.3)
+        fills: dict[str, tuple[QColor, QColor]] = {}
+
+        def x_at(seconds: float) -> float:
+            return float(view.clamp_x(view.x_of(seconds)))
+
+        for i in indices:
+            track = bars.tracks[i]
+            top = self.lane_top(r.top(), int(bars.lanes[i])) + 1
+            left = math.floor(x_at(track.start))
+            # A pixel's gap at the right, as on the Objects track: one person after another stays apart.
+            bar = QRectF(left, top, max(2.0, math.ceil(x_at(bars.ends[i])) - left - 1), LANE_H - 2)
+            p.fillRect(bar, unknown)
+            tag = self._tag(track, bar, metrics)
+            outline = bar if selected == ("person", (track.id, None)) else None
+            for k, status in enumerate(track.statuses):
+                if status.end < t0 or status.start > t1:
+                    continue
+                if status.status not in fills:
+                    solid = status_color(status.status)
+                    fills[status.status] = (solid, mix(colors.base, solid, 0.5))
+                solid, fill = fills[status.status]
+                x0 = max(bar.left(), math.floor(x_at(status.start)))
+                x1 = min(bar.right(), math.ceil(x_at(status.end)))
+                segment = QRectF(x0, top, max(1.0, x1 - x0), LANE_H - 2)
+                p.fillRect(segment, fill)
+                p.fillRect(QRectF(x0, top, min(2.0, segment.width()), segment.height()), solid)
+                # The status's name, right of the tag where the tag covers the segment's start.
+                text_left = max(segment.left() + 5, tag.right() + 4 if tag is not None else 0)
+                room = segment.right() - 2 - text_left
+                if segment.width() >= LABEL_PX and room >= LABEL_PX - 7:
+                    p.setPen(colors.text)
+                    p.drawText(QRectF(text_left, top, room, LANE_H - 2),
+                               Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                               metrics.elidedText(status.status, Qt.TextElideMode.ElideRight, int(room)))
+                if selected == ("person", (track.id, k)):
+                    outline = segment
+            if tag is not None:
+                colour = identity_color(track.identity) if track.identity else UNKNOWN_STATUS_COLOR
+                p.fillRect(tag, colour)
+                p.setPen(tag_text(colour))
+                p.drawText(tag, Qt.AlignmentFlag.AlignCenter, who(track))
+            if outline is not None:  # over the tag too
+                p.setPen(QPen(colors.highlight, 2))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRect(outline.adjusted(1, 1, -1, -1))
+
+    @staticmethod
+    def _tag(track: PersonTrack, bar: QRectF, metrics: QFontMetrics) -> QRectF | None:
+        """Where the who-tag goes at the bar's start; None when the bar is too short for it."""
+        width = metrics.horizontalAdvance(who(track)) + 2 * TAG_PAD
+        if bar.width() < width + LABEL_PX / 2:
+            return None
+        return QRectF(bar.left(), bar.top(), width, bar.height())
