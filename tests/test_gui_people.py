@@ -1,6 +1,6 @@
 """What people do, in the window: the timeline's People track (a bar per person track, cut
 into its status spans, in lanes), the Details pages for a selected object track and a
-selected status span. Analyses are built by hand."""
+selected status span, and the Objects toggle under the video. Analyses are built by hand."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ from videoreview.gui.details_panel import DetailsPanel  # noqa: E402
 from videoreview.gui.timeline import Timeline  # noqa: E402
 from videoreview.gui.timeline.style import mix  # noqa: E402
 from videoreview.gui.timeline.tracks.people import LANE_H, PAD  # noqa: E402
+from videoreview.gui.tour import window_steps  # noqa: E402
+from videoreview.gui.window_settings import window_settings  # noqa: E402
 from videoreview.records import (  # noqa: E402
     PERSON_STATUSES,
     Analysis,
@@ -207,3 +209,25 @@ def test_selecting_on_the_timeline_shows_the_details(qtbot, home):
         assert window.details.title.text() == "<b>Cup</b> 00:02.00 – 00:10.00"
         assert timeline.selection() == ("object", 0)
 
+
+# ------------------------------------------------------------------ the Objects button
+
+
+def test_objects_button_and_menu_action_stay_in_step(qtbot, home):
+    with main_window(qtbot) as window:
+        button, action = window.transport.overlay_buttons["objects"], window.overlay_actions["objects"]
+        assert list(window.transport.overlay_buttons)[-1] == "objects" and button.text() == "Objects"
+        assert button.isChecked() and action.isChecked() and window.view.overlay_visible("objects")
+        button.click()  # the bar's button ...
+        assert not action.isChecked() and not window.view.overlay_visible("objects")
+        assert window_settings().value("overlay/objects", type=bool) is False
+        action.trigger()  # ... and the View menu (Alt+6)
+        assert button.isChecked() and window.view.overlay_visible("objects")
+        action.setChecked(False)
+        assert not button.isChecked()
+        # Every overlay of the View menu has its button, and the tour names their keys as bound.
+        assert set(window.transport.overlay_buttons) == set(window.overlay_actions)
+        assert "Alt+1 to Alt+6, or the buttons under the video" in window_steps(window)[0].text
+    with main_window(qtbot) as again:  # remembered, on both
+        assert not again.transport.overlay_buttons["objects"].isChecked()
+        assert not again.overlay_actions["objects"].isChecked()

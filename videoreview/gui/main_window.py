@@ -378,8 +378,7 @@ class MainWindow(QMainWindow):
 
     def set_overlay(self, name: str, on: bool) -> None:
         self.view.set_overlay_visible(name, on)
-        if name in self.transport.overlay_buttons:  # object boxes: the View menu alone (Alt+6)
-            self.transport.set_overlay_checked(name, on)
+        self.transport.set_overlay_checked(name, on)
         window_settings().setValue(f"overlay/{name}", on)
 
     def set_theme(self, theme: str) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QRect, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QKeySequence, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMainWindow, QPushButton, QVBoxLayout, QWidget
 
 from .window_settings import window_settings
@@ -47,10 +47,21 @@ def window_steps(window) -> list[Step]:
         return area
 
     lanes = [name for name in timeline.track_names() if name.startswith("identity:")]
+    # The View menu's overlay shortcuts as bound (Alt+1 to Alt+6), so the note never drifts from them.
+    keys = [action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            for action in window.overlay_actions.values()]
+    people_text = ("One lane per person (P1, P2, ...), the same label across clips. Click a lane or a face box to "
+                   "rename, merge or split." if lanes else "One lane per person appears here when faces are found "
+                   "(P1, P2, ...), the same label across clips.")
+    people_tracks = lanes
+    if "people" in timeline.track_names():  # the poses stage's track, above the lanes
+        people_text = ("The People track shows what each body does (standing, sitting, walking, ...), tagged with "
+                       "who it is. " + people_text)
+        people_tracks = ["people", *lanes]
     steps = [
-        Step("The video", "The frame's caption shows as a subtitle, boundaries flash in their colour, and faces get "
-             "a box with their person's label. Space plays; Left / Right step one frame; Alt+1/2/3 hide the "
-             "overlays.", widget_area(window.view)),
+        Step("The video", "The frame's caption shows as a subtitle, boundaries flash in their colour, and faces and "
+             f"objects get a box with their label. Space plays; Left / Right step one frame; {keys[0]} to "
+             f"{keys[-1]}, or the buttons under the video, hide the overlays.", widget_area(window.view)),
         Step("Ruler and thumbnails", "Click or drag to seek. Ctrl+wheel zooms from the whole video down to single "
              "frames; the wheel scrolls.", track_area("ruler", "thumbnails")),
         Step("Shots and boundaries", "Red: hard cuts, amber: gradual transitions, blue: events, where the "
@@ -59,9 +70,7 @@ def window_steps(window) -> list[Step]:
              track_area("boundaries")),
         Step("Captions", "What each second shows, as the model saw it. Hover for the text; click to correct it in "
              "Details.", track_area("captions")),
-        Step("People", "One lane per person (P1, P2, ...), the same label across clips. Click a lane or a face box "
-             "to rename, merge or split." if lanes else "One lane per person appears here when faces are found "
-             "(P1, P2, ...), the same label across clips.", track_area(*lanes) if lanes else track_area("captions")),
+        Step("People", people_text, track_area(*people_tracks) if people_tracks else track_area("captions")),
         Step("Keyframes", "The frames that best sum the video up; { and } jump between them. The Summaries panel "
              "builds text and keyframe summaries from them and scores them with ViSIL.", track_area("keyframes")),
         Step("Correct and search", "Every correction made in Details is one step of Ctrl+Z and is kept when the "

@@ -16,8 +16,9 @@ from ..timecode import format_time
 from .player import Player
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
+# As the View menu's overlays, in its order (Alt+1 to Alt+6).
 OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"), ("speech", "Speech"),
-                   ("notes", "Notes"))
+                   ("notes", "Notes"), ("objects", "Objects"))
 
 
 class TransportBar(QWidget):
