@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from test_poses import STANDING, person
-from videoreview.engines.captions.builtin import State, unnamed_people
+from videoreview.engines.captions.builtin import State, caption, unnamed_people
 from videoreview.pipeline.poses import link_people, person_tracks, with_status_boundaries
 from videoreview.records import Analysis, Boundary, FaceDetection, PersonTrack, StatusSpan, VideoInfo
 
@@ -82,6 +82,17 @@ def test_captions_say_what_people_do():
     assert unnamed_people(["standing", "running", "standing"]) == "three people: two standing and one running"
     assert unnamed_people(["sitting", "sitting"]) == "two people sitting"
     assert unnamed_people(["walking"], seen=6) == "six people, one walking"  # the detector saw more
+
+
+def test_a_caption_says_a_change_of_status_of_someone_it_can_point_to():
+    def state(doing, persons=1):
+        return State(shot=1, view="", people=(), unknown_faces=0, subject=None, text=False, camera="is still",
+                     moving=False, doing=doing, objects=(("person", persons),))
+
+    assert "The person is now sitting." in caption(state((("", "sitting"),)), state((("", "standing"),)))
+    assert "P1 raises their arms." in caption(state((("P1", "arms raised"),)), state((("P1", "standing"),)))
+    # one of six people stops: "the person" would be any of them
+    assert "now" not in caption(state((("", "standing"),), 6), state((("", "walking"),), 6))
 
 
 @pytest.mark.models

@@ -369,10 +369,11 @@ def caption(state: State, previous: State | None) -> str:
         sentences += [f"{pid} comes in." for pid in sorted(state.ids - previous.ids)]
         sentences += [f"{pid} leaves." for pid in sorted(previous.ids - state.ids)]
         was = dict(previous.doing)
+        # someone unnamed is "the person" only when they are the one person in the picture
+        alone = len(state.doing) == len(was) == 1 and sum(n for k, n in state.objects if k == "person") <= 1
         sentences += [f"{who or 'The person'} " + ("raises their arms." if status == "arms raised"
                                                    else f"is now {status}.")
-                      for who, status in state.doing
-                      if was.get(who, status) != status and (who or len(state.doing) == len(was) == 1)]
+                      for who, status in state.doing if was.get(who, status) != status and (who or alone)]
         if state.subject and previous.subject and state.subject != previous.subject and not state.text:
             sentences.append(f"Now {with_article(state.subject)}.")
         if started:
