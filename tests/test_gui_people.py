@@ -18,7 +18,7 @@ from videoreview.gui.colors import STATUS_COLORS, UNKNOWN_STATUS_COLOR, identity
 from videoreview.gui.details_panel import DetailsPanel  # noqa: E402
 from videoreview.gui.timeline import Timeline  # noqa: E402
 from videoreview.gui.timeline.style import mix  # noqa: E402
-from videoreview.gui.timeline.tracks.people import LANE_H, PAD  # noqa: E402
+from videoreview.gui.timeline.tracks.lanes import LANE_H, PAD  # noqa: E402
 from videoreview.gui.tour import window_steps  # noqa: E402
 from videoreview.gui.window_settings import window_settings  # noqa: E402
 from videoreview.records import (  # noqa: E402

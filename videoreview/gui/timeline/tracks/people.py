@@ -1,8 +1,7 @@
 """The People track: one bar per person track (a body followed through a shot by the poses
 stage), cut into its status spans ("walking", "sitting", ...), each in its status's colour
 and labelled with it; a tag at the bar's start says who it is ("P1", or "person" when no
-face named them). Person tracks seen at the same time stack in lanes as the Objects
-track's do (objects.Packed)."""
+face named them). Person tracks seen at the same time stack in lanes (lanes.py)."""
 
 from __future__ import annotations
 
@@ -14,26 +13,15 @@ from PySide6.QtGui import QColor, QFontMetrics, QPen
 
 from ....records import PersonTrack
 from ....timecode import timecode
-from ...analysis_index import AnalysisIndex, in_range
+from ...analysis_index import in_range
 from ...colors import UNKNOWN_STATUS_COLOR, identity_color, status_color
 from ...labels import identity_label
 from ..style import mix
-from .base import Hit, OnlyWhenAnalysed, shows_hours
-from .objects import HIT_SLACK_PX, LABEL_PX, LANE_H, PAD, Packed
+from .base import Hit, shows_hours
+from .lanes import LABEL_PX, LANE_H, LanedTrack
 
 TAG_PAD = 4  # either side of the tag's text
 TAG_DARK, TAG_LIGHT = QColor("#15171a"), QColor("#ffffff")  # the tag's letters, whichever reads on its fill
-
-_last: tuple[AnalysisIndex, Packed] | None = None
-
-
-def packed(model: AnalysisIndex) -> Packed:
-    """The lanes of ``model``'s person tracks, packed once per index."""
-    global _last
-    if _last is None or _last[0] is not model:
-        _last = (model, Packed.of(model.analysis.person_tracks))
-    return _last[1]
-
 
 def who(track: PersonTrack) -> str:
     """The tag on a person's bar: their identity's id, or "person"."""
@@ -56,48 +44,21 @@ def span_at(track: PersonTrack, t: float, slack: float) -> int | None:
     return near[0] if near else None
 
 
-class PeopleTrack(OnlyWhenAnalysed):
+class PeopleTrack(LanedTrack):
     """A bar per person track, cut into status spans; shown when the Analysis has person tracks."""
 
     name, label = "people", "People"
 
-    def __init__(self, model: AnalysisIndex | None = None):
-        self.height = self.height_for(model)
-
-    @classmethod
-    def shown(cls, model) -> bool:
-        return model is not None and bool(model.analysis.person_tracks)
-
-    @classmethod
-    def height_for(cls, model) -> int:
-        return packed(model).lane_count * LANE_H + 2 * PAD if cls.shown(model) else 0
-
-    @classmethod
-    def rows(cls, model) -> list:
-        return [cls(model)] if cls.shown(model) else []
-
-    @classmethod
-    def reserved_height(cls, model) -> int:
-        return cls.height_for(model)
-
-    def margin_px(self, view) -> float:
-        return HIT_SLACK_PX
-
-    def lane_top(self, r_top: int, lane: int) -> int:
-        return r_top + PAD + lane * LANE_H
+    @staticmethod
+    def records(analysis) -> tuple:
+        return analysis.person_tracks
 
     def hit_at(self, view, t, y) -> Hit | None:
-        bars = packed(view.model)
-        lane = math.floor((y - self.top - PAD) / LANE_H)
-        if not 0 <= lane < bars.lane_count:
+        found = self.bar_at(view, t, y)
+        if found is None:
             return None
-        slack = HIT_SLACK_PX / view.pps
-        found = [i for i in in_range(bars.starts, bars.reach, t - slack, t + slack)
-                 if bars.lanes[i] == lane and bars.ends[i] >= t - slack]
-        if not found:
-            return None
-        i = found[-1]  # the one drawn last, on top
-        track = bars.tracks[i]
+        i, slack = found
+        track = self.packed(view.model).tracks[i]
         k = span_at(track, t, slack)
         if k is None:  # where no status is known: the whole person, from where they were first seen
             return Hit("person", (track.id, None), track.start, i, track.end)
@@ -106,7 +67,7 @@ class PeopleTrack(OnlyWhenAnalysed):
 
     def tooltip(self, view, hit) -> str:
         model = view.model
-        track = packed(model).tracks[hit.index]
+        track = self.packed(model).tracks[hit.index]
         hours = shows_hours(model)
 
         def span(start: float, end: float) -> str:
@@ -121,7 +82,7 @@ class PeopleTrack(OnlyWhenAnalysed):
         return f"{name} {status.status}: {span(status.start, status.end)}\n{seen}"
 
     def paint(self, view, p, r, t0, t1, colors) -> None:
-        bars = packed(view.model)
+        bars = self.packed(view.model)
         indices = in_range(bars.starts, bars.reach, t0, t1)
         if not len(indices):
             return
