@@ -35,6 +35,19 @@ def test_two_objects_of_a_label_stay_apart_and_unsure_ones_are_no_track():
         {d.track for d in detections if d.label == "dog" and d.box[0] == 200}
 
 
+def test_one_thing_is_one_detection_and_a_walker_one_track():
+    from videoreview.pipeline.objects import one_per_thing
+
+    person, inner = ["person", 0.9, 100, 100, 60, 180], ["person", 0.6, 110, 110, 40, 100]  # inside it
+    dog, cat = ["dog", 0.58, 300, 100, 80, 60], ["cat", 0.62, 302, 101, 80, 60]  # one animal, two labels
+    two = ["person", 0.8, 400, 100, 60, 180]  # someone else
+    assert one_per_thing([inner, dog, person, cat, two]) == [person, two, cat]
+    # a walker moves most of a body height a second: boxes a second apart do not overlap
+    samples = [sample(t, int(t * 25), ("person", 0.8, 100 + 130 * t, 100, 60, 180)) for t in (0.0, 1.0, 2.0)]
+    _, tracks = object_tracks(samples, cuts=[], step=1.0, duration=3.0)
+    assert [(t.start, t.end, t.detections) for t in tracks] == [(0.0, 3.0, 3)]
+
+
 @pytest.mark.models
 def test_the_stage_finds_what_the_photographs_show(tmp_path, home):
     from caption_set import make_clip

@@ -5,9 +5,9 @@ on its long side (the detector's input); boxes are kept in display pixels. ``app
 (every time, cheap) links the detections of one label whose boxes overlap from sample to
 sample into object tracks, never across a cut (as face tracks), and lets an object be
 missed in one sample and stay the same track. Only sure tracks are kept: seen in
-MIN_DETECTIONS samples or more with a mean score of SURE (SURE_PERSON for people) or more. Captions, summaries, the
-library and the window say every track the Analysis holds; the detections of the tracks
-dropped stay, with no track (-1).
+MIN_DETECTIONS samples or more with a mean score of SURE (SURE_PERSON for people) or
+more. Captions, summaries, the library and the window say every track the Analysis holds;
+the detections of the tracks dropped stay, with no track (-1).
 """
 
 from __future__ import annotations
