@@ -229,6 +229,11 @@ class State:
     doing: tuple[tuple[str, str], ...] = ()  # (identity or "", status) of the people whose bodies are seen
 
     @property
+    def persons_seen(self) -> int:
+        """How many people the object detector sees."""
+        return sum(n for label, n in self.objects if label == "person")
+
+    @property
     def ids(self) -> frozenset[str]:
         return frozenset(pid for pid, _ in self.people)
 
@@ -250,8 +255,7 @@ class State:
                      for pid, side in self.people]
             people = f"{', '.join(names[:-1])} and {names[-1]} {view[self.view]}"
         elif unnamed:  # bodies whose faces are not known: what they do
-            seen = sum(n for label, n in self.objects if label == "person")
-            people = unnamed_people(unnamed, seen) + (f" {view[self.view]}" if self.view else "")
+            people = unnamed_people(unnamed, self.persons_seen) + (f" {view[self.view]}" if self.view else "")
         elif self.unknown_faces:
             people = f"{count(self.unknown_faces, 'unrecognised face', 'unrecognised faces')} {view[self.view]}"
         else:  # people whose faces are not seen: the object detector's persons
@@ -370,7 +374,7 @@ def caption(state: State, previous: State | None) -> str:
         sentences += [f"{pid} leaves." for pid in sorted(previous.ids - state.ids)]
         was = dict(previous.doing)
         # someone unnamed is "the person" only when they are the one person in the picture
-        alone = len(state.doing) == len(was) == 1 and sum(n for k, n in state.objects if k == "person") <= 1
+        alone = len(state.doing) == len(was) == 1 and state.persons_seen <= 1
         sentences += [f"{who or 'The person'} " + ("raises their arms." if status == "arms raised"
                                                    else f"is now {status}.")
                       for who, status in state.doing if was.get(who, status) != status and (who or alone)]
