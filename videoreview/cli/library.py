@@ -8,7 +8,7 @@ import os
 import sys
 
 from ..records import NOTE_STATUSES, NOTE_TAGS
-from .common import EXIT_ERROR, parse_engines, print_error
+from .common import EXIT_ERROR, EXIT_USAGE, parse_engines, print_error
 
 
 def add_parsers(sub) -> None:
@@ -24,6 +24,11 @@ def add_parsers(sub) -> None:
     a.add_argument("paths", nargs="+", metavar="PATH")
     a.add_argument("--engines", action="append", metavar="CAP=NAME[,CAP=NAME]", help="as for analyze")
     a.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    a.add_argument("--cluster", metavar="ADDRESS",
+                   help="analyse on a Ray cluster: ray://HOST:10001, HOST:6379 or auto (the 'cluster' extra; the "
+                        "workers must see the videos at the same paths: docs/cluster.md)")
+    a.add_argument("--actors", type=int, metavar="N", help="with --cluster: how many videos at once (default: one "
+                                                            "per GPU where the engines use one, else one per CPU)")
     a.set_defaults(run=lambda args: cmd_add(args, parse_engines(args.engines)))
     ls = commands.add_parser("list", help="the library's videos with their status and people")
     ls.add_argument("--json", action="store_true")
@@ -69,6 +74,11 @@ def _catalog(readonly: bool = False):
 
 
 def cmd_add(args: argparse.Namespace, engines: dict) -> int:
+    if args.cluster:
+        return cmd_add_on_cluster(args, engines)
+    if args.actors is not None:
+        print_error("--actors goes with --cluster")
+        return EXIT_USAGE
     from ..library.frames import chosen_frame_embedder
     from ..library.indexer import add_paths
     from .progress import Progress
@@ -97,6 +107,11 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
     finally:
         if shown is not None:
             shown.close()
+    return _added(result)
+
+
+def _added(result) -> int:
+    """The end of an add: what was refused, the counts, the exit status."""
     for path, why in result.skipped:
         print_error(f"{path}: {why}")
     if result.failed:
@@ -106,6 +121,79 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
     print(f"{len(result.indexed)} indexed, {len(result.unchanged)} unchanged, {len(result.failed)} failed")
     in_library = result.indexed or result.unchanged
     return EXIT_ERROR if not in_library and (result.failed or result.skipped) else 0
+
+
+def cmd_add_on_cluster(args: argparse.Namespace, engines: dict) -> int:
+    from ..cluster.connect import import_ray, parse_address
+    from ..cluster.driver import add_on_cluster
+    from ..library.frames import chosen_frame_embedder
+
+    if args.actors is not None and args.actors < 1:
+        print_error("--actors must be at least 1")
+        return EXIT_USAGE
+    parse_address(args.cluster)  # a mistyped address or no Ray: one line before anything loads
+    import_ray()
+    bar = ClusterBar(quiet=args.quiet)
+    try:
+        result = add_on_cluster(args.paths, args.cluster, engines, report=bar.report, actors=args.actors,
+                                frames=chosen_frame_embedder())
+    finally:
+        bar.close()
+    return _added(result)
+
+
+class ClusterBar:
+    """Progress of a cluster run: one bar (queued, running, done, failed) on a terminal,
+    above it a line per video sent, retried, indexed or failed (where, and why)."""
+
+    def __init__(self, quiet: bool = False, stream=None) -> None:
+        self.quiet, self.stream = quiet, stream or sys.stderr
+        self.queued: set[str] = set()
+        self.running: set[str] = set()
+        self.done = self.failed = 0
+        self.bar = None
+        if not quiet and self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=0, desc="cluster", unit="video", file=self.stream, leave=True)
+
+    def report(self, path: str, what: str, detail: str) -> None:
+        if what in ("queued", "retrying"):
+            self.running.discard(path)
+            self.queued.add(path)
+        elif what == "running":
+            self.queued.discard(path)
+            self.running.add(path)
+        elif what in ("indexed", "failed"):
+            self.queued.discard(path)
+            self.running.discard(path)
+            self.done += what == "indexed"
+            self.failed += what == "failed"
+        if what == "notice":
+            self._line(f"videoreview: notice: {detail}")
+        elif what == "failed":
+            self._line(f"{what:>9}  {detail}")  # the problem names the file
+        elif what != "queued":
+            self._line(f"{what:>9}  {path}" + (f"  ({detail})" if detail else ""))
+        if self.bar is not None:
+            self.bar.total = len(self.queued) + len(self.running) + self.done + self.failed
+            self.bar.n = self.done + self.failed
+            self.bar.set_postfix_str(f"queued {len(self.queued)}, running {len(self.running)}, done {self.done}, "
+                                     f"failed {self.failed}", refresh=False)
+            self.bar.refresh()
+
+    def _line(self, text: str) -> None:
+        if self.quiet and not text.startswith("videoreview:"):
+            return
+        if self.bar is not None:
+            self.bar.write(text, file=self.stream)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -65,9 +65,11 @@ def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = N
 
 
 def catalogue(paths: Iterable[str | os.PathLike], catalog: Catalog, result: AddResult, report: Report,
-              cancel: CancelToken, cache: StageCache) -> Iterator[tuple[str, int, str]]:
+              cancel: CancelToken, cache: StageCache,
+              stale: Callable[[int], bool] | None = None) -> Iterator[tuple[str, int, str]]:
     """Catalogue the videos in ``paths`` one by one (hashing each: a moved file is
-    recognised) and yield (path, video id, content hash) of those that need analysing;
+    recognised) and yield (path, video id, content hash) of those that need analysing
+    (and, with ``stale``, of the unchanged ones it names: analysed with other engines);
     the rest go into ``result`` (unchanged, failed, skipped) and ``report``."""
     files, result.skipped = find_videos(paths)
     catalog.mark_missing()
@@ -83,7 +85,7 @@ def catalogue(paths: Iterable[str | os.PathLike], catalog: Catalog, result: AddR
         video_id, what = catalog.add_video(path, digest)
         if what in ("added", "moved"):
             report(path, what, "")
-        if catalog.needs_analysis(video_id):
+        if catalog.needs_analysis(video_id) or (stale is not None and stale(video_id)):
             yield path, video_id, digest
         else:
             result.unchanged.append(path)
@@ -96,7 +98,7 @@ def index_one(catalog: Catalog, video_id: int, path: str, content_hash: str, eng
     the problem in one line, or None. Cancelled propagates (the video stays 'analysing')."""
     catalog.set_status(video_id, "analysing")
     try:
-        previous = _saved(content_hash)
+        previous = saved(content_hash)
         analysis = analyze(path, engines, progress=progress, cancel=cancel, cache=cache, previous=previous)
         store.save(analysis)
     except Cancelled:
@@ -109,7 +111,7 @@ def index_one(catalog: Catalog, video_id: int, path: str, content_hash: str, eng
     return None
 
 
-def _saved(content_hash: str) -> Analysis | None:
+def saved(content_hash: str) -> Analysis | None:
     try:
         return store.load_saved(content_hash)
     except RecordError:

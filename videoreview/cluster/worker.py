@@ -1,0 +1,101 @@
+"""What runs on a cluster's workers: one actor holds the chosen engines and analyses one
+video per call with the same ``pipeline.analyze`` a local ``library add`` runs.
+
+Plain Python (Ray is imported only to say where it runs): the driver wraps the class with ``ray.remote``, and the
+workers import this module from their own videoreview install. Engines are made once per
+process (engines/registry.py), so each actor loads each model once, on its first video.
+Each worker keeps its own stage cache and model-server keys (its VIDEOREVIEW_HOME, its
+environment or keyring): no key is ever an argument of a task.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+import traceback
+
+from ..errors import MediaError, RecordError, VideoReviewError
+from ..pipeline import StageCache, analyze, build_stages
+from ..records import Analysis
+
+SHARED = "the workers must see the videos at the same path as this machine (shared storage, docs/cluster.md)"
+
+
+def node_name() -> str:
+    """Where this process runs, for the user: host, address and Ray's node id."""
+    host = socket.gethostname()
+    try:
+        import ray
+
+        context = ray.get_runtime_context()
+        return f"{host} ({ray.util.get_node_ip_address()}, node {context.get_node_id()[:8]})"
+    except Exception:  # outside Ray (the tests call the class directly)
+        return host
+
+
+class Analyser:
+    """One actor: ``ready()`` once, then ``analyse(path, content hash, previous)`` per video."""
+
+    def __init__(self, engines: dict[str, str], servers: list[dict]) -> None:
+        self.engines = dict(engines)
+        self.node = node_name()
+        _define_servers(servers)
+        # The engines' names per stage, made now (models load on the first video): the
+        # driver compares them with what the catalog holds, to send nothing twice.
+        self.stages = {stage.name: stage.engine.name for stage in build_stages(self.engines)}
+        self.cache = StageCache()
+
+    def ready(self) -> dict:
+        import importlib.metadata
+
+        return {"node": self.node, "stages": self.stages, "pid": os.getpid(),
+                "version": importlib.metadata.version("videoreview")}
+
+    def analyse(self, path: str, content_hash: str, previous: str | None) -> dict:
+        """{"analysis": JSON text, ...} or {"problem": one line naming the file}; never
+        raises for a video's problem, so one bad file fails alone."""
+        started = time.monotonic()
+        notices: list[str] = []
+        done = {"node": self.node, "notices": notices}
+        try:
+            _readable(path, self.node)
+            earlier = Analysis.from_dict(json.loads(previous)) if previous else None
+            analysis = analyze(path, self.engines, cache=self.cache, previous=earlier, notice=notices.append)
+        except (MediaError, RecordError, OSError) as exc:
+            problem = str(exc) if not isinstance(exc, OSError) else f"{path}: {exc.strerror or exc}"
+            return {**done, "problem": f"{problem} (on {self.node})"}
+        except Exception as exc:  # a bug: the file fails with its reason, the run goes on
+            traceback.print_exc(file=sys.stderr)  # into the worker's log on the cluster
+            return {**done, "problem": f"{path}: analysis failed on {self.node}: {type(exc).__name__}: {exc}"}
+        if analysis.content_hash != content_hash:
+            return {**done, "problem": f"{path}: the file on {self.node} is not the one on this machine (its "
+                                       f"content differs); {SHARED}"}
+        return {**done, "analysis": analysis.to_json(), "seconds": round(time.monotonic() - started, 3)}
+
+
+def _readable(path: str, node: str) -> None:
+    try:
+        with open(path, "rb") as handle:
+            handle.read(1)
+    except OSError as exc:
+        raise MediaError(path, f"cannot be read on {node} ({exc.strerror or exc}); {SHARED}") from None
+
+
+def _define_servers(entries: list[dict]) -> None:
+    """The model servers the chosen engines name, as the asking machine defines them (URL,
+    model, where the key is: never the key), made known in this worker's home."""
+    if not entries:
+        return
+    from ..models.servers import Server, add_server, servers
+
+    known = servers()
+    for entry in entries:
+        server = Server(**entry)
+        if known.get(server.name) != server:
+            try:
+                add_server(server)
+            except VideoReviewError as exc:
+                print(f"videoreview: model server {server.name}: {exc}", file=sys.stderr)
