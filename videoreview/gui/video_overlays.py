@@ -270,7 +270,8 @@ class FaceOverlay(Overlay):
 
 class ObjectOverlay(Overlay):
     """A box per object in its label's colour, the label on a tab inside its top-left
-    corner (a face's tab sits above its box, so a person's face and body stay told apart)."""
+    corner (a face's tab sits above its box, so a person's face and body stay told apart);
+    a box too small for the tab to leave it seen has none."""
 
     def paint(self, painter, option, widget=None) -> None:
         objects: tuple[ObjectShown, ...] | None = self.content
@@ -294,6 +295,8 @@ class ObjectOverlay(Overlay):
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRect(box)
             pad = font.pixelSize() * 0.35
+            if box.height() < 2.5 * (metrics.height() + pad * 0.4):
+                continue  # the tab would hide the thing (a crowd far off): the box alone
             # Wider than a small box if need be, but not past the picture's right edge.
             room = max(self.rect.right() - box.left(), box.width()) - 2 * pad
             text = metrics.elidedText(shown.label, Qt.TextElideMode.ElideRight, room)

@@ -13,7 +13,7 @@ from ...analysis_index import AnalysisIndex, in_range, spans
 from .base import OnlyWhenAnalysed
 
 LANE_H = 16  # one lane of bars
-MAX_LANES = 5
+MAX_LANES = 3  # more would squeeze the video: past it bars share lanes, hover tells them apart
 PAD = 4  # above the first lane and below the last
 LABEL_PX = 22  # narrower bars get no label
 HIT_SLACK_PX = 2  # a bar is at least this wide to the mouse
