@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +53,7 @@ class LocalCluster:
         self.token_path = token_path
         self.env = env or {}
         self.nodes: list[Node] = []
+        self.temp: Path | None = None  # Ray's sessions: a short path (its socket paths must fit 107 bytes)
 
     @property
     def address(self) -> str:
@@ -79,6 +82,7 @@ class LocalCluster:
 
     def start(self) -> LocalCluster:
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.temp = Path(tempfile.mkdtemp(prefix="vr-ray-", dir="/tmp"))
         if self.token_path is not None and not self.token_path.exists():
             import secrets
 
@@ -101,8 +105,7 @@ class LocalCluster:
                 "--num-gpus=0", "--disable-usage-stats", "--object-store-memory=100000000",
                 *(f"--{name}={port}" for name, port in ports.items())]
         if n == 0:
-            args += ["--head", f"--port={self.base}", "--include-dashboard=false",
-                     f"--temp-dir={self.folder / 'ray'}"]
+            args += ["--head", f"--port={self.base}", "--include-dashboard=false", f"--temp-dir={self.temp}"]
         else:
             args += [f"--address={self.address}"]
         env = self.environment()
@@ -171,6 +174,9 @@ class LocalCluster:
             except psutil.Error:
                 pass
         self.nodes = []
+        if self.temp is not None:
+            shutil.rmtree(self.temp, ignore_errors=True)
+            self.temp = None
 
 
 def _children(pid: int):

@@ -1,0 +1,281 @@
+"""`library add --cluster` on a real Ray cluster: a head node and a second node started with
+``ray start`` as separate processes, six generated clips (faces, cuts, a spoken sentence
+each) analysed with real engines, and what lands in the library checked against a local
+run of the same clips: the same Analysis (boundaries, identities, captions, transcript,
+everything), found by search. Then the faults: the command killed (SIGKILL) and run again
+sends only what is not done; the second node's raylet killed (``kill -9`` by its pid)
+mid-run loses nothing and indexes nothing twice.
+
+All of a cluster's traffic stays on this machine by construction: the cluster, the
+command and the faults run in a helper (this file run as a script) inside a network
+namespace that has only ``lo`` (``unshare --net``, as root), which also records the
+interfaces it had and every inet socket open in it during the run. The helper stops every
+process it started by pid (videoreview/cluster/local.py).
+
+The local reference run sets OMP_NUM_THREADS=1, as Ray does for an actor with one CPU:
+Whisper's word probabilities depend on the thread count (CTranslate2's int8 sums), the
+rest does not.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ENGINES = ("boundaries=builtin,faces=blazeface,speech=whisper-tiny.en,screen-text=none,objects=none,poses=none,"
+           "captions=builtin")
+SENTENCES = ["The tide comes in at noon.", "Bring the red box to the kitchen.", "The train leaves at seven.",
+             "Open the window please.", "The garden is full of roses.", "We found the keys in the car."]
+HELPER_SECONDS = 420
+
+
+def _can_unshare() -> bool:
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return False
+    return subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0
+
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not _can_unshare(), reason="needs root to make a loopback-only network namespace")]
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory) -> Path:
+    """Six 4 s clips: two shots of the two test faces (a cut at 2 s) and a sentence."""
+    from faces import SCENE, SECOND_CLIP, make_face_video
+    from speech import Line, speech_clip
+
+    folder = tmp_path_factory.mktemp("cluster clips")
+    work = tmp_path_factory.mktemp("cluster raw")
+    shots = [SECOND_CLIP, SCENE[:2], SCENE[1:3], SCENE[2:], [SCENE[3], SCENE[0]], [SECOND_CLIP[1], SCENE[1]]]
+    for n, (shot, sentence) in enumerate(zip(shots, SENTENCES)):
+        make_face_video(work / f"{n}.mp4", shot, size=(320, 180))
+        clip, _ = speech_clip(work, f"clip {n}.mp4", work / f"{n}.mp4", [Line(0.5, sentence)], 4.0)
+        clip.rename(folder / clip.name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def local(clips, tmp_path_factory) -> Path:
+    """The same clips added by a local run: its home."""
+    home = tmp_path_factory.mktemp("local home")
+    env = {**os.environ, "VIDEOREVIEW_HOME": str(home), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-m", "videoreview", "library", "add", str(clips), "--engines", ENGINES,
+                           "-q"], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "6 indexed, 0 unchanged, 0 failed"
+    return home
+
+
+def in_namespace(folder: Path, steps: list[dict]) -> dict:
+    """Run the helper (this file) in a new network namespace: it starts the cluster, runs
+    ``steps`` and stops it; returns its report."""
+    plan = folder / "plan.json"
+    plan.write_text(json.dumps({"folder": str(folder), "steps": steps}))
+    started = time.monotonic()
+    proc = subprocess.run(["unshare", "--net", sys.executable, __file__, str(plan)], capture_output=True, text=True,
+                          timeout=HELPER_SECONDS)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    report = json.loads((folder / "report.json").read_text())
+    report["seconds"] = time.monotonic() - started
+    print(f"helper: {report['seconds']:.1f} s; steps: {[round(s['seconds'], 1) for s in report['steps']]}")
+    return report
+
+
+def assert_loopback_only(report: dict) -> None:
+    assert report["interfaces"] == ["lo"]
+    assert report["sockets"], "the helper saw no sockets: the check would prove nothing"
+    for local_ip, remote_ip in report["sockets"]:
+        for text in filter(None, (local_ip, remote_ip)):
+            ip = ipaddress.ip_address(text)
+            ip = getattr(ip, "ipv4_mapped", None) or ip
+            assert ip.is_loopback, f"a socket on {text}"
+    assert report["left"] == [], "processes of the cluster still running after it was stopped"
+
+
+def lines(step: dict, what: str) -> list[str]:
+    """The paths of the step's progress lines of one kind ("running", "indexed", ...)."""
+    return [line.split(None, 1)[1].split("  (")[0] for line in step["stderr"] if line.split(None, 1)[:1] == [what]]
+
+
+def catalog_rows(home: Path) -> list[tuple]:
+    import sqlite3
+
+    db = sqlite3.connect(home / "library.sqlite3")
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        return db.execute("SELECT v.path, v.status, v.content_hash, (SELECT count(*) FROM units u WHERE "
+                          "u.video_id = v.id) FROM videos v ORDER BY v.path").fetchall()
+    finally:
+        db.close()
+
+
+def assert_same_as_local(home: Path, local: Path, besides: str = "") -> None:
+    """Every clip done, its saved Analysis equal to the local run's, as many units indexed
+    (``besides``: a path only the cluster run had)."""
+    here, there = [r for r in catalog_rows(home) if r[0] != besides], catalog_rows(local)
+    assert [r[:3] for r in here] == [r[:3] for r in there] and all(r[1] == "done" for r in here)
+    assert [r[3] for r in here] == [r[3] for r in there]  # no unit indexed twice
+    for path, _, digest, _ in here:
+        mine = json.loads((home / "analyses" / f"{digest}.analysis.json").read_text())
+        theirs = json.loads((local / "analyses" / f"{digest}.analysis.json").read_text())
+        for key in ("boundaries", "identities", "captions", "transcript"):
+            assert mine[key] == theirs[key], f"{path}: {key} differs from the local run"
+        assert mine == theirs, path
+        assert mine["transcript"] and mine["identities"] and mine["boundaries"], path
+
+
+def test_six_clips_analysed_on_the_cluster_equal_a_local_run(clips, local, tmp_path, monkeypatch):
+    broken = tmp_path / "videos" / "broken.mp4"
+    broken.parent.mkdir()
+    broken.write_bytes(b"not a video" * 100)
+    report = in_namespace(tmp_path, [{"home": "driver", "paths": [str(clips), str(broken)]}])
+    assert_loopback_only(report)
+    [step] = report["steps"]
+    assert step["rc"] == 0, step["stderr"][-20:]
+    assert step["stdout"].strip() == "6 indexed, 0 unchanged, 1 failed"
+    # Both nodes took videos, and the broken file failed alone, named, with its reason.
+    assert len({line.rsplit("node ", 1)[1] for line in step["stderr"] if line.lstrip().startswith("running")}) == 2
+    [failed] = [line for line in step["stderr"] if line.lstrip().startswith("failed")]
+    assert str(broken) in failed and "on " in failed
+    home = tmp_path / "driver"
+    assert [r[1] for r in catalog_rows(home) if r[0] == str(broken)] == ["failed"]
+    assert_same_as_local(home, local, besides=str(broken))
+
+    # The library finds each clip by what was heard in it (Whisper tiny mishears some).
+    from videoreview.library.catalog import Catalog
+    from videoreview.library.indexer import text_embedder
+    from videoreview.library.search import Searcher
+    from videoreview.records import Analysis
+
+    monkeypatch.setenv("VIDEOREVIEW_HOME", str(home))
+    with Catalog(home / "library.sqlite3", readonly=True) as catalog:
+        searcher = Searcher(catalog, text_embedder(), None)
+        for video in catalog.videos():
+            if video.status == "done":
+                said = Analysis.load(home / "analyses" / f"{video.content_hash}.analysis.json").transcript[0].text
+                best = searcher.search(said, top=3)[0]
+                assert best.path == video.path and best.kind == "speech", (said, best)
+
+
+@pytest.fixture(scope="module")
+def faults(clips, tmp_path_factory) -> tuple[dict, Path]:
+    """One cluster: the command killed after two videos and run again (home 'rerun'),
+    then a fresh library (home 'lost node') with the second node's raylet killed mid-run."""
+    folder = tmp_path_factory.mktemp("cluster faults")
+    report = in_namespace(folder, [{"home": "rerun", "paths": [str(clips)], "kill": "driver"},
+                                   {"home": "rerun", "paths": [str(clips)]},
+                                   {"home": "lost node", "paths": [str(clips)], "kill": "raylet"}])
+    assert_loopback_only(report)
+    return report, folder
+
+
+def test_a_killed_command_run_again_sends_only_what_is_not_done(faults, clips, local):
+    report, folder = faults
+    killed, again = report["steps"][:2]
+    assert killed["rc"] == -9
+    before = lines(killed, "indexed")
+    assert len(before) == 2
+    # Sent again: exactly the videos the killed run had not indexed; the rest unchanged.
+    assert sorted(lines(again, "running")) == sorted(str(p) for p in clips.iterdir() if str(p) not in before)
+    assert sorted(lines(again, "unchanged")) == sorted(before)
+    assert again["rc"] == 0 and again["stdout"].strip() == "4 indexed, 2 unchanged, 0 failed"
+    assert_same_as_local(folder / "rerun", local)
+
+
+def test_a_node_killed_mid_run_loses_nothing_and_indexes_nothing_twice(faults, clips, local):
+    report, folder = faults
+    step = report["steps"][2]
+    assert step["rc"] == 0, step["stderr"][-20:]
+    assert step["killed_raylet"], "the raylet was never killed"
+    lost = step["lost_path"]
+    assert lines(step, "retrying") == [lost]  # the video in flight there, sent again
+    indexed = lines(step, "indexed")
+    assert sorted(indexed) == sorted(str(p) for p in clips.iterdir())  # all six, each once
+    assert step["stdout"].strip() == "6 indexed, 0 unchanged, 0 failed"
+    assert_same_as_local(folder / "lost node", local)
+
+
+# -- the helper, run as a script inside the namespace -----------------------------------
+
+
+def _sample_sockets(seen: set, stop: threading.Event) -> None:
+    import psutil
+
+    while not stop.is_set():
+        for conn in psutil.net_connections(kind="inet"):
+            seen.add((conn.laddr.ip if conn.laddr else "", conn.raddr.ip if conn.raddr else ""))
+        stop.wait(0.2)
+
+
+def _run_step(cluster, folder: Path, step: dict) -> dict:
+    """Run ``library add --cluster``; kill what the step says when it is time."""
+    env = {**cluster.environment(), "VIDEOREVIEW_HOME": str(folder / step["home"])}
+    args = [sys.executable, "-m", "videoreview", "library", "add", *step["paths"], "--engines", ENGINES,
+            "--cluster", cluster.address]
+    started = time.monotonic()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out: dict = {"stderr": [], "killed_raylet": 0, "lost_path": ""}
+    worker = cluster.nodes[1].node_id[:8]
+    stdout = []
+    reader = threading.Thread(target=lambda: stdout.append(proc.stdout.read()), daemon=True)
+    reader.start()
+    indexed = 0
+    for line in proc.stderr:
+        out["stderr"].append(line.rstrip("\n"))
+        what = line.split(None, 1)[:1]
+        indexed += what == ["indexed"]
+        if step.get("kill") == "driver" and indexed == 2:
+            proc.kill()  # SIGKILL by its pid, as a crash or a pulled plug would
+            break
+        if step.get("kill") == "raylet" and not out["killed_raylet"] and what == ["running"] and indexed \
+                and line.rstrip().endswith(f"node {worker}))"):
+            out["killed_raylet"] = cluster.kill_raylet(1)
+            out["lost_path"] = line.split(None, 1)[1].split("  (")[0]
+    proc.wait(timeout=HELPER_SECONDS)
+    reader.join(timeout=10)
+    out.update(rc=proc.returncode, stdout="".join(stdout), seconds=time.monotonic() - started)
+    return out
+
+
+def _helper(plan_path: str) -> None:
+    import socket
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from videoreview.cluster.local import LocalCluster
+
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    plan = json.loads(Path(plan_path).read_text())
+    folder = Path(plan["folder"])
+    report: dict = {"interfaces": sorted(name for _, name in socket.if_nameindex()), "steps": []}
+    seen: set = set()
+    stop = threading.Event()
+    sampler = threading.Thread(target=_sample_sockets, args=(seen, stop), daemon=True)
+    sampler.start()
+    cluster = LocalCluster(folder / "cluster", workers=1, cpus=1, homes=[folder / "node0", folder / "node1"],
+                           token_path=folder / "cluster" / "token")
+    try:
+        cluster.start()
+        for step in plan["steps"]:
+            report["steps"].append(_run_step(cluster, folder, step))
+    finally:
+        processes = cluster.processes()  # every one seen, the killed node's too
+        cluster.stop()
+        stop.set()
+        sampler.join(timeout=5)
+    report["left"] = [p.pid for p in processes if p.is_running() and p.status() != "zombie"]
+    report["sockets"] = sorted(seen)
+    (folder / "report.json").write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    _helper(sys.argv[1])
