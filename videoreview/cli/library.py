@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -135,8 +136,11 @@ def cmd_add_on_cluster(args: argparse.Namespace, engines: dict) -> int:
     import_ray()
     bar = ClusterBar(quiet=args.quiet)
     try:
-        result = add_on_cluster(args.paths, args.cluster, engines, report=bar.report, actors=args.actors,
-                                frames=chosen_frame_embedder())
+        # Ray prints what its nodes report (a node that died, say) on stdout: sent to stderr
+        # here, so that stdout holds only the counts, as for a local add.
+        with contextlib.redirect_stdout(sys.stderr):
+            result = add_on_cluster(args.paths, args.cluster, engines, report=bar.report, actors=args.actors,
+                                    frames=chosen_frame_embedder())
     finally:
         bar.close()
     return _added(result)
