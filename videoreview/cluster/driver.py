@@ -212,6 +212,8 @@ class _Run:
             ref = actor.analyse.remote(job.path, job.content_hash, previous.to_json() if previous else None)
             self.busy[ref] = (job, actor)
             self.report(job.path, "running", self.pool.where[actor])
+        if self.busy and self.embedder is None:
+            self.embedder = text_embedder()  # loads (seconds) while the first videos are analysed
 
     def _finished(self, ref) -> None:
         job, actor = self.busy.pop(ref)
@@ -232,8 +234,6 @@ class _Run:
         except (VideoReviewError, OSError, ValueError) as exc:
             self._failed(job, f"{job.path}: the analysis from {done['node']} could not be saved here ({exc})")
             return
-        if self.embedder is None:
-            self.embedder = text_embedder()
         self.catalog.index_analysis(job.video_id, analysis, self.embedder.embed, self.frames)
         self.result.indexed.append(job.path)
         self.report(job.path, "indexed", f"{done['seconds']:.1f} s on {done['node']}")
