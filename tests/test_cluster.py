@@ -38,6 +38,7 @@ ENGINES = ("boundaries=builtin,faces=blazeface,speech=whisper-tiny.en,screen-tex
 SENTENCES = ["The tide comes in at noon.", "Bring the red box to the kitchen.", "Please close the door.",
              "Open the window please.", "The garden is full of roses.", "We found the keys in the car."]
 HELPER_SECONDS = 420
+SERVER_KEY = "key-only-the-workers-have-7f3a"
 
 
 def _can_unshare() -> bool:
@@ -78,11 +79,14 @@ def local(clips, tmp_path_factory) -> Path:
     return home
 
 
-def in_namespace(folder: Path, steps: list[dict]) -> dict:
+def in_namespace(folder: Path, steps: list[dict], **options) -> dict:
     """Run the helper (this file) in a new network namespace: it starts the cluster, runs
-    ``steps`` and stops it; returns its report."""
+    ``steps`` and stops it; returns its report. A step: {"home": name under ``folder``,
+    "paths": [...], "engines": (default ENGINES), "kill": "driver"|"raylet", "keep": a name
+    to copy the home to first}. ``options``: "server_key" (a loopback model server that
+    wants this key, the nodes' BOX_KEY), "server_home" (a home where the server is defined)."""
     plan = folder / "plan.json"
-    plan.write_text(json.dumps({"folder": str(folder), "steps": steps}))
+    plan.write_text(json.dumps({"folder": str(folder), "steps": steps, **options}))
     started = time.monotonic()
     proc = subprocess.run(["unshare", "--net", sys.executable, __file__, str(plan)], capture_output=True, text=True,
                           timeout=HELPER_SECONDS)
@@ -175,10 +179,12 @@ def test_six_clips_analysed_on_the_cluster_equal_a_local_run(clips, local, tmp_p
 
 
 def test_a_killed_command_run_again_sends_only_what_is_not_done(clips, local, tmp_path):
+    other = ENGINES.replace("speech=whisper-tiny.en", "speech=none")
     report = in_namespace(tmp_path, [{"home": "rerun", "paths": [str(clips)], "kill": "driver"},
-                                     {"home": "rerun", "paths": [str(clips)]}])
+                                     {"home": "rerun", "paths": [str(clips)]},
+                                     {"home": "rerun", "paths": [str(clips)], "engines": other, "keep": "kept"}])
     assert_loopback_only(report)
-    killed, again = report["steps"]
+    killed, again, changed = report["steps"]
     assert killed["rc"] == -9
     before = lines(killed, "indexed")
     assert len(before) == 2
@@ -186,7 +192,12 @@ def test_a_killed_command_run_again_sends_only_what_is_not_done(clips, local, tm
     assert sorted(lines(again, "running")) == sorted(str(p) for p in clips.iterdir() if str(p) not in before)
     assert sorted(lines(again, "unchanged")) == sorted(before)
     assert again["rc"] == 0 and again["stdout"].strip() == "4 indexed, 2 unchanged, 0 failed"
-    assert_same_as_local(tmp_path / "rerun", local)
+    assert_same_as_local(tmp_path / "kept", local)  # the library as the second run left it
+    # Other engines: everything is sent again (a local add keeps what is indexed).
+    assert changed["rc"] == 0 and changed["stdout"].strip() == "6 indexed, 0 unchanged, 0 failed"
+    for path, status, digest, _ in catalog_rows(tmp_path / "rerun"):
+        analysis = json.loads((tmp_path / "rerun" / "analyses" / f"{digest}.analysis.json").read_text())
+        assert status == "done" and "speech" not in analysis["engines"] and not analysis["transcript"], path
 
 
 def test_a_node_killed_mid_run_loses_nothing_and_indexes_nothing_twice(clips, local, tmp_path):
@@ -201,6 +212,33 @@ def test_a_node_killed_mid_run_loses_nothing_and_indexes_nothing_twice(clips, lo
     assert sorted(lines(step, "indexed")) == sorted(str(p) for p in clips.iterdir())  # all six, each once
     assert step["stdout"].strip() == "6 indexed, 0 unchanged, 0 failed"
     assert_same_as_local(tmp_path / "lost node", local)
+
+
+def test_a_model_server_engine_runs_in_the_actors_with_the_workers_own_key(tmp_path):
+    """Captions by a model server (server:box): the asking machine defines the server (URL,
+    model, the variable holding the key) and has no key; the nodes have the key in their
+    environment. The key reaches the server from the workers and is in no file of the
+    run: not in the library, the nodes' homes, nor anything Ray wrote (its logs)."""
+    from tiny_vlm import colour_clip
+
+    (tmp_path / "videos").mkdir()
+    clip = colour_clip(tmp_path / "videos" / "colours.mp4")
+    engines = "boundaries=fake,faces=none,speech=none,screen-text=none,objects=none,poses=none,captions=server:box"
+    report = in_namespace(tmp_path, [{"home": "driver", "paths": [str(clip)], "engines": engines}],
+                          server_key=SERVER_KEY, server_home="driver")
+    assert_loopback_only(report)
+    [step] = report["steps"]
+    assert step["rc"] == 0 and step["stdout"].strip() == "1 indexed, 0 unchanged, 0 failed", step["stderr"][-10:]
+    from videoreview.records import Analysis
+
+    [saved] = (tmp_path / "driver" / "analyses").glob("*.analysis.json")
+    analysis = Analysis.load(saved)
+    assert analysis.engines["captions"] == "server:box@1-colours"
+    assert [c.text for c in sorted(analysis.captions, key=lambda c: c.time)] == \
+        ["a red frame."] * 3 + ["a blue frame."] * 3 + ["a green frame."] * 3
+    assert report["server_auth"] and set(report["server_auth"]) == {f"Bearer {SERVER_KEY}"}
+    assert report["key_found_in"] == []
+    assert SERVER_KEY not in json.dumps(step)
 
 
 # -- the helper, run as a script inside the namespace -----------------------------------
@@ -218,8 +256,11 @@ def _sample_sockets(seen: set, stop: threading.Event) -> None:
 def _run_step(cluster, folder: Path, step: dict) -> dict:
     """Run ``library add --cluster``; kill what the step says when it is time."""
     env = {**cluster.environment(), "VIDEOREVIEW_HOME": str(folder / step["home"])}
-    args = [sys.executable, "-m", "videoreview", "library", "add", *step["paths"], "--engines", ENGINES,
-            "--cluster", cluster.address]
+    env.pop("BOX_KEY", None)  # the asking machine has no key: the workers have theirs
+    if step.get("keep"):
+        shutil.copytree(folder / step["home"], folder / step["keep"])
+    args = [sys.executable, "-m", "videoreview", "library", "add", *step["paths"], "--engines",
+            step.get("engines", ENGINES), "--cluster", cluster.address]
     started = time.monotonic()
     proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out: dict = {"stderr": [], "killed_raylet": 0, "lost_path": ""}
@@ -245,6 +286,23 @@ def _run_step(cluster, folder: Path, step: dict) -> dict:
     return out
 
 
+def _model_server(key: str, home: Path):
+    """The loopback model server, defined in ``home`` as the user would (no key there)."""
+    from model_server import ModelServer
+    from videoreview.models.servers import Server, add_server
+
+    server = ModelServer(key=key)
+    before = os.environ.get("VIDEOREVIEW_HOME")
+    os.environ["VIDEOREVIEW_HOME"] = str(home)
+    try:
+        add_server(Server("box", server.url, "colours", api_key_env="BOX_KEY"))
+    finally:
+        os.environ.pop("VIDEOREVIEW_HOME")
+        if before is not None:
+            os.environ["VIDEOREVIEW_HOME"] = before
+    return server
+
+
 def _helper(plan_path: str) -> None:
     import socket
 
@@ -259,17 +317,26 @@ def _helper(plan_path: str) -> None:
     stop = threading.Event()
     sampler = threading.Thread(target=_sample_sockets, args=(seen, stop), daemon=True)
     sampler.start()
+    key = plan.get("server_key")
     cluster = LocalCluster(folder / "cluster", workers=1, cpus=1, homes=[folder / "node0", folder / "node1"],
-                           token_path=folder / "cluster" / "token")
+                           token_path=folder / "cluster" / "token", env={"BOX_KEY": key} if key else None)
+    server = _model_server(key, folder / plan["server_home"]) if key else None
     try:
         cluster.start()
         for step in plan["steps"]:
             report["steps"].append(_run_step(cluster, folder, step))
+        if key:  # before the cluster stops and its temporary folder goes (the plan holds it: not counted)
+            files = [p for p in (*folder.rglob("*"), *cluster.temp.rglob("*")) if p != Path(plan_path)]
+            report["key_found_in"] = [str(p) for p in files
+                                      if p.is_file() and not p.is_symlink() and key.encode() in p.read_bytes()]
     finally:
         processes = cluster.processes()  # every one seen, the killed node's too
         cluster.stop()
         stop.set()
         sampler.join(timeout=5)
+        if server is not None:
+            server.close()
+            report["server_auth"] = [r["headers"].get("Authorization") for r in server.requests]
     report["left"] = [p.pid for p in processes if p.is_running() and p.status() != "zombie"]
     report["sockets"] = sorted(seen)
     (folder / "report.json").write_text(json.dumps(report, indent=1))
