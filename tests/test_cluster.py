@@ -83,8 +83,9 @@ def in_namespace(folder: Path, steps: list[dict], **options) -> dict:
     """Run the helper (this file) in a new network namespace: it starts the cluster, runs
     ``steps`` and stops it; returns its report. A step: {"home": name under ``folder``,
     "paths": [...], "engines": (default ENGINES), "kill": "driver"|"raylet", "keep": a name
-    to copy the home to first}. ``options``: "server_key" (a loopback model server that
-    wants this key, the nodes' BOX_KEY), "server_home" (a home where the server is defined)."""
+    to copy the home to first, "client": true for the ray:// address}. ``options``:
+    "server_key" (a loopback model server that wants this key, the nodes' BOX_KEY),
+    "server_home" (a home where the server is defined)."""
     plan = folder / "plan.json"
     plan.write_text(json.dumps({"folder": str(folder), "steps": steps, **options}))
     started = time.monotonic()
@@ -218,13 +219,14 @@ def test_a_model_server_engine_runs_in_the_actors_with_the_workers_own_key(tmp_p
     """Captions by a model server (server:box): the asking machine defines the server (URL,
     model, the variable holding the key) and has no key; the nodes have the key in their
     environment. The key reaches the server from the workers and is in no file of the
-    run: not in the library, the nodes' homes, nor anything Ray wrote (its logs)."""
+    run: not in the library, the nodes' homes, nor anything Ray wrote (its logs). Sent
+    through Ray Client (a ray:// address), as from a machine outside the cluster."""
     from tiny_vlm import colour_clip
 
     (tmp_path / "videos").mkdir()
     clip = colour_clip(tmp_path / "videos" / "colours.mp4")
     engines = "boundaries=fake,faces=none,speech=none,screen-text=none,objects=none,poses=none,captions=server:box"
-    report = in_namespace(tmp_path, [{"home": "driver", "paths": [str(clip)], "engines": engines}],
+    report = in_namespace(tmp_path, [{"home": "driver", "paths": [str(clip)], "engines": engines, "client": True}],
                           server_key=SERVER_KEY, server_home="driver")
     assert_loopback_only(report)
     [step] = report["steps"]
@@ -259,8 +261,9 @@ def _run_step(cluster, folder: Path, step: dict) -> dict:
     env.pop("BOX_KEY", None)  # the asking machine has no key: the workers have theirs
     if step.get("keep"):
         shutil.copytree(folder / step["home"], folder / step["keep"])
+    address = cluster.client_address if step.get("client") else cluster.address
     args = [sys.executable, "-m", "videoreview", "library", "add", *step["paths"], "--engines",
-            step.get("engines", ENGINES), "--cluster", cluster.address]
+            step.get("engines", ENGINES), "--cluster", address]
     started = time.monotonic()
     proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out: dict = {"stderr": [], "killed_raylet": 0, "lost_path": ""}
