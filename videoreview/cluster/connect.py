@@ -103,10 +103,16 @@ def connect(text: str, notice=None):
         notice(f"the cluster at {address.text} is reached without Ray's token authentication: anyone who can "
                "reach its ports can run code on it; keep it on a private network or turn tokens on (docs/cluster.md)")
     target = address.text if address.client or address.host is None else f"{address.host}:{address.port}"
+    options = {}
+    if address.host is not None and address.loopback and not address.client:
+        # A cluster on loopback: this process is one of its nodes' drivers, and says so,
+        # or Ray would advertise the host's routable address for it.
+        options["_node_ip_address"] = "127.0.0.1"
     try:
         # log_to_driver off: the workers' output stays in the cluster's logs, not in this
         # terminal; what a user needs (notices, problems) comes back with each result.
-        ray.init(address=target, log_to_driver=False, logging_level=logging.WARNING, configure_logging=True)
+        ray.init(address=target, log_to_driver=False, logging_level=logging.WARNING, configure_logging=True,
+                 **options)
     except ConnectionError as exc:
         raise VideoReviewError(f"cannot connect to the Ray cluster at {address.text} ({_first_line(exc)})") from None
     except Exception as exc:  # Ray raises many kinds (authentication, version mismatch, timeouts)
