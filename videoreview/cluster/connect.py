@@ -114,7 +114,10 @@ def connect(text: str, notice=None):
         ray.init(address=target, log_to_driver=False, logging_level=logging.WARNING, configure_logging=True,
                  **options)
     except ConnectionError as exc:
-        raise VideoReviewError(f"cannot connect to the Ray cluster at {address.text} ({_first_line(exc)})") from None
+        hint = "" if token_auth_on() else ("; if it uses Ray's token authentication, set RAY_AUTH_MODE=token and "
+                                           "give its token (docs/cluster.md)")
+        raise VideoReviewError(f"cannot connect to the Ray cluster at {address.text} ({_first_line(exc)}){hint}") \
+            from None
     except Exception as exc:  # Ray raises many kinds (authentication, version mismatch, timeouts)
         if type(exc).__name__ == "AuthenticationError":
             raise VideoReviewError(f"the Ray cluster at {address.text} refused this machine: it asks for its token "

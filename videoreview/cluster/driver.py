@@ -92,6 +92,7 @@ class Pool:
         self.where: dict[object, str] = {}  # actor -> node name
         self.stages: dict[str, str] | None = None  # the first ready actor's
         self.replacements = 2 * self.size
+        self.problems: list[str] = []  # why workers could not start, each said once
         for _ in range(self.size):
             self._start()
 
@@ -109,23 +110,35 @@ class Pool:
         actor = self.starting.pop(ref)
         try:
             info = self.ray.get(ref)
-        except Exception as exc:  # its node died, or the engines would not load there
-            self.report("", "notice", f"a worker did not start: {_one_line(exc)}")
+        except Exception as exc:  # its node died on the way: another is asked for
+            self._said(f"a worker did not start: {_one_line(exc)}")
             self.replace()
+            return
+        if info["problem"]:  # the engines cannot be made there: another would fail the same way
+            self._said(info["problem"])
+            self.ray.kill(actor)
             return
         self.stages = self.stages or info["stages"]
         self.where[actor] = info["node"]
         self.idle.append(actor)
 
+    def _said(self, problem: str) -> None:
+        if problem not in self.problems:
+            self.problems.append(problem)
+            self.report("", "notice", problem)
+
     def first_stages(self, deadline: float) -> dict[str, str]:
         """{stage: engine name} as the workers make them (waits for the first actor)."""
         while self.stages is None:
             if not self.starting or time.monotonic() > deadline:
-                raise VideoReviewError("no worker of the cluster could start the analysis (see its logs)")
+                raise VideoReviewError(f"no worker of the cluster could start the analysis: {self.why()}")
             ready, _ = self.ray.wait(list(self.starting), num_returns=1, timeout=POLL)
             for ref in ready:
                 self.started(ref)
         return self.stages
+
+    def why(self) -> str:
+        return self.problems[-1] if self.problems else "none started in time (see the cluster's logs)"
 
     def close(self) -> None:
         for actor in [*self.idle, *self.starting.values(), *self.where]:
@@ -188,7 +201,8 @@ class _Run:
         waiting = [*self.busy, *self.pool.starting]
         if not waiting:
             if self.queue:
-                raise VideoReviewError(f"no worker of the cluster is left to analyse {len(self.queue)} videos")
+                raise VideoReviewError(f"no worker of the cluster is left to analyse {len(self.queue)} videos: "
+                                       f"{self.pool.why()}")
             return
         ready, _ = self.ray.wait(waiting, num_returns=1, timeout=timeout)
         for ref in ready:

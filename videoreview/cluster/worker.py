@@ -42,16 +42,23 @@ class Analyser:
     def __init__(self, engines: dict[str, str], servers: list[dict]) -> None:
         self.engines = dict(engines)
         self.node = node_name()
-        _define_servers(servers)
-        # The engines' names per stage, made now (models load on the first video): the
-        # driver compares them with what the catalog holds, to send nothing twice.
-        self.stages = {stage.name: stage.engine.name for stage in build_stages(self.engines)}
         self.cache = StageCache()
+        self.stages: dict[str, str] = {}
+        self.problem = ""  # why this worker cannot make the engines (said by ready(), not raised:
+        # Ray cannot always carry an exception raised while an actor starts back to the driver)
+        try:
+            _define_servers(servers)
+            # The engines' names per stage, made now (models load on the first video): the
+            # driver compares them with what the catalog holds, to send nothing twice.
+            self.stages = {stage.name: stage.engine.name for stage in build_stages(self.engines)}
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            self.problem = f"{self.node} cannot make the chosen engines: {type(exc).__name__}: {exc}"
 
     def ready(self) -> dict:
         import importlib.metadata
 
-        return {"node": self.node, "stages": self.stages, "pid": os.getpid(),
+        return {"node": self.node, "stages": self.stages, "pid": os.getpid(), "problem": self.problem,
                 "version": importlib.metadata.version("videoreview")}
 
     def analyse(self, path: str, content_hash: str, previous: str | None) -> dict:
