@@ -144,3 +144,11 @@ def test_the_progress_counts_and_lines():
         "  running  a  (node 1)", "  running  b  (node 2)", " retrying  b  (lost on node 2)",
         "  indexed  a  (1.0 s on node 1)", "  running  b  (node 1)", "   failed  b: not a video file",
         "videoreview: notice: a notice"]
+
+
+def test_a_worker_that_cannot_make_the_engines_says_why(fresh_home):
+    actor = Analyser({**ENGINES, "captions": "no-such-model"}, [])
+    ready = actor.ready()
+    assert ready["stages"] == {}
+    assert ready["problem"].startswith(f"{actor.node} cannot make the chosen engines: ")
+    assert "no-such-model" in ready["problem"]
