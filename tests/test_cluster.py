@@ -321,8 +321,11 @@ def _helper(plan_path: str) -> None:
     sampler = threading.Thread(target=_sample_sockets, args=(seen, stop), daemon=True)
     sampler.start()
     key = plan.get("server_key")
+    # Ray Client's proxy gives up on a connection's server after this (30 s by default); the
+    # app then connects again (connect.py says why).
+    env = {"RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S": "15", **({"BOX_KEY": key} if key else {})}
     cluster = LocalCluster(folder / "cluster", workers=1, cpus=1, homes=[folder / "node0", folder / "node1"],
-                           token_path=folder / "cluster" / "token", env={"BOX_KEY": key} if key else None)
+                           token_path=folder / "cluster" / "token", env=env)
     server = _model_server(key, folder / plan["server_home"]) if key else None
     try:
         cluster.start()
@@ -334,6 +337,9 @@ def _helper(plan_path: str) -> None:
                                       if p.is_file() and not p.is_symlink() and key.encode() in p.read_bytes()]
     finally:
         processes = cluster.processes()  # every one seen, the killed node's too
+        if cluster.temp is not None and any(step["rc"] not in (0, -9) for step in report["steps"]):
+            logs = next(cluster.temp.glob("session_2*"), cluster.temp) / "logs"  # kept to see why
+            shutil.copytree(logs, folder / "ray logs", ignore_dangling_symlinks=True, dirs_exist_ok=True)
         cluster.stop()
         stop.set()
         sampler.join(timeout=5)

@@ -109,10 +109,7 @@ def connect(text: str, notice=None):
         # or Ray would advertise the host's routable address for it.
         options["_node_ip_address"] = "127.0.0.1"
     try:
-        # log_to_driver off: the workers' output stays in the cluster's logs, not in this
-        # terminal; what a user needs (notices, problems) comes back with each result.
-        ray.init(address=target, log_to_driver=False, logging_level=logging.WARNING, configure_logging=True,
-                 **options)
+        _init(ray, target, options, address, notice)
     except ConnectionError as exc:
         hint = "" if token_auth_on() else ("; if it uses Ray's token authentication, set RAY_AUTH_MODE=token and "
                                            "give its token (docs/cluster.md)")
@@ -125,6 +122,26 @@ def connect(text: str, notice=None):
         raise VideoReviewError(f"cannot use the Ray cluster at {address.text}: {type(exc).__name__}: "
                                f"{_first_line(exc)}") from None
     return ray
+
+
+CLIENT_TRIES = 4
+
+
+def _init(ray, target: str, options: dict, address: Address, notice) -> None:
+    for attempt in range(1, CLIENT_TRIES + 1):
+        try:
+            # log_to_driver off: the workers' output stays in the cluster's logs, not in this
+            # terminal; what a user needs (notices, problems) comes back with each result.
+            ray.init(address=target, log_to_driver=False, logging_level=logging.WARNING, configure_logging=True,
+                     **options)
+            return
+        except ConnectionError as exc:
+            # Ray Client's proxy sometimes loses the server it starts for a connection (its
+            # process hangs as it forks; seen with Ray 2.60 on a busy machine): another
+            # connection gets another server.
+            if not (address.client and "Initialization failure" in str(exc)) or attempt == CLIENT_TRIES:
+                raise
+            notice(f"Ray Client's server at {address.text} did not start for this connection; trying again")
 
 
 def disconnect() -> None:

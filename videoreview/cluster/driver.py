@@ -255,6 +255,10 @@ class _Run:
     def _lost(self, job: Job, actor, exc: Exception) -> None:
         where = self.pool.where.pop(actor, "a worker")
         why = f"lost on {where} ({_one_line(exc)})"
+        try:
+            self.ray.kill(actor)  # "unavailable" may come back later: its place goes to the replacement
+        except Exception:
+            pass
         self.pool.replace()
         if job.attempts >= ATTEMPTS:
             self._failed(job, f"{job.path}: {why}, {job.attempts} times")
