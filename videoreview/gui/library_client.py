@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ..cluster.driver import add_on_cluster
 from ..library.service import serve
 from .background import CHILDREN, ServiceThread
 
@@ -49,7 +50,9 @@ class _PipeThread(ServiceThread):
                     continue
                 self._open.add(request[0])
                 try:
-                    conn = conn or self.start_child(self.stop_adding)
+                    # The child gets the cluster's driver (for Settings > Cluster): the
+                    # library layer does not import the cluster layer above it.
+                    conn = conn or self.start_child(self.stop_adding, add_on_cluster)
                     conn.send(request)
                 except (OSError, RuntimeError) as exc:  # cannot start it, or it has just died
                     conn = self._died(conn, f"the library process could not be reached ({exc})")
@@ -135,7 +138,8 @@ class LibraryClient(QObject):
         self._thread.outgoing.put(RESTART)
 
     def stop_adding(self) -> None:
-        """Stop cataloguing the folders being added (what is catalogued stays)."""
+        """Stop cataloguing the folders being added, and a cluster run (what is catalogued
+        and indexed stays)."""
         self._thread.stop_adding.set()
 
     def shutdown(self, timeout_ms: int = 8000) -> None:

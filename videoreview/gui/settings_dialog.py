@@ -1,7 +1,7 @@
-"""Edit > Settings…: where the library lives, the analysis cache (its size, and a button
-to clear it), the name your notes are signed with, the engines and device, the theme, and
-how the overlays look. Every change
-applies at once and is saved; there is nothing to confirm."""
+"""Edit > Settings…: where the library lives and the Ray cluster its analysis may go to,
+the analysis cache (its size, and a button to clear it), the name your notes are signed
+with, the engines and device, the theme, and how the overlays look. Every change applies
+at once and is saved; there is nothing to confirm."""
 
 from __future__ import annotations
 
@@ -26,12 +26,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..cluster.connect import parse_address
+from ..errors import VideoReviewError
 from ..notes.author import reviewer_name, set_reviewer_name
 from ..paths import cache_dir, folder_size, library_location
 from .engine_choices import EngineChoices
 from .servers_box import ServersBox
 from .theme import THEMES, save_overlay_style, saved_theme
 from .video_overlays import OverlayStyle
+from .window_settings import cluster_address, set_cluster_address
 
 
 class SettingsDialog(QDialog):
@@ -81,6 +84,12 @@ class SettingsDialog(QDialog):
         form.addRow("Library location", row)
         form.addRow("", QLabel("The catalog of analysed videos and their analyses, with your corrections.",
                                wordWrap=True))
+        self.cluster = QLineEdit(cluster_address(), placeholderText="empty: analyse here (or ray://HOST:10001, "
+                                                                    "HOST:6379, auto)")
+        self.cluster.editingFinished.connect(self.apply_cluster)
+        form.addRow("Cluster", self.cluster)
+        form.addRow("", QLabel("Videos added to the library are analysed on this Ray cluster. Videos must be "
+                               "readable at the same path on every worker: see docs/cluster.md", wordWrap=True))
         self.cache = QLabel()
         self.clear_button = QPushButton("Clear cache")
         self.clear_button.clicked.connect(self.clear_cache)
@@ -123,6 +132,21 @@ class SettingsDialog(QDialog):
             self.window_.library.restart()  # the library process opens the catalog where it now is
             self.window_.library_panel.refresh()
         self.show_library()
+
+    def apply_cluster(self) -> None:
+        """Save the cluster address once it parses (a bad one is said and not saved)."""
+        text = self.cluster.text().strip()
+        if text == cluster_address():
+            return
+        if text:
+            try:
+                parse_address(text)
+            except VideoReviewError as exc:
+                self.status.setText(f"Cluster: {str(exc).removeprefix('--cluster ')}; not saved.")
+                return
+        set_cluster_address(text)
+        self.status.setText(f"Videos added to the library are now analysed on the cluster at {text}." if text
+                            else "Videos added to the library are now analysed on this machine.")
 
     def show_cache(self) -> None:
         folder = cache_dir()
@@ -182,5 +206,6 @@ class SettingsDialog(QDialog):
         save_overlay_style(style)
 
     def done(self, result: int) -> None:
+        self.apply_cluster()  # an address typed and the dialog closed without leaving the field
         self.engines.stop()
         super().done(result)

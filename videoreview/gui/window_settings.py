@@ -1,7 +1,7 @@
 """The window settings: layout, recent files, theme, overlay toggles and the like, in
 ``settings.ini`` in the data directory (VIDEOREVIEW_HOME moves them with everything else).
-Not the engine choices (choices.py, engines.json), nor the Settings dialog, which edits
-where the library lives and the cache."""
+Not the engine choices (choices.py, engines.json), nor where the library lives (paths.py).
+The Ray cluster the library's analysis goes to (Settings > Cluster) is here."""
 
 from __future__ import annotations
 
@@ -12,6 +12,20 @@ from ..paths import data_dir
 
 def window_settings() -> QSettings:
     return QSettings(str(data_dir() / "settings.ini"), QSettings.IniFormat)
+
+
+CLUSTER = "library/cluster"
+
+
+def cluster_address() -> str:
+    """The Ray address the library's analysis is sent to; "" for this machine."""
+    return str(window_settings().value(CLUSTER, "") or "").strip()
+
+
+def set_cluster_address(address: str) -> None:
+    s = window_settings()
+    s.setValue(CLUSTER, address.strip())
+    s.sync()
 
 
 def restore_layout(window) -> None:

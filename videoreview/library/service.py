@@ -10,7 +10,10 @@ Protocol: the window sends ``(request id, action, args)`` and gets back
 ``(request id, "progress", payload)`` any number of times, then
 ``(request id, "ok", result)`` or ``(request id, "error", one line)``. ``None`` ends
 the loop. The analysis itself stays with the window's analysis queue: ``add`` only
-catalogues and says which videos need analysing; ``index`` takes a finished one.
+catalogues and says which videos need analysing; ``index`` takes a finished one. With a
+cluster address set (Settings > Cluster), ``add_on_cluster`` sends them to a Ray cluster
+instead and indexes each as it comes back (cluster.driver, handed to ``serve`` by the
+window: the cluster layer sits above this one, which does not import it).
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ Progress = Callable[[object], None]
 class LibraryService:
     """What the child does for each action (plain methods: tested without a process)."""
 
-    def __init__(self, embedder=None) -> None:
+    def __init__(self, embedder=None, cluster: Callable | None = None) -> None:
         self._catalog: Catalog | None = None
+        self._cluster = cluster  # cluster.driver.add_on_cluster, or None
         self._embedder = embedder
         self._searcher: Searcher | None = None
         self._frames = None
@@ -85,6 +89,49 @@ class LibraryService:
             pass
         return {"wanted": wanted, "unchanged": len(result.unchanged), "failed": result.failed,
                 "skipped": result.skipped}
+
+    def add_on_cluster(self, paths: list[str], address: str, engines: dict[str, str] | None,
+                       progress: Progress) -> dict:
+        """``add`` with the analysis on the Ray cluster at ``address`` (``engines`` None:
+        those chosen). Everything is catalogued here first, so a cluster that cannot be
+        used (a bad address, no Ray, unreachable) loses nothing: its videos wait as 'new'
+        and ``problem`` says why in one line. The driver's reports go on as progress
+        ``("cluster", what, path, detail)``; the window's stop cancels the run."""
+        if self._cluster is None:
+            raise VideoReviewError("library: this library process was started without the cluster's driver")
+        self.cancel = CancelToken()
+        result = AddResult()
+        wanted: list[str] = []
+        indexed: list[str] = []
+        failed: list[tuple[str, str]] = []
+        problem, stopped = None, False
+
+        def report(path: str, what: str, detail: str) -> None:
+            if what == "indexed":
+                indexed.append(path)
+            elif what == "failed":
+                failed.append((path, detail))
+            progress(("cluster", what, path, detail))
+
+        try:
+            for path, _, _ in catalogue(paths, self.catalog, result, lambda path, what, detail: progress((what, path)),
+                                        self.cancel, StageCache()):
+                wanted.append(path)
+            if wanted:
+                if engines is None:
+                    from ..choices import choose
+
+                    engines = choose(lambda line: report("", "notice", line)).analysis_engines()
+                # The driver hashes the wanted files again: the stage cache knows them by
+                # path, size and time, so that costs a look-up each.
+                self._cluster(wanted, address, engines, catalog=self.catalog, embedder=self._embedder,
+                              frames=self.frames, report=report, cancel=self.cancel)
+        except Cancelled:
+            stopped = True
+        except VideoReviewError as exc:
+            problem = str(exc)
+        return {"wanted": wanted, "unchanged": len(result.unchanged), "failed": result.failed + failed,
+                "skipped": result.skipped, "indexed": indexed, "problem": problem, "stopped": stopped}
 
     def resume(self) -> list[str]:
         """Bring the library up to date after a stop: analyses saved since they were
@@ -155,10 +202,11 @@ class LibraryService:
         return moved
 
 
-def serve(conn, cancel_event) -> None:
+def serve(conn, cancel_event, cluster: Callable | None = None) -> None:
     """The child's entry point (importable without Qt): answer requests until ``None`` or
-    the pipe closes. ``cancel_event`` stops a running ``add``."""
-    service = LibraryService()
+    the pipe closes. ``cancel_event`` stops a running ``add``; ``cluster`` is
+    cluster.driver.add_on_cluster, for ``add_on_cluster`` requests."""
+    service = LibraryService(cluster=cluster)
     # Pass the window's stop on to the token the running action checks.
     threading.Thread(target=_watch, args=(cancel_event, service), daemon=True).start()
     try:
@@ -186,8 +234,8 @@ def serve(conn, cancel_event) -> None:
 
 
 def _call(service: LibraryService, action: str, args: tuple, progress: Progress):
-    if action == "add":
-        return service.add(*args, progress=progress)
+    if action in ("add", "add_on_cluster"):
+        return getattr(service, action)(*args, progress=progress)
     if action not in ("resume", "index", "failed", "videos", "remove", "search", "notes", "rebuild"):
         raise VideoReviewError(f"library: unknown request {action!r}")
     return getattr(service, action)(*args)

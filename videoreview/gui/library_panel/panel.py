@@ -57,6 +57,9 @@ class LibraryPanel(QWidget):
         self.search_page.resultsShown.connect(lambda: self.tabs.setCurrentIndex(RESULTS_TAB))
         self.video_list.removeRequested.connect(self.cataloguing.remove)
         self.queue_status.stopRequested.connect(self.stop)
+        self.cataloguing.clusterStarted.connect(self.queue_status.cluster_started)
+        self.cataloguing.clusterProgress.connect(self.queue_status.show_cluster)
+        self.cataloguing.clusterEnded.connect(self.queue_status.cluster_ended)
 
     def _layout(self) -> None:
         self.tabs = QTabWidget()
