@@ -177,7 +177,7 @@ def test_the_window_stop_cancels_a_run_on_the_cluster(fresh_home, clips):
     run.start()
     try:
         assert running.wait(30)
-        service.cancel.cancel()  # what serve's watcher does when the window's stop is pressed
+        service.stop()  # what serve's watcher does when the window's stop is pressed
         run.join(10)
         assert not run.is_alive() and result["stopped"] and result["problem"] is None
     finally:

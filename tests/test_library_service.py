@@ -148,3 +148,45 @@ def test_notes_are_searched_filtered_and_listed_across_videos(service, tmp_path)
     service.remove(next(v.id for v in service.videos() if v.path == garden_path))
     assert [n.text for n in service.notes()] == ["The logo is cut off"]
     assert service.catalog.query("SELECT count(*) FROM unit_notes")[0][0] == 3  # the garden's went with it
+
+
+def test_a_search_is_answered_while_a_run_on_the_cluster_goes_on(tmp_path, monkeypatch):
+    """serve() answers a cluster run on a thread of its own: the window's other requests do
+    not wait for it (the driver here only holds the run open: the wiring is what is tested)."""
+    import multiprocessing
+    import threading
+
+    from tiny_vlm import colour_clip
+    from videoreview.library.service import serve
+
+    monkeypatch.setenv("VIDEOREVIEW_HOME", str(tmp_path / "home"))
+    colour_clip(tmp_path / "one.mp4", seconds=1)
+    release, seen = threading.Event(), {}
+
+    def driver(paths, address, engines, *, catalog, embedder, frames, report, cancel):
+        report(paths[0], "running", "node-a")
+        release.wait(60)
+        seen["cancelled"] = cancel.cancelled
+
+    ours, theirs = multiprocessing.Pipe()
+    stop = threading.Event()
+    child = threading.Thread(target=serve, args=(theirs, stop, driver), daemon=True)
+    child.start()
+    try:
+        ours.send((1, "add_on_cluster", ([str(tmp_path / "one.mp4")], "auto", {"boundaries": "builtin"})))
+        while ours.recv()[2] != ("cluster", "running", str(tmp_path / "one.mp4"), "node-a"):
+            pass
+        ours.send((2, "videos", ()))
+        reply = ours.recv()
+        assert reply[:2] == (2, "ok") and [v.status for v in reply[2]] == ["new"]  # answered mid-run
+        ours.send((3, "add_on_cluster", ([str(tmp_path / "one.mp4")], "auto", {})))
+        assert ours.recv()[:2] == (3, "error")  # one run at a time
+        stop.set()  # the window's Stop reaches the run's token
+        release.set()
+        reply = ours.recv()
+        assert reply[:2] == (1, "ok") and reply[2]["wanted"] == [str(tmp_path / "one.mp4")]
+        assert seen["cancelled"]
+    finally:
+        release.set()
+        ours.send(None)
+        child.join(10)

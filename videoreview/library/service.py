@@ -13,7 +13,9 @@ the loop. The analysis itself stays with the window's analysis queue: ``add`` on
 catalogues and says which videos need analysing; ``index`` takes a finished one. With a
 cluster address set (Settings > Cluster), ``add_on_cluster`` sends them to a Ray cluster
 instead and indexes each as it comes back (cluster.driver, handed to ``serve`` by the
-window: the cluster layer sits above this one, which does not import it).
+window: the cluster layer sits above this one, which does not import it). A cluster run
+can last hours, so it runs on a thread of its own, with its own connection to the catalog,
+and the other requests (a search) are answered meanwhile, one at a time.
 """
 
 from __future__ import annotations
@@ -30,6 +32,33 @@ from .indexer import AddResult, catalogue, rebuild, text_embedder
 from .search import LibraryNote, Moment, NoteFilter, Searcher, list_notes, query_words
 
 Progress = Callable[[object], None]
+BESIDE = ("add_on_cluster",)  # actions answered on a thread of their own (see above)
+_LOADING = threading.Lock()
+
+
+class OnFirstUse:
+    """An embedder made when first asked to embed."""
+
+    def __init__(self, make: Callable) -> None:
+        self._make = make
+
+    def embed(self, texts):
+        return self._make().embed(texts)
+
+
+class OneAtATime:
+    """An embedder used by one thread at a time: a cluster run indexes while a search
+    embeds its query."""
+
+    def __init__(self, embedder) -> None:
+        self._embedder, self._lock = embedder, threading.Lock()
+
+    def embed(self, texts):
+        with self._lock:
+            return self._embedder.embed(texts)
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
 
 
 class LibraryService:
@@ -38,10 +67,12 @@ class LibraryService:
     def __init__(self, embedder=None, cluster: Callable | None = None) -> None:
         self._catalog: Catalog | None = None
         self._cluster = cluster  # cluster.driver.add_on_cluster, or None
-        self._embedder = embedder
+        self._embedder = OneAtATime(embedder) if embedder is not None else None
         self._searcher: Searcher | None = None
         self._frames = None
         self.cancel = CancelToken()
+        self.cluster_cancel: CancelToken | None = None  # the cluster run's, while one runs
+        self._indexed_beside = threading.Event()  # the cluster run indexed a video: searches reload vectors
 
     @property
     def catalog(self) -> Catalog:
@@ -51,8 +82,9 @@ class LibraryService:
 
     @property
     def embedder(self):
-        if self._embedder is None:
-            self._embedder = text_embedder()
+        with _LOADING:  # a search and a cluster run may ask for it at once
+            if self._embedder is None:
+                self._embedder = OneAtATime(text_embedder())
         return self._embedder
 
     @property
@@ -63,6 +95,12 @@ class LibraryService:
         if frames is not self._frames:
             self._frames, self._searcher = frames, None
         return frames
+
+    def stop(self) -> None:
+        """The window's Stop: ends the cataloguing of an ``add`` and a run on the cluster."""
+        self.cancel.cancel()
+        if self.cluster_cancel is not None:
+            self.cluster_cancel.cancel()
 
     def close(self) -> None:
         if self._catalog is not None:
@@ -99,7 +137,10 @@ class LibraryService:
         ``("cluster", what, path, detail)``; the window's stop cancels the run."""
         if self._cluster is None:
             raise VideoReviewError("library: this library process was started without the cluster's driver")
-        self.cancel = CancelToken()
+        if self.cluster_cancel is not None:
+            raise VideoReviewError("library: a run on the cluster is going on: stop it, or wait for it, first")
+        cancel = self.cluster_cancel = CancelToken()
+        catalog = Catalog()  # its own connection: the requests answered meanwhile use the other
         result = AddResult()
         wanted: list[str] = []
         indexed: list[str] = []
@@ -109,13 +150,14 @@ class LibraryService:
         def report(path: str, what: str, detail: str) -> None:
             if what == "indexed":
                 indexed.append(path)
+                self._indexed_beside.set()
             elif what == "failed":
                 failed.append((path, detail))
             progress(("cluster", what, path, detail))
 
         try:
-            for path, _, _ in catalogue(paths, self.catalog, result, lambda path, what, detail: progress((what, path)),
-                                        self.cancel, StageCache()):
+            for path, _, _ in catalogue(paths, catalog, result, lambda path, what, detail: progress((what, path)),
+                                        cancel, StageCache()):
                 wanted.append(path)
             if wanted:
                 if engines is None:
@@ -124,12 +166,17 @@ class LibraryService:
                     engines = choose(lambda line: report("", "notice", line)).analysis_engines()
                 # The driver hashes the wanted files again: the stage cache knows them by
                 # path, size and time, so that costs a look-up each.
-                self._cluster(wanted, address, engines, catalog=self.catalog, embedder=self._embedder,
-                              frames=self.frames, report=report, cancel=self.cancel)
+                # The text embedding searches use too, loaded when the first video is indexed.
+                embedder = OnFirstUse(lambda: self.embedder)
+                self._cluster(wanted, address, engines, catalog=catalog, embedder=embedder,
+                              frames=self.frames, report=report, cancel=cancel)
         except Cancelled:
             stopped = True
         except VideoReviewError as exc:
             problem = str(exc)
+        finally:
+            catalog.close()
+            self.cluster_cancel = None
         return {"wanted": wanted, "unchanged": len(result.unchanged), "failed": result.failed + failed,
                 "skipped": result.skipped, "indexed": indexed, "problem": problem, "stopped": stopped}
 
@@ -187,6 +234,9 @@ class LibraryService:
         frames = self.frames  # first: a changed choice drops the searcher
         if self._searcher is None:
             self._searcher = Searcher(self.catalog, self.embedder, frames)
+        elif self._indexed_beside.is_set():  # a cluster run indexed videos since the last search
+            self._indexed_beside.clear()
+            self._searcher.vectors.index()
         return self._searcher.search(query, top=top, video_id=video_id, identity=identity or None, kind=kind,
                                      notes=NoteFilter(tag, status, author))
 
@@ -209,6 +259,12 @@ def serve(conn, cancel_event, cluster: Callable | None = None) -> None:
     service = LibraryService(cluster=cluster)
     # Pass the window's stop on to the token the running action checks.
     threading.Thread(target=_watch, args=(cancel_event, service), daemon=True).start()
+    sending = threading.Lock()  # replies come from this thread and from a cluster run's
+
+    def send(reply: tuple) -> None:
+        with sending:
+            conn.send(reply)
+
     try:
         while True:
             try:
@@ -217,20 +273,29 @@ def serve(conn, cancel_event, cluster: Callable | None = None) -> None:
                 break
             if message is None:
                 break
-            request_id, action, args = message
-            try:
-                result = _call(service, action, args, lambda payload: conn.send((request_id, "progress", payload)))
-                conn.send((request_id, "ok", result))
-            except VideoReviewError as exc:
-                conn.send((request_id, "error", str(exc)))
-            except Exception as exc:  # a bug: report it to the window rather than die silently
-                import traceback
-
-                traceback.print_exc()
-                conn.send((request_id, "error", f"library: unexpected error in {action}: {exc!r}"))
+            if message[1] in BESIDE:
+                threading.Thread(target=_answer, args=(service, *message, send), daemon=True).start()
+            else:
+                _answer(service, *message, send)
     finally:
         service.close()
         conn.close()
+
+
+def _answer(service: LibraryService, request_id: int, action: str, args: tuple, send: Callable[[tuple], None]
+            ) -> None:
+    try:
+        result = _call(service, action, args, lambda payload: send((request_id, "progress", payload)))
+        send((request_id, "ok", result))
+    except VideoReviewError as exc:
+        send((request_id, "error", str(exc)))
+    except OSError:  # the window has gone
+        pass
+    except Exception as exc:  # a bug: report it to the window rather than die silently
+        import traceback
+
+        traceback.print_exc()
+        send((request_id, "error", f"library: unexpected error in {action}: {exc!r}"))
 
 
 def _call(service: LibraryService, action: str, args: tuple, progress: Progress):
@@ -245,4 +310,4 @@ def _watch(event, service: LibraryService) -> None:
     while True:
         event.wait()
         event.clear()
-        service.cancel.cancel()
+        service.stop()
