@@ -64,7 +64,7 @@ class QueueStatus(QWidget):
         layout.addWidget(self.cluster_list)
         queue.progress.connect(self._on_progress)
         queue.queueChanged.connect(self._show_queue)
-        self._show_queue()
+        self._show_cluster()  # hidden until a run: an empty list would still take the panel's height
 
     def _on_progress(self, progress: JobProgress) -> None:
         self.bar.setValue(round(progress.fraction * 1000))
