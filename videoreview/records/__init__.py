@@ -5,17 +5,23 @@ Every record is a frozen dataclass with ``to_dict`` / ``from_dict``. Times are s
 per video holds everything the engines and the reviewer produced; its JSON is a public
 format carrying ``schema_version``. Reviewer corrections are ordinary records with
 ``edited=True`` so that re-running a model never overwrites them silently.
+
+    base.py    the JSON form every record shares, reading and writing JSON files
+    notes.py   the reviewer's notes (comments, ranges, drawings)
+    here       the Analysis and what the engines make
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from .errors import RecordError
+from ..errors import RecordError
+from .base import _Record, read_json, write_atomic  # noqa: F401  (read_json re-exported)
+from .notes import NOTE_STATUSES, NOTE_TAG_COLOURS, NOTE_TAGS, SHAPE_KINDS, Note, Shape  # noqa: F401  (re-exported)
 
 # 2: faces became a flat list of detections; face_tracks, identity appearances and edits added.
 # 3: speech (transcript segments with words, what the audio held) and on-screen text spans.
@@ -30,36 +36,6 @@ SUMMARY_FORMATS: tuple[str, ...] = ("text", "keyframes+text", "keyframes")
 SHOT_CHANGE_KINDS: tuple[str, ...] = ("cut", "gradual")  # boundaries that start a new shot
 # What a person is doing, from their body's keypoints (engines/objects/status.py)
 PERSON_STATUSES: tuple[str, ...] = ("standing", "sitting", "lying", "bending", "arms raised", "walking", "running")
-
-
-class _Record:
-    """to_dict / from_dict for flat records; nested ones override from_dict."""
-
-    _nested: ClassVar[dict[str, type]] = {}
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)  # type: ignore[call-overload]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]):
-        if not isinstance(data, dict):
-            raise RecordError(None, f"{cls.__name__}: expected an object, got {type(data).__name__}")
-        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-        # Keys this version does not know are ignored, so newer minor additions still load.
-        unknown_ok = {k: v for k, v in data.items() if k in names}
-        for name, sub in cls._nested.items():
-            value = unknown_ok.get(name)
-            if isinstance(value, (list, tuple)):
-                unknown_ok[name] = tuple(sub.from_dict(v) for v in value)
-            elif isinstance(value, dict):
-                unknown_ok[name] = sub.from_dict(value)
-        for name, value in list(unknown_ok.items()):
-            if isinstance(value, list):
-                unknown_ok[name] = tuple(value)
-        try:
-            return cls(**unknown_ok)
-        except TypeError as exc:
-            raise RecordError(None, f"{cls.__name__}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -325,80 +301,6 @@ class PersonTrack(_Record):
         return next((s.status for s in self.statuses if s.start <= time < s.end), None)
 
 
-# Tags are the marker colours every editor we export to knows (Resolve, OTIO, Final Cut,
-# Premiere, Avid): a reviewer's own meaning per colour, like the editors' markers.
-# Each tag's colour as the window and the PDF report draw it.
-NOTE_TAG_COLOURS: dict[str, str] = {"blue": "#2f7df6", "cyan": "#19c3d9", "green": "#34c759", "yellow": "#ffcc00",
-                                    "red": "#ff3b30", "pink": "#ff5fa2", "purple": "#9b59d0"}
-NOTE_TAGS: tuple[str, ...] = tuple(NOTE_TAG_COLOURS)
-NOTE_STATUSES: tuple[str, ...] = ("open", "resolved")
-SHAPE_KINDS: tuple[str, ...] = ("stroke", "arrow", "rect", "ellipse", "text")
-
-
-@dataclass(frozen=True)
-class Shape(_Record):
-    """One shape of a drawing on a frame, in normalised frame coordinates (0..1 of the
-    displayed width and height, so it fits the frame at any size). ``points``: a stroke's
-    path; an arrow's tail and head; a rectangle's or ellipse's opposite corners; the
-    text's top-left corner."""
-
-    kind: str  # one of SHAPE_KINDS
-    points: tuple[tuple[float, float], ...]
-    color: str = "#ff3b30"
-    width: float = 0.005  # line width as a share of the frame's width
-    text: str = ""  # kind "text"
-
-    def __post_init__(self) -> None:
-        if self.kind not in SHAPE_KINDS:
-            raise RecordError(None, f"shape kind {self.kind!r} is not one of {', '.join(SHAPE_KINDS)}")
-        try:
-            points = tuple((float(x), float(y)) for x, y in self.points)
-        except (TypeError, ValueError):
-            raise RecordError(None, f"shape points must be [x, y] pairs, got {self.points!r}") from None
-        if not points or (self.kind in ("arrow", "rect", "ellipse") and len(points) != 2):
-            raise RecordError(None, f"a {self.kind} needs {'2 points' if self.kind != 'stroke' else 'points'}")
-        object.__setattr__(self, "points", points)
-
-
-@dataclass(frozen=True)
-class Note(_Record):
-    """A reviewer's time-coded note: at one frame, or over frames ``frame`` to
-    ``end_frame`` (both shown), optionally with a drawing on ``frame``. Analysis never
-    changes notes; a reviewer's edits do, each as a new ``changed`` time."""
-
-    id: str  # unique, kept through export and import (merging goes by it)
-    time: float
-    frame: int
-    text: str
-    end_time: float | None = None  # a range: the time of its last frame
-    end_frame: int | None = None
-    tag: str = "blue"  # one of NOTE_TAGS
-    status: str = "open"  # one of NOTE_STATUSES
-    author: str = ""
-    created: str = ""  # ISO 8601, UTC
-    changed: str = ""
-    drawing: tuple[Shape, ...] = ()
-
-    _nested: ClassVar[dict[str, type]] = {"drawing": Shape}
-
-    def __post_init__(self) -> None:
-        if self.tag not in NOTE_TAGS:
-            raise RecordError(None, f"note tag {self.tag!r} is not one of {', '.join(NOTE_TAGS)}")
-        if self.status not in NOTE_STATUSES:
-            raise RecordError(None, f"note status {self.status!r} is not one of {', '.join(NOTE_STATUSES)}")
-        if self.end_frame is not None and self.end_frame < self.frame:
-            raise RecordError(None, f"note {self.id}: its range ends (frame {self.end_frame}) "
-                                    f"before it starts ({self.frame})")
-
-    @property
-    def is_range(self) -> bool:
-        return self.end_frame is not None and self.end_frame > self.frame
-
-    @property
-    def last_frame(self) -> int:
-        return self.end_frame if self.end_frame is not None else self.frame
-
-
 @dataclass(frozen=True)
 class Analysis(_Record):
     video: VideoInfo
@@ -489,28 +391,3 @@ class Analysis(_Record):
             return cls.from_dict(data)
         except RecordError as exc:
             raise RecordError(path, exc.reason) from None
-
-
-def read_json(path: str | os.PathLike):
-    """A JSON file's content; RecordError naming the file when it is missing or unreadable."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RecordError(path, "file not found") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise RecordError(path, f"not valid JSON ({exc})") from None
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside ``path`` and rename it over: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()

@@ -1,0 +1,66 @@
+"""The JSON form every record shares (``_Record``), and reading and writing JSON files."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..errors import RecordError
+
+
+class _Record:
+    """to_dict / from_dict for flat records; nested ones override from_dict."""
+
+    _nested: ClassVar[dict[str, type]] = {}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]):
+        if not isinstance(data, dict):
+            raise RecordError(None, f"{cls.__name__}: expected an object, got {type(data).__name__}")
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        # Keys this version does not know are ignored, so newer minor additions still load.
+        unknown_ok = {k: v for k, v in data.items() if k in names}
+        for name, sub in cls._nested.items():
+            value = unknown_ok.get(name)
+            if isinstance(value, (list, tuple)):
+                unknown_ok[name] = tuple(sub.from_dict(v) for v in value)
+            elif isinstance(value, dict):
+                unknown_ok[name] = sub.from_dict(value)
+        for name, value in list(unknown_ok.items()):
+            if isinstance(value, list):
+                unknown_ok[name] = tuple(value)
+        try:
+            return cls(**unknown_ok)
+        except TypeError as exc:
+            raise RecordError(None, f"{cls.__name__}: {exc}") from None
+
+
+def read_json(path: str | os.PathLike):
+    """A JSON file's content; RecordError naming the file when it is missing or unreadable."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RecordError(path, "file not found") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise RecordError(path, f"not valid JSON ({exc})") from None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside ``path`` and rename it over: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
