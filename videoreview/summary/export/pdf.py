@@ -15,11 +15,9 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import errno
-import io
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -33,15 +31,11 @@ from ..compare import Comparison
 from ..objects import PERSON, counts_people, in_view, named, seen_objects
 from .fonts import base_fonts, coverage, drawable, fallbacks_for
 from .pdf_document import FAMILY, GAP, MARGIN, SMALL_PT, document_class, fit
+from .pdf_layout import BODY_PT, LINE, MAX_PICTURE_ASPECT, Layout, Tile
 from .pdf_pictures import Pictures, decode_pictures
 
-BODY_PT = 10
 TITLE_PT = 18
-HEADING_PT = 13
 RULE_GREY = 170  # table rules and picture frames
-LINE = 1.45  # line height as a multiple of the font size
-
-MAX_PICTURE_ASPECT = 1.0  # portrait pictures are shown no taller than wide
 MAX_CAPTION_CHARS = 300  # a caption under a keyframe; the subtitles export has them whole
 MAX_MISSING_SHOWN = 20
 MAX_SPANS_SHOWN = 6  # of an object's spans on screen in the Objects table
@@ -113,16 +107,7 @@ def _strings(value) -> Iterator[str]:
 # -- the document
 
 
-@dataclass(frozen=True)
-class _Tile:
-    """One picture of a grid with a bold title and some text under it."""
-
-    picture: bytes | None
-    title: str
-    text: str = ""
-
-
-class _Report:
+class _Report(Layout):
     def __init__(self, analysis: Analysis, pictures: Pictures, strings: Iterator[str]):
         self.analysis = analysis
         self.pictures = pictures
@@ -212,7 +197,7 @@ class _Report:
                 return f"[Keyframe {n}, {self.stamp(times[n - 1])}]" if 1 <= n <= len(times) else f"[Keyframe {n}]"
 
             self.text(KEYFRAME_PLACEHOLDER.sub(reference, summary.text), BODY_PT)
-        tiles = [_Tile(self.pictures.frames.get(f), f"Keyframe {n}", self.stamp(t))
+        tiles = [Tile(self.pictures.frames.get(f), f"Keyframe {n}", self.stamp(t))
                  for n, (f, t) in enumerate(zip(summary.keyframe_frames, times), 1)]
         self.grid(None, tiles, columns=5, aspect=self.aspect())
 
@@ -220,14 +205,14 @@ class _Report:
         tiles = [self.person(i) for i in self.analysis.identities]
         self.grid("People", tiles, columns=5, aspect=1.0, empty="No people were identified.")
 
-    def person(self, identity: Identity) -> _Tile:
+    def person(self, identity: Identity) -> Tile:
         label = f"{identity.name} ({identity.id})" if identity.name else identity.id
         count = len(identity.appearances)
         seen = sum(a.end - a.start for a in identity.appearances)
         text = f"{count} appearance{'s' if count != 1 else ''}\non screen {_seconds(seen)}"
         if identity.edited:
             text += "\nedited by a reviewer"
-        return _Tile(self.pictures.faces.get(identity.id), label, text)
+        return Tile(self.pictures.faces.get(identity.id), label, text)
 
     def objects(self) -> None:
         """The object detector's labels, as the identities' appearances: how many at once,
@@ -264,7 +249,7 @@ class _Report:
             if unsaid:  # what the caption does not say already
                 text = (text + "\n" if text else "") + "In view: " + objects_phrase(unsaid, most=len(unsaid))
             title = self.stamp(k.time) + (" (edited)" if k.edited else "")
-            tiles.append(_Tile(self.pictures.frames.get(k.frame), title, text))
+            tiles.append(Tile(self.pictures.frames.get(k.frame), title, text))
         self.grid("Keyframes", tiles, columns=3, aspect=self.aspect(), empty="No keyframes.")
 
     def boundaries(self) -> None:
@@ -405,79 +390,6 @@ class _Report:
         self.table(("Records", "Count", "Produced by", "Edited by a reviewer"),
                    [(what, f"{len(items):,}", *_provenance(items)) for what, items in groups], (3, 1.5, 5, 2.5),
                    ("LEFT", "RIGHT", "LEFT", "RIGHT"))
-
-    # -- building blocks
-
-    def heading(self, text: str, keep: float = 40.0) -> None:
-        """A section heading, on a new page when less than ``keep`` mm would follow it."""
-        pdf = self.pdf
-        if pdf.get_y() + keep > pdf.page_break_trigger:
-            pdf.add_page()
-        else:
-            pdf.ln(4)
-        self.text(text, HEADING_PT, "B")
-        pdf.ln(1)
-
-    def text(self, text: str, size: float, style: str = "") -> None:
-        pdf = self.pdf
-        pdf.set_font(FAMILY, style, size)
-        pdf.multi_cell(0, pdf.font_size * LINE, text, align="L", new_x="LMARGIN", new_y="NEXT")
-
-    def table(self, headings: Sequence[str] | None, rows, widths, align="LEFT") -> None:
-        pdf = self.pdf
-        pdf.set_font(FAMILY, "", SMALL_PT)
-        with pdf.table(col_widths=widths, text_align=align, width=pdf.epw, line_height=pdf.font_size * LINE,
-                       padding=(0.6, 1.5), borders_layout="HORIZONTAL_LINES", v_align="TOP",
-                       first_row_as_headings=headings is not None) as table:
-            for row in ([headings] if headings else []) + list(rows):
-                table.row([str(cell) for cell in row])
-        pdf.ln(2)
-
-    def grid(self, heading: str | None, tiles: Sequence[_Tile], columns: int, aspect: float,
-             empty: str = "") -> None:
-        """Pictures ``columns`` across, each with its title and text under it, after
-        ``heading`` (kept with the first row); a row never splits over two pages."""
-        pdf = self.pdf
-        width = (pdf.epw - GAP * (columns - 1)) / columns
-        height = width * min(aspect, MAX_PICTURE_ASPECT)
-        rows = [tiles[start:start + columns] for start in range(0, len(tiles), columns)]
-        heights = [height + 1.5 + max(self.label(t, width, dry_run=True) for t in row) for row in rows]
-        if heading is not None:
-            self.heading(heading, keep=heights[0] + 12 if heights else 20)
-        if not rows and empty:
-            self.text(empty, BODY_PT)
-        for row, row_height in zip(rows, heights):
-            if pdf.get_y() + row_height > pdf.page_break_trigger:
-                pdf.add_page()
-            top = pdf.get_y()
-            for n, tile in enumerate(row):
-                x = pdf.l_margin + n * (width + GAP)
-                self.picture(tile.picture, x, top, width, height)
-                pdf.set_xy(x, top + height + 1.5)
-                self.label(tile, width)
-            pdf.set_xy(pdf.l_margin, top + row_height + GAP / 2)
-
-    def label(self, tile: _Tile, width: float, dry_run: bool = False) -> float:
-        """Draw (or with ``dry_run`` only measure) a tile's title and text at the cursor."""
-        pdf = self.pdf
-        x, total = pdf.get_x(), 0.0
-        for text, style in ((tile.title, "B"), (tile.text, "")):
-            if text:
-                pdf.set_font(FAMILY, style, SMALL_PT)
-                total += pdf.multi_cell(width, pdf.font_size * LINE, text, align="L", new_x="LEFT", new_y="NEXT",
-                                        dry_run=dry_run, output="HEIGHT")
-                pdf.set_x(x)
-        return total
-
-    def picture(self, jpeg: bytes | None, x: float, y: float, w: float, h: float) -> None:
-        pdf = self.pdf
-        if jpeg is not None:
-            pdf.image(io.BytesIO(jpeg), x, y, w, h, keep_aspect_ratio=True)
-            return
-        pdf.rect(x, y, w, h)
-        pdf.set_font(FAMILY, "", SMALL_PT)
-        pdf.set_xy(x, y + h / 2 - pdf.font_size)
-        pdf.multi_cell(w, pdf.font_size * LINE, "no picture", align="C")
 
     # -- helpers
 
