@@ -127,6 +127,7 @@ def person_tracks(samples: list[dict], cuts: list[int], step: float, analysis: A
                   ) -> list[PersonTrack]:
     """The people seen long enough to tell what they do, with their status spans (see above)."""
     out: list[PersonTrack] = []
+    faces = _named_faces(analysis)
     for members in link_people(samples, cuts):
         if len(members) < MIN_SAMPLES:
             continue
@@ -140,7 +141,7 @@ def person_tracks(samples: list[dict], cuts: list[int], step: float, analysis: A
         out.append(PersonTrack(
             id=len(out), start=times[0], end=round(end, 6), score=round(float(np.mean([p[0] for p in people])), 3),
             samples=len(members), box=tuple(round(float(v), 1) for v in np.median([p[1] for p in people], axis=0)),
-            identity=_identity(analysis, times, [p[1] for p in people]),
+            identity=_identity(faces, times, [p[1] for p in people]),
             statuses=_spans(times, said, round(end, 6)), engine=engine))
     return out
 
@@ -156,15 +157,21 @@ def _spans(times: list[float], said: list[str | None], end: float) -> tuple[Stat
     return tuple(StatusSpan(a, b, name) for a, b, name in zip(edges, edges[1:], names))
 
 
-def _identity(analysis: Analysis, times: list[float], boxes: list) -> str | None:
-    """The identity whose face is seen in the top of the body's box most often, or None."""
+def _named_faces(analysis: Analysis) -> tuple[np.ndarray, dict[float, list]]:
+    """The sample times with faces that have an identity, and those faces by time."""
     faces: dict[float, list] = {}
     for face in analysis.faces:
         if face.identity:
             faces.setdefault(face.time, []).append(face)
+    return np.array(sorted(faces)), faces
+
+
+def _identity(named: tuple[np.ndarray, dict[float, list]], times: list[float], boxes: list) -> str | None:
+    """The identity whose face (``_named_faces``) is seen in the top of the body's box most
+    often, or None."""
+    face_times, faces = named
     if not faces:
         return None
-    face_times = np.array(sorted(faces))
     votes: Counter = Counter()
     for time, (x, y, w, h) in zip(times, boxes):
         nearest = float(face_times[np.argmin(np.abs(face_times - time))])
