@@ -2,7 +2,7 @@
 counted once per shot.
 
     .venv/bin/python benchmarks/object_labels.py [--real DIR] [--engine nanodet] [--keep DIR]
-        [--sweep SURE:MIN_DETECTIONS ...]
+        [--rate R] [--look R] [--sweep SURE:MIN_DETECTIONS ...]
 
 Clips: the caption evaluation set (tests/caption_set.py: photographs filmed by a virtual
 camera; a shot's subject words that are COCO labels are its wanted labels, its other words
@@ -16,8 +16,10 @@ Per shot: the labels of the object tracks the Analysis keeps that overlap the sh
 once), marked * when false. Precision: right labels over labels said; recall: wanted labels
 said over wanted labels. The issue's target: precision >= 0.9, recall >= 0.7.
 
-``--sweep`` scores other values of the stage's thresholds (pipeline/objects.py: SURE, the
-mean score a track needs, and MIN_DETECTIONS) on the same detections, totals only.
+``--rate`` and ``--look`` set the stage's samples a second and its rate while looking
+closer (pipeline/objects.py: SAMPLE_RATE, LOOK_RATE; ``--look 0``: never). ``--sweep``
+scores other values of the stage's thresholds (SURE, the mean score a track needs, and
+MIN_DETECTIONS) on the same detections, totals only.
 """
 
 from __future__ import annotations
@@ -99,8 +101,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--real", type=Path, help="the folder of scripts/fetch-real-clips")
     parser.add_argument("--engine", default="nanodet", help="the objects engine (default nanodet)")
-    parser.add_argument("--rate", type=float, help="samples a second (default: the stage's); use a --keep "
-                        "folder of its own: the stage cache does not tell rates apart")
+    parser.add_argument("--rate", type=float, help="samples a second (default: the stage's); with --look, use a "
+                        "--keep folder of its own: the stage cache does not tell rates apart")
+    parser.add_argument("--look", type=float, help="samples a second while looking closer (0: never)")
     parser.add_argument("--keep", type=Path, help="make the clips and the stage cache here and keep them")
     parser.add_argument("--sweep", nargs="*", default=[], metavar="SURE:MIN",
                         help="thresholds to score besides the stage's, e.g. 0.5:2 0.45:3")
@@ -120,8 +123,9 @@ def main() -> None:
     print("| clip | shot | wanted | said (* false) |\n| --- | --- | --- | --- |")
     for name, path, shots in clips:
         stages = build_stages({"boundaries": "builtin", "objects": args.engine})
-        for s in stages:
-            s.sample_rate = args.rate if s.name == "objects" and args.rate else getattr(s, "sample_rate", None)
+        for s in (s for s in stages if s.name == "objects"):
+            s.sample_rate = args.rate or s.sample_rate
+            s.look_rate = s.look_rate if args.look is None else args.look
         analysis = analyze(path, stages=stages, cache=cache)
         said = said_per_shot(analysis.object_tracks, shots)
         for s, (start, end, wanted, right) in zip(said, shots):
@@ -132,6 +136,8 @@ def main() -> None:
         kept.append((shots, cache.get(*key), cut_frames(analysis.boundaries), analysis.video.duration))
     print(f"\n{args.engine}, SURE {stage.SURE}, MIN_DETECTIONS {stage.MIN_DETECTIONS}: "
           f"precision {share(totals[0], totals[1])}, recall {share(totals[2], totals[3])}")
+    frames, seconds = sum(len(result["samples"]) for _, result, _, _ in kept), sum(d for *_, d in kept)
+    print(f"the detector saw {frames} frames of {seconds:.0f} s of video: {frames / seconds:.2f} a second")
     for item in args.sweep:
         sure, least, person = (item.split(":") + [""])[:3]
         stage.SURE, stage.MIN_DETECTIONS = float(sure), int(least)

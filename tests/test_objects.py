@@ -35,6 +35,13 @@ def test_two_objects_of_a_label_stay_apart_and_unsure_ones_are_no_track():
         {d.track for d in detections if d.label == "dog" and d.box[0] == 200}
 
 
+def test_a_thing_seen_again_and_again_is_sure_from_a_lower_mean():
+    cup = ("cup", 0.53, 100, 100, 50, 60)
+    _, short = object_tracks([sample(t, int(t * 25), cup) for t in range(3)], cuts=[], step=1.0, duration=3.0)
+    _, long = object_tracks([sample(t, int(t * 25), cup) for t in range(6)], cuts=[], step=1.0, duration=6.0)
+    assert short == [] and [(t.label, t.detections) for t in long] == [("cup", 6)]
+
+
 def test_one_thing_is_one_detection_and_a_walker_one_track():
     from videoreview.pipeline.objects import one_per_thing
 
@@ -49,6 +56,33 @@ def test_one_thing_is_one_detection_and_a_walker_one_track():
 
 
 @pytest.mark.models
+def looked_at(found_at, seconds=6.0, rate=1.0, look_rate=4.0, fps=25):
+    """The times LookCloser has the detector see, of frames offered at ``look_rate``, with
+    ``found_at(time)`` the objects found then."""
+    from videoreview.pipeline.objects import LookCloser
+
+    closer, seen = LookCloser(rate, look_rate), []
+    for k in range(int(seconds * look_rate)):
+        time = round(k * fps / look_rate) / fps  # the offered frames fall on the video's frames
+        if closer.due(time):
+            seen.append(time)
+            closer.saw(time, [list(o) for o in found_at(time)])
+    return seen
+
+
+def test_the_detector_looks_closer_at_what_it_is_unsure_of_and_only_so_long():
+    once_a_second = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert looked_at(lambda t: []) == once_a_second
+    assert looked_at(lambda t: [("cup", 0.8, 10, 10, 50, 50)]) == [0.0, 0.24, 1.24, 2.24, 3.24, 4.24, 5.24]
+    # a weak car from 2 s: three looks, then it is taken to be the detector's mistake while
+    # it is seen once a second
+    weak = looked_at(lambda t: [("car", 0.45, 10, 10, 50, 50)] if t >= 2 else [])
+    assert weak == [0.0, 1.0, 2.0, 2.24, 2.48, 3.52, 4.48, 5.52]
+    # a person is sure from 0.4 on average, a car from 0.55
+    assert looked_at(lambda t: [("person", 0.45, 10, 10, 50, 50)])[:3] == [0.0, 0.24, 1.24]
+    assert looked_at(lambda t: [], look_rate=1.0) == once_a_second  # never closer
+
+
 def test_the_stage_finds_what_the_photographs_show(tmp_path, home):
     from caption_set import make_clip
     from videoreview.pipeline import StageCache, analyze

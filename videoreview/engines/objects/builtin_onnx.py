@@ -8,6 +8,7 @@ from ..placement import Placed
 
 class BuiltinOnnx(Placed):
     model = ""  # the catalog name of the model, set by each engine
+    revision = 1  # of what the stage makes of it: a new one is a new cache entry
 
     def __init__(self, device: str = "cpu", min_score: float = 0.0) -> None:
         from ...models.catalog import load_catalog
@@ -15,7 +16,7 @@ class BuiltinOnnx(Placed):
         self.asked = device
         self.min_score = min_score
         self._entry = load_catalog()[self.model]
-        self.version = f"1-{self._entry.sha256[:12]}"
+        self.version = f"{self.revision}-{self._entry.sha256[:12]}"
         self._session = None
 
     def _load(self):
