@@ -60,6 +60,26 @@ def test_an_address_nothing_answers_at_is_refused_in_one_line(tmp_path, fresh_ho
     assert not (fresh_home / "library.sqlite3").exists()  # refused before anything was catalogued
 
 
+def test_stop_is_heard_between_tries_to_connect():
+    """Ray Client's tries can each take half a minute: the window's Stop ends them between
+    tries (a stand-in for ray: the wiring is what is tested)."""
+    from videoreview.cluster.connect import _init
+    from videoreview.pipeline.cancel import Cancelled, CancelToken
+
+    cancel, tries = CancelToken(), []
+
+    class Ray:
+        @staticmethod
+        def init(**options):
+            tries.append(options["address"])
+            cancel.cancel()  # Stop pressed during the first try
+            raise ConnectionError("ray client connection timeout: Initialization failure from server")
+
+    with pytest.raises(Cancelled):
+        _init(Ray, "ray://127.0.0.1:1", {}, parse_address("ray://127.0.0.1:1"), lambda line: None, cancel)
+    assert tries == ["ray://127.0.0.1:1"]
+
+
 def test_without_ray_the_line_says_how_to_install_it(tmp_path, fresh_home):
     # sys.modules["ray"] = None: "import ray" fails as it does where Ray is not installed.
     code = ("import sys; sys.modules['ray'] = None; from videoreview.cli import main; "

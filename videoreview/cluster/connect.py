@@ -92,9 +92,10 @@ def token_auth_on() -> bool:
                 or (Path.home() / ".ray" / "auth_token").exists())
 
 
-def connect(text: str, notice=None):
+def connect(text: str, notice=None, cancel=None):
     """Connect this process to the cluster at ``text``; returns the ``ray`` module.
-    VideoReviewError (one line) when Ray is missing or the cluster cannot be used."""
+    VideoReviewError (one line) when Ray is missing or the cluster cannot be used;
+    Cancelled when ``cancel`` (a CancelToken) is cancelled between tries."""
     notice = notice or (lambda line: None)
     address = parse_address(text)
     ray = import_ray()
@@ -109,7 +110,7 @@ def connect(text: str, notice=None):
         # or Ray would advertise the host's routable address for it.
         options["_node_ip_address"] = "127.0.0.1"
     try:
-        _init(ray, target, options, address, notice)
+        _init(ray, target, options, address, notice, cancel)
     except ConnectionError as exc:
         hint = "" if token_auth_on() else ("; if it uses Ray's token authentication, set RAY_AUTH_MODE=token and "
                                            "give its token (docs/cluster.md)")
@@ -127,8 +128,10 @@ def connect(text: str, notice=None):
 CLIENT_TRIES = 4
 
 
-def _init(ray, target: str, options: dict, address: Address, notice) -> None:
+def _init(ray, target: str, options: dict, address: Address, notice, cancel=None) -> None:
     for attempt in range(1, CLIENT_TRIES + 1):
+        if cancel is not None:
+            cancel.check()  # a try can take half a minute: the window's Stop is heard between them
         try:
             # log_to_driver off: the workers' output stays in the cluster's logs, not in this
             # terminal; what a user needs (notices, problems) comes back with each result.

@@ -156,7 +156,7 @@ def add_on_cluster(paths: Iterable[str | os.PathLike], address: str, engines: di
     (detail: the node), retrying (why), indexed (node), failed (the problem), notice."""
     report = report or (lambda path, what, detail: None)
     cancel = cancel or CancelToken()
-    ray = connect(address, notice=lambda line: report("", "notice", line))
+    ray = connect(address, notice=lambda line: report("", "notice", line), cancel=cancel)
     own = catalog is None
     catalog = catalog or Catalog()
     result = AddResult()
