@@ -156,6 +156,31 @@ def back_to_start(qtbot, window) -> None:
     window.notice_label.hide()
 
 
+def shown_timeline(qtbot, size: tuple[int, int]):
+    """A Timeline widget on screen at ``size``, as the timeline tests paint and click it."""
+    from videoreview.gui.timeline import Timeline
+
+    widget = Timeline()
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def lane_y(timeline, track: str, lane: int, at: float = 0.5) -> int:
+    """A height in ``lane`` of a laned timeline track ("objects", "people"; ``at``: 0 the
+    lane's top, 1 its bottom)."""
+    from videoreview.gui.timeline.tracks.lanes import LANE_H, PAD
+
+    return timeline.track_rect(track).top() + PAD + lane * LANE_H + round(at * (LANE_H - 1))
+
+
+def close_to(pixel, color, tolerance: int = 14) -> bool:
+    """Whether an RGB pixel is within ``tolerance`` of a QColor in every channel."""
+    return bool(np.abs(pixel.astype(int) - [color.red(), color.green(), color.blue()]).max() <= tolerance)
+
+
 # -- pictures --------------------------------------------------------------------------------
 
 def rgb(image) -> np.ndarray:

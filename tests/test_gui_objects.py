@@ -14,9 +14,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 
 import videos as V  # noqa: E402
-from helpers import main_window, rgb  # noqa: E402
+from helpers import close_to, lane_y, main_window, rgb, shown_timeline  # noqa: E402
 from videoreview.gui.colors import object_color  # noqa: E402
-from videoreview.gui.timeline import Timeline  # noqa: E402
 from videoreview.gui.timeline.tracks.lanes import LANE_H, MAX_LANES, PAD, Packed  # noqa: E402
 from videoreview.gui.video_view import VideoView  # noqa: E402
 from videoreview.gui.window_settings import window_settings  # noqa: E402
@@ -43,21 +42,7 @@ def timeline_analysis(tracks=TRACKS, duration=60.0) -> Analysis:
 
 @pytest.fixture
 def timeline(qtbot):
-    widget = Timeline()
-    qtbot.addWidget(widget)
-    widget.resize(1000, 320)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
-
-
-def lane_y(timeline: Timeline, lane: int, at: float = 0.5) -> int:
-    """A height in ``lane`` of the Objects track (``at``: 0 its top, 1 its bottom)."""
-    return timeline.track_rect("objects").top() + PAD + lane * LANE_H + round(at * (LANE_H - 1))
-
-
-def close_to(pixel, color: QColor, tolerance: int = 14) -> bool:
-    return bool(np.abs(pixel.astype(int) - [color.red(), color.green(), color.blue()]).max() <= tolerance)
+    return shown_timeline(qtbot, (1000, 320))
 
 
 # ---------------------------------------------------------------------------- the track
@@ -69,17 +54,17 @@ def test_a_bar_per_object_track_over_its_span(timeline):
     assert "objects" in names and names.index("captions") < names.index("objects") < names.index("keyframes")
     assert timeline.track_rect("objects").height() == 2 * LANE_H + 2 * PAD  # two lanes: the cup and car overlap
     for tid, label, start, end in TRACKS:
-        y = lane_y(timeline, LANES[tid])
+        y = lane_y(timeline, "objects", LANES[tid])
         for t in (start + 0.1, (start + end) / 2, end - 0.1):
             assert timeline.item_at(QPointF(timeline.x_of(t), y)) == ("object", tid), (label, t)
         for t in (start - 0.5, end + 0.5):  # past its ends: not this bar
             assert timeline.item_at(QPointF(timeline.x_of(t), y)) != ("object", tid), (label, t)
-        other_lane = lane_y(timeline, 1 - LANES[tid])
+        other_lane = lane_y(timeline, "objects", 1 - LANES[tid])
         assert timeline.item_at(QPointF(timeline.x_of((start + end) / 2), other_lane)) != ("object", tid)
 
     image = rgb(timeline.grab().toImage())
     for tid, label, start, end in TRACKS:
-        top = lane_y(timeline, LANES[tid], 0.15)  # above the label's letters
+        top = lane_y(timeline, "objects", LANES[tid], 0.15)  # above the label's letters
         x0, x1 = int(timeline.x_of(start)), int(timeline.x_of(end))
         row = image[top]
         assert close_to(row[x0], object_color(label)), label  # the bar's left edge, in its label's colour
@@ -89,19 +74,20 @@ def test_a_bar_per_object_track_over_its_span(timeline):
         assert np.array_equal(row[(x0 + x1) // 2], fill), label  # one fill from end to end
     # The label is written at the start of each bar (dark letters on the light fill).
     cup_x0 = int(timeline.x_of(2.0))
-    band = image[lane_y(timeline, 0, 0.2):lane_y(timeline, 0, 0.8), cup_x0 + 4:cup_x0 + 30]
+    band = image[lane_y(timeline, "objects", 0, 0.2):lane_y(timeline, "objects", 0, 0.8), cup_x0 + 4:cup_x0 + 30]
     assert (band.max(axis=2) < 100).sum() > 10
-    quiet = image[lane_y(timeline, 0, 0.2):lane_y(timeline, 0, 0.8), cup_x0 + 60:cup_x0 + 86]
+    quiet = image[lane_y(timeline, "objects", 0, 0.2):lane_y(timeline, "objects", 0, 0.8), cup_x0 + 60:cup_x0 + 86]
     assert (quiet.max(axis=2) < 100).sum() == 0  # the rest of the bar: no letters
 
 
 def test_tooltip_and_click(qtbot, timeline):
     timeline.set_analysis(timeline_analysis())
-    pos = QPointF(timeline.x_of(6.0), lane_y(timeline, 1))
+    pos = QPointF(timeline.x_of(6.0), lane_y(timeline, "objects", 1))
     tip = timeline.tooltip_at(pos)
     assert tip.startswith("car: 00:05.00 – 00:20.00") and "mean score 0.65" in tip
-    assert "cup: 00:02.00 – 00:10.00" in timeline.tooltip_at(QPointF(timeline.x_of(6.0), lane_y(timeline, 0)))
-    assert timeline.tooltip_at(QPointF(timeline.x_of(25.0), lane_y(timeline, 0))) == ""
+    cup = QPointF(timeline.x_of(6.0), lane_y(timeline, "objects", 0))
+    assert "cup: 00:02.00 – 00:10.00" in timeline.tooltip_at(cup)
+    assert timeline.tooltip_at(QPointF(timeline.x_of(25.0), lane_y(timeline, "objects", 0))) == ""
 
     seeks, selections = [], []
     timeline.seekRequested.connect(seeks.append)

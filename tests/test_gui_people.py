@@ -13,10 +13,9 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 
-from helpers import main_window, rgb  # noqa: E402
+from helpers import close_to, lane_y, main_window, rgb, shown_timeline  # noqa: E402
 from videoreview.gui.colors import STATUS_COLORS, UNKNOWN_STATUS_COLOR, identity_color, status_color  # noqa: E402
 from videoreview.gui.details_panel import DetailsPanel  # noqa: E402
-from videoreview.gui.timeline import Timeline  # noqa: E402
 from videoreview.gui.timeline.style import mix  # noqa: E402
 from videoreview.gui.timeline.tracks.lanes import LANE_H, PAD  # noqa: E402
 from videoreview.gui.tour import window_steps  # noqa: E402
@@ -60,21 +59,7 @@ def analysis(people=PEOPLE, objects=True, names=None, duration=60.0) -> Analysis
 
 @pytest.fixture
 def timeline(qtbot):
-    widget = Timeline()
-    qtbot.addWidget(widget)
-    widget.resize(1000, 400)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
-
-
-def lane_y(timeline: Timeline, lane: int, at: float = 0.5) -> int:
-    """A height in ``lane`` of the People track (``at``: 0 its top, 1 its bottom)."""
-    return timeline.track_rect("people").top() + PAD + lane * LANE_H + round(at * (LANE_H - 1))
-
-
-def close_to(pixel, color: QColor, tolerance: int = 14) -> bool:
-    return bool(np.abs(pixel.astype(int) - [color.red(), color.green(), color.blue()]).max() <= tolerance)
+    return shown_timeline(qtbot, (1000, 400))
 
 
 # ---------------------------------------------------------------------------- the track
@@ -86,27 +71,27 @@ def test_a_bar_per_person_cut_into_its_statuses(timeline):
     assert names.index("objects") < names.index("people") < names.index("keyframes")  # beside the Objects track
     assert timeline.track_rect("people").height() == 2 * LANE_H + 2 * PAD  # two lanes: P1 and the other overlap
     for tid, _, _, _, spans in PEOPLE:
-        y = lane_y(timeline, LANES[tid])
+        y = lane_y(timeline, "people", LANES[tid])
         for k, (start, end, status) in enumerate(spans):
             for t in (start + 0.1, (start + end) / 2, end - 0.1):
                 assert timeline.item_at(QPointF(timeline.x_of(t), y)) == ("person", (tid, k)), (status, t)
-        other = lane_y(timeline, 1 - LANES[tid])
+        other = lane_y(timeline, "people", 1 - LANES[tid])
         assert timeline.item_at(QPointF(timeline.x_of(spans[0][0] + 1), other)) != ("person", (tid, 0))
-    y = lane_y(timeline, 0)
+    y = lane_y(timeline, "people", 0)
     assert timeline.item_at(QPointF(timeline.x_of(14.5), y)) == ("person", (0, None))  # no status known
     assert timeline.item_at(QPointF(timeline.x_of(22.0), y)) is None  # between P1 and P2
-    assert timeline.item_at(QPointF(timeline.x_of(14.0), lane_y(timeline, 1))) is None  # the other has gone
+    assert timeline.item_at(QPointF(timeline.x_of(14.0), lane_y(timeline, "people", 1))) is None  # the other has gone
 
     image = rgb(timeline.grab().toImage())
     base = timeline.palette().base().color()
     for tid, _, _, _, spans in PEOPLE:
-        row = image[lane_y(timeline, LANES[tid], 0.1)]  # above the letters
+        row = image[lane_y(timeline, "people", LANES[tid], 0.1)]  # above the letters
         for start, end, status in spans[1:]:  # the first one starts under the tag
             x0, x1 = int(timeline.x_of(start)), int(timeline.x_of(end))
             assert close_to(row[x0 + 1], status_color(status)), status  # its edge in its status's colour
             assert close_to(row[(x0 + x1) // 2], mix(base, status_color(status), 0.5)), status  # and its fill
-    p1 = image[lane_y(timeline, 0, 0.1)]
-    unknown = image[lane_y(timeline, 1, 0.1)]
+    p1 = image[lane_y(timeline, "people", 0, 0.1)]
+    unknown = image[lane_y(timeline, "people", 1, 0.1)]
     assert close_to(p1[int(timeline.x_of(2.0)) + 1], identity_color("P1"))  # the tag says who
     assert close_to(unknown[int(timeline.x_of(5.0)) + 1], UNKNOWN_STATUS_COLOR)  # nobody known: grey
     assert close_to(p1[int(timeline.x_of(14.5))], mix(base, UNKNOWN_STATUS_COLOR, 0.3))  # no status known
@@ -114,7 +99,7 @@ def test_a_bar_per_person_cut_into_its_statuses(timeline):
 
     # Each segment is labelled: dark letters at its start, none in the rest of it.
     walking = int(timeline.x_of(8.0))
-    band = image[lane_y(timeline, 0, 0.2):lane_y(timeline, 0, 0.8)]
+    band = image[lane_y(timeline, "people", 0, 0.2):lane_y(timeline, "people", 0, 0.8)]
     assert (band[:, walking + 4:walking + 40].max(axis=2) < 100).sum() > 10
     assert (band[:, walking + 70:walking + 90].max(axis=2) < 100).sum() == 0
 
@@ -128,28 +113,28 @@ def test_a_status_colour_each(qapp):
 
 def test_tooltip_and_click(qtbot, timeline):
     timeline.set_analysis(analysis(names={"P1": "Ada"}))
-    walking = QPointF(timeline.x_of(10.0), lane_y(timeline, 0))
+    walking = QPointF(timeline.x_of(10.0), lane_y(timeline, "people", 0))
     assert timeline.tooltip_at(walking) == "Ada (P1) walking: 00:08.00 – 00:14.00\nseen 00:02.00 – 00:20.00, " \
                                            "mean score 0.60"
-    assert timeline.tooltip_at(QPointF(timeline.x_of(6.0), lane_y(timeline, 1))).startswith(
+    assert timeline.tooltip_at(QPointF(timeline.x_of(6.0), lane_y(timeline, "people", 1))).startswith(
         "person running: 00:05.00 – 00:12.00")
-    assert timeline.tooltip_at(QPointF(timeline.x_of(14.5), lane_y(timeline, 0))).startswith(
+    assert timeline.tooltip_at(QPointF(timeline.x_of(14.5), lane_y(timeline, "people", 0))).startswith(
         "Ada (P1), status not known here")
-    assert timeline.tooltip_at(QPointF(timeline.x_of(22.0), lane_y(timeline, 0))) == ""
+    assert timeline.tooltip_at(QPointF(timeline.x_of(22.0), lane_y(timeline, "people", 0))) == ""
 
     seeks, selections = [], []
     timeline.seekRequested.connect(seeks.append)
     timeline.selected.connect(lambda kind, key: selections.append((kind, key)))
     qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=walking.toPoint())
     qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
-                     pos=QPoint(round(timeline.x_of(14.5)), lane_y(timeline, 0)))
+                     pos=QPoint(round(timeline.x_of(14.5)), lane_y(timeline, "people", 0)))
     assert seeks == [8.0, 2.0]  # the span's start; where no status is known, where the person was first seen
     assert selections == [("person", (0, 1)), ("person", (0, None))]
 
 
 def test_the_selected_span_is_outlined(timeline):
     timeline.set_analysis(analysis())
-    x, y = int(timeline.x_of(11.0)), lane_y(timeline, 0, 0.05)
+    x, y = int(timeline.x_of(11.0)), lane_y(timeline, "people", 0, 0.05)
     before = rgb(timeline.grab().toImage())[y, x]
     timeline.set_selection("person", (0, 1))
     after = rgb(timeline.grab().toImage())[y, x]
@@ -201,7 +186,7 @@ def test_selecting_on_the_timeline_shows_the_details(qtbot, home):
         window.details.set_analysis(shown)
         timeline = window.timeline
         qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
-                         pos=QPoint(round(timeline.x_of(6.0)), lane_y(timeline, 1)))
+                         pos=QPoint(round(timeline.x_of(6.0)), lane_y(timeline, "people", 1)))
         assert window.details.title.text() == "<b>Person</b> running 00:05.00 – 00:12.00"
         objects = timeline.track_rect("objects")
         qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,

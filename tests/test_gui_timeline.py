@@ -14,10 +14,12 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip  # noqa: E402
 
+from helpers import rgb as image_rgb  # noqa: E402
+from helpers import shown_timeline  # noqa: E402
 from videoreview.gui.background import wait_for_closed_threads  # noqa: E402
 from videoreview.gui.colors import BOUNDARY_COLORS, KEYFRAME_COLOR, identity_color  # noqa: E402
 from videoreview.gui.thumbnails import ThumbnailLoader  # noqa: E402
-from videoreview.gui.timeline import MAX_PX_PER_FRAME, Timeline, ruler_steps  # noqa: E402
+from videoreview.gui.timeline import MAX_PX_PER_FRAME, ruler_steps  # noqa: E402
 from videoreview.pipeline import StageCache, analyze  # noqa: E402
 from videoreview.records import (  # noqa: E402
     Analysis,
@@ -65,19 +67,12 @@ SAMPLE = dict(
 
 @pytest.fixture
 def timeline(qtbot):
-    widget = Timeline()
-    qtbot.addWidget(widget)
-    widget.resize(1000, 300)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return shown_timeline(qtbot, (1000, 300))
 
 
 def pixels(widget) -> np.ndarray:
     """The widget as RGB [H, W, 3]."""
-    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
-    array = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
-    return array[:, :image.width() * 3].reshape(image.height(), image.width(), 3).copy()
+    return image_rgb(widget.grab().toImage())
 
 
 def rgb(color: QColor) -> tuple[int, int, int]:
@@ -383,12 +378,6 @@ def loader_for(qtbot):
     wait_for_closed_threads()
 
 
-def as_array(image: QImage) -> np.ndarray:
-    image = image.convertToFormat(QImage.Format.Format_RGB888)
-    array = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
-    return array[:, :image.width() * 3].reshape(image.height(), image.width(), 3).copy()
-
-
 def test_loader_decodes_the_requested_frames(index_video, loader_for, qtbot):
     loader = loader_for(index_video.path)
     ready = recorder(loader.ready)
@@ -397,7 +386,7 @@ def test_loader_decodes_the_requested_frames(index_video, loader_for, qtbot):
     assert sorted(frame for frame, _ in ready) == [10, 50, 99]
     for frame, image in ready:
         assert (image.width(), image.height()) == (96, 54)
-        assert read_index(as_array(image)) == frame
+        assert read_index(image_rgb(image)) == frame
     loader.request([50])  # cached: answered at once
     assert ready[-1][0] == 50 and len(ready) == 4
     with qtbot.waitSignal(loader.cropReady, timeout=20_000) as blocker:
