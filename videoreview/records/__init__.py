@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from ..errors import RecordError
-from .base import _Record, read_json, write_atomic  # noqa: F401  (read_json re-exported)
+from .base import _Record, one_of, read_json, write_atomic  # noqa: F401  (read_json re-exported)
 from .notes import NOTE_STATUSES, NOTE_TAG_COLOURS, NOTE_TAGS, SHAPE_KINDS, Note, Shape  # noqa: F401  (re-exported)
 
 # 2: faces became a flat list of detections; face_tracks, identity appearances and edits added.
@@ -95,8 +95,7 @@ class Boundary(_Record):
     _nested: ClassVar[dict[str, type]] = {"caption": BoundaryCaption}
 
     def __post_init__(self) -> None:
-        if self.kind not in BOUNDARY_KINDS:
-            raise RecordError(None, f"boundary kind {self.kind!r} is not one of {', '.join(BOUNDARY_KINDS)}")
+        one_of("boundary kind", self.kind, BOUNDARY_KINDS)
 
 
 @dataclass(frozen=True)
@@ -217,8 +216,7 @@ class TranscriptSegment(_Record):
     _nested: ClassVar[dict[str, type]] = {"words": Word}
 
     def __post_init__(self) -> None:
-        if self.speaker_by not in SPEAKER_SOURCES:
-            raise RecordError(None, f"speaker_by {self.speaker_by!r} is not one of {', '.join(SPEAKER_SOURCES)}")
+        one_of("speaker_by", self.speaker_by, SPEAKER_SOURCES)
 
 
 @dataclass(frozen=True)

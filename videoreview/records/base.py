@@ -41,6 +41,12 @@ class _Record:
             raise RecordError(None, f"{cls.__name__}: {exc}") from None
 
 
+def one_of(what: str, value, allowed) -> None:
+    """RecordError unless ``value`` (a record's ``what``) is one of ``allowed``."""
+    if value not in allowed:
+        raise RecordError(None, f"{what} {value!r} is not one of {', '.join(allowed)}")
+
+
 def read_json(path: str | os.PathLike):
     """A JSON file's content; RecordError naming the file when it is missing or unreadable."""
     try:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import RecordError
-from .base import _Record
+from .base import _Record, one_of
 
 # Tags are the marker colours every editor we export to knows (Resolve, OTIO, Final Cut,
 # Premiere, Avid): a reviewer's own meaning per colour, like the editors' markers.
@@ -32,8 +32,7 @@ class Shape(_Record):
     text: str = ""  # kind "text"
 
     def __post_init__(self) -> None:
-        if self.kind not in SHAPE_KINDS:
-            raise RecordError(None, f"shape kind {self.kind!r} is not one of {', '.join(SHAPE_KINDS)}")
+        one_of("shape kind", self.kind, SHAPE_KINDS)
         try:
             points = tuple((float(x), float(y)) for x, y in self.points)
         except (TypeError, ValueError):
@@ -65,10 +64,8 @@ class Note(_Record):
     _nested: ClassVar[dict[str, type]] = {"drawing": Shape}
 
     def __post_init__(self) -> None:
-        if self.tag not in NOTE_TAGS:
-            raise RecordError(None, f"note tag {self.tag!r} is not one of {', '.join(NOTE_TAGS)}")
-        if self.status not in NOTE_STATUSES:
-            raise RecordError(None, f"note status {self.status!r} is not one of {', '.join(NOTE_STATUSES)}")
+        one_of("note tag", self.tag, NOTE_TAGS)
+        one_of("note status", self.status, NOTE_STATUSES)
         if self.end_frame is not None and self.end_frame < self.frame:
             raise RecordError(None, f"note {self.id}: its range ends (frame {self.end_frame}) "
                                     f"before it starts ({self.frame})")
