@@ -21,6 +21,7 @@ from ..records import (
     Identity,
     Keyframe,
     Note,
+    ObjectDetection,
     Shape,
     TextSpan,
     TranscriptSegment,
@@ -114,11 +115,12 @@ class AnalysisIndex:
     @cached_property
     def face_samples(self) -> tuple[list[float], list[list[FaceDetection]]]:
         """The faces grouped by the time they were sampled at, in time order."""
-        by_time: dict[float, list[FaceDetection]] = {}
-        for face in self.analysis.faces:
-            by_time.setdefault(face.time, []).append(face)
-        times = sorted(by_time)
-        return times, [by_time[t] for t in times]
+        return _by_time(self.analysis.faces)
+
+    @cached_property
+    def object_samples(self) -> tuple[list[float], list[list[ObjectDetection]]]:
+        """The detections of the object tracks (``track`` != -1), grouped the same way."""
+        return _by_time(d for d in self.analysis.objects if d.track != -1)
 
     @cached_property
     def cues(self) -> tuple[list[Cue], list[float]]:
@@ -160,6 +162,15 @@ class AnalysisIndex:
             return []
         return [] if self._cut_between(times[i], t, slack) else groups[i]
 
+    def objects_at(self, t: float, slack: float, hold: float) -> list[ObjectDetection]:
+        """The object detections of the latest sample up to ``t``, for ``hold`` seconds
+        after it (the next sample takes over at ``hold``) and not past a cut."""
+        times, groups = self.object_samples
+        i = bisect.bisect_right(times, t + slack) - 1
+        if i < 0 or t - times[i] >= hold - slack:
+            return []
+        return [] if self._cut_between(times[i], t, slack) else groups[i]
+
     def cue_at(self, t: float, slack: float) -> Cue | None:
         cues, starts = self.cues
         i = bisect.bisect_right(starts, t + slack) - 1
@@ -178,6 +189,15 @@ class AnalysisIndex:
     def _cut_between(self, sampled: float, t: float, slack: float) -> bool:
         j = bisect.bisect_right(self.shot_changes, sampled + slack)
         return j < len(self.shot_changes) and self.shot_changes[j] <= t + slack
+
+
+def _by_time(detections) -> tuple[list[float], list[list]]:
+    """Detections grouped by the time they were sampled at, in time order."""
+    by_time: dict[float, list] = {}
+    for detection in detections:
+        by_time.setdefault(detection.time, []).append(detection)
+    times = sorted(by_time)
+    return times, [by_time[t] for t in times]
 
 
 def spans(items) -> tuple[np.ndarray, np.ndarray]:

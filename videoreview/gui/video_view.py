@@ -12,14 +12,12 @@ item shows.
 
 from __future__ import annotations
 
-import bisect
-
 from PySide6.QtCore import QPoint, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QTransform
 from PySide6.QtMultimediaWidgets import QGraphicsVideoItem
 from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
 
-from ..records import Analysis, FaceDetection, ObjectDetection, VideoInfo
+from ..records import Analysis, FaceDetection, VideoInfo
 from .analysis_index import AnalysisIndex
 from .colors import BOUNDARY_COLORS, identity_color, object_color
 from .drawing_layer import DrawingLayer
@@ -47,7 +45,7 @@ OVERLAYS = ("captions", "boundaries", "faces", "speech", "notes", "objects")
 NOTE_SECONDS = 2.0  # how long a note at one frame stays on screen after it
 FLASH_SECONDS = 0.4  # how long a boundary flashes after its frame
 FACE_HOLD_SECONDS = 0.6  # faces are sampled every ~0.5 s: a detection stands until then
-OBJECT_HOLD_SECONDS = 1.0  # objects are sampled once a second: a detection stands until the next sample
+OBJECT_HOLD_SECONDS = 1.0  # objects are sampled at least once a second: a detection stands until the next sample
 UNASSIGNED_COLOR = QColor("#9aa0a6")
 PLACEHOLDER = "Drop a video here"
 
@@ -55,29 +53,6 @@ PLACEHOLDER = "Drop a video here"
 def face_label(face: FaceDetection, names: dict[str, str]) -> str:
     """The tab over a face box: its identity's label, "?" for a face of no identity."""
     return "?" if face.identity is None else identity_label(face.identity, names.get(face.identity))
-
-
-class ObjectSamples:
-    """The detections of an Analysis's object tracks (``track`` != -1) grouped by the
-    time they were sampled at, in time order."""
-
-    def __init__(self, analysis: Analysis) -> None:
-        self.analysis = analysis
-        by_time: dict[float, list[ObjectDetection]] = {}
-        for detection in analysis.objects:
-            if detection.track != -1:
-                by_time.setdefault(detection.time, []).append(detection)
-        self.times = sorted(by_time)
-        self.groups = [by_time[t] for t in self.times]
-
-    def at(self, t: float, slack: float, hold: float, shot_changes: list[float]) -> list[ObjectDetection]:
-        """The detections of the latest sample up to ``t``, for ``hold`` seconds after it
-        and not past a cut (as faces: ``AnalysisIndex.faces_at``)."""
-        i = bisect.bisect_right(self.times, t + slack) - 1
-        if i < 0 or t - self.times[i] >= hold - slack:
-            return []
-        j = bisect.bisect_right(shot_changes, self.times[i] + slack)
-        return [] if j < len(shot_changes) and shot_changes[j] <= t + slack else self.groups[i]
 
 
 class VideoView(QGraphicsView):
@@ -114,7 +89,6 @@ class VideoView(QGraphicsView):
         self.scene().addItem(self.drawing)
         self._wanted = {name: True for name in OVERLAYS}
         self._index: AnalysisIndex | None = None
-        self._objects: ObjectSamples | None = None
         self._set_video_size(1280, 720)
 
         self.setBackgroundBrush(QColor("black"))
@@ -142,10 +116,6 @@ class VideoView(QGraphicsView):
     def set_analysis(self, analysis: Analysis | None) -> None:
         """Overlays from ``analysis`` (may be partial; call again as stages finish)."""
         self._index = AnalysisIndex.of(analysis) if analysis is not None else None
-        if analysis is None:
-            self._objects = None
-        elif self._objects is None or self._objects.analysis is not analysis:
-            self._objects = ObjectSamples(analysis)
         self._refresh()
 
     def set_style(self, style: OverlayStyle) -> None:
@@ -286,8 +256,8 @@ class VideoView(QGraphicsView):
             for face in self._shown_faces
         )
         self._overlays["faces"].set_content(faces or None)
-        found = self._objects.at(t, slack, OBJECT_HOLD_SECONDS, index.shot_changes) if self._objects else []
-        objects = tuple(ObjectShown(o.label, tuple(o.box), object_color(o.label)) for o in found)
+        objects = tuple(ObjectShown(o.label, tuple(o.box), object_color(o.label))
+                        for o in index.objects_at(t, slack, OBJECT_HOLD_SECONDS))
         self._overlays["objects"].set_content(objects or None)
         notes = index.notes_at(t, slack, NOTE_SECONDS)
         self._overlays["notes"].set_content(NotesShown.of(notes, index.drawings_on(self.player.current_frame())))
