@@ -38,6 +38,13 @@ class Node:
     raylet_pid: int = 0
     seen: dict[int, object] = field(default_factory=dict)  # pid -> psutil.Process of each process of the node
 
+    def look(self) -> list:
+        """The node's processes now (the children of ``ray start``), each kept in ``seen``."""
+        found = _children(self.process.pid)
+        for child in found:
+            self.seen.setdefault(child.pid, child)
+        return found
+
 
 class LocalCluster:
     """``start()`` a head and ``workers`` more nodes, ``cpus`` logical CPUs each; ``stop()``
@@ -125,8 +132,7 @@ class LocalCluster:
         while time.monotonic() < deadline:
             if node.process.poll() is not None:
                 raise VideoReviewError(f"ray start ended ({node.process.returncode}): {tail(node.log)}")
-            for child in _children(node.process.pid):
-                node.seen.setdefault(child.pid, child)
+            for child in node.look():
                 try:
                     if child.name() == "raylet":
                         found = re.search(r"--node_id=([0-9a-f]+)", " ".join(child.cmdline()))
@@ -149,8 +155,7 @@ class LocalCluster:
         psutil.Process: one whose pid was reused is never taken for it."""
         found = []
         for node in self.nodes:
-            for child in _children(node.process.pid):
-                node.seen.setdefault(child.pid, child)
+            node.look()
             found += node.seen.values()
         return found
 

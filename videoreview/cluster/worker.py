@@ -11,7 +11,6 @@ environment or keyring): no key is ever an argument of a task.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sys
 import time
@@ -56,10 +55,7 @@ class Analyser:
             self.problem = f"{self.node} cannot make the chosen engines: {type(exc).__name__}: {exc}"
 
     def ready(self) -> dict:
-        import importlib.metadata
-
-        return {"node": self.node, "stages": self.stages, "pid": os.getpid(), "problem": self.problem,
-                "version": importlib.metadata.version("videoreview")}
+        return {"node": self.node, "stages": self.stages, "problem": self.problem}
 
     def analyse(self, path: str, content_hash: str, previous: str | None) -> dict:
         """{"analysis": JSON text, ...} or {"problem": one line naming the file}; never
