@@ -8,6 +8,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QPen
 
 from ...analysis_index import AnalysisIndex, in_range, spans
 from .base import OnlyWhenAnalysed
@@ -96,6 +98,12 @@ class LanedTrack(OnlyWhenAnalysed):
     def lane_top(self, r_top: int, lane: int) -> int:
         return r_top + PAD + lane * LANE_H
 
+    def bar_rect(self, x0: float, x1: float, r_top: int, lane: int) -> QRectF:
+        """A bar from x0 to x1 (pixels) in ``lane``, with a pixel's gap at its right: a bar
+        starting where the one before it ends stays apart."""
+        left = math.floor(x0)
+        return QRectF(left, self.lane_top(r_top, lane) + 1, max(2.0, math.ceil(x1) - left - 1), LANE_H - 2)
+
     def bar_at(self, view, t, y) -> tuple[int, float] | None:
         """The bar under the mouse at time ``t`` and height ``y`` (its position in the packed
         records; the one drawn last where bars overlap) and the time slack it was found with."""
@@ -107,3 +115,16 @@ class LanedTrack(OnlyWhenAnalysed):
         found = [i for i in in_range(bars.starts, bars.reach, t - slack, t + slack)
                  if bars.lanes[i] == lane and bars.ends[i] >= t - slack]
         return (found[-1], slack) if found else None
+
+
+def paint_block(p, rect: QRectF, solid, fill) -> None:
+    """A bar (or a part of one) in ``fill``, its start marked in ``solid``."""
+    p.fillRect(rect, fill)
+    p.fillRect(QRectF(rect.left(), rect.top(), min(2.0, rect.width()), rect.height()), solid)
+
+
+def paint_outline(p, rect: QRectF, colors) -> None:
+    """The selection's outline around ``rect``."""
+    p.setPen(QPen(colors.highlight, 2))
+    p.setBrush(Qt.BrushStyle.NoBrush)
+    p.drawRect(rect.adjusted(1, 1, -1, -1))

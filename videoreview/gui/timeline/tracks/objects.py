@@ -4,17 +4,15 @@ colour, in lanes (lanes.py)."""
 
 from __future__ import annotations
 
-import math
-
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QFontMetrics, QPen
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetrics
 
 from ....timecode import timecode
 from ...analysis_index import in_range
 from ...colors import object_color
 from ..style import mix
 from .base import Hit, shows_hours
-from .lanes import LABEL_PX, LANE_H, LanedTrack
+from .lanes import LABEL_PX, LanedTrack, paint_block, paint_outline
 
 
 class ObjectsTrack(LanedTrack):
@@ -58,19 +56,12 @@ class ObjectsTrack(LanedTrack):
             if track.label not in fills:
                 solid = object_color(track.label)
                 fills[track.label] = (solid, mix(colors.base, solid, 0.5))
-            solid, fill = fills[track.label]
-            left = math.floor(x0s[k])
-            # A pixel's gap at the right: a track starting where the previous one ends stays apart.
-            bar = QRectF(left, self.lane_top(r.top(), int(bars.lanes[i])) + 1,
-                         max(2.0, math.ceil(x1s[k]) - left - 1), LANE_H - 2)
-            p.fillRect(bar, fill)
-            p.fillRect(QRectF(bar.left(), bar.top(), min(2.0, bar.width()), bar.height()), solid)
+            bar = self.bar_rect(x0s[k], x1s[k], r.top(), int(bars.lanes[i]))
+            paint_block(p, bar, *fills[track.label])
             if bar.width() >= LABEL_PX:
                 text = metrics.elidedText(track.label, Qt.TextElideMode.ElideRight, int(bar.width()) - 7)
                 p.setPen(colors.text)
                 p.drawText(bar.adjusted(5, 0, -2, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                            text)
             if i == selected:
-                p.setPen(QPen(colors.highlight, 2))
-                p.setBrush(Qt.BrushStyle.NoBrush)
-                p.drawRect(bar.adjusted(1, 1, -1, -1))
+                paint_outline(p, bar, colors)

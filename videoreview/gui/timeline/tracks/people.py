@@ -9,7 +9,7 @@ import bisect
 import math
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPen
+from PySide6.QtGui import QColor, QFontMetrics
 
 from ....records import PersonTrack
 from ....timecode import timecode
@@ -18,7 +18,7 @@ from ...colors import UNKNOWN_STATUS_COLOR, identity_color, status_color
 from ...labels import identity_label
 from ..style import mix
 from .base import Hit, shows_hours
-from .lanes import LABEL_PX, LANE_H, LanedTrack
+from .lanes import LABEL_PX, LANE_H, LanedTrack, paint_block, paint_outline
 
 TAG_PAD = 4  # either side of the tag's text
 TAG_DARK, TAG_LIGHT = QColor("#15171a"), QColor("#ffffff")  # the tag's letters, whichever reads on its fill
@@ -97,10 +97,8 @@ class PeopleTrack(LanedTrack):
 
         for i in indices:
             track = bars.tracks[i]
-            top = self.lane_top(r.top(), int(bars.lanes[i])) + 1
-            left = math.floor(x_at(track.start))
-            # A pixel's gap at the right, as on the Objects track: one person after another stays apart.
-            bar = QRectF(left, top, max(2.0, math.ceil(x_at(bars.ends[i])) - left - 1), LANE_H - 2)
+            bar = self.bar_rect(x_at(track.start), x_at(bars.ends[i]), r.top(), int(bars.lanes[i]))
+            top = bar.top()
             p.fillRect(bar, unknown)
             tag = self._tag(track, bar, metrics)
             outline = bar if selected == ("person", (track.id, None)) else None
@@ -110,12 +108,10 @@ class PeopleTrack(LanedTrack):
                 if status.status not in fills:
                     solid = status_color(status.status)
                     fills[status.status] = (solid, mix(colors.base, solid, 0.5))
-                solid, fill = fills[status.status]
                 x0 = max(bar.left(), math.floor(x_at(status.start)))
                 x1 = min(bar.right(), math.ceil(x_at(status.end)))
                 segment = QRectF(x0, top, max(1.0, x1 - x0), LANE_H - 2)
-                p.fillRect(segment, fill)
-                p.fillRect(QRectF(x0, top, min(2.0, segment.width()), segment.height()), solid)
+                paint_block(p, segment, *fills[status.status])
                 # The status's name, right of the tag where the tag covers the segment's start.
                 text_left = max(segment.left() + 5, tag.right() + 4 if tag is not None else 0)
                 room = segment.right() - 2 - text_left
@@ -132,9 +128,7 @@ class PeopleTrack(LanedTrack):
                 p.setPen(tag_text(colour))
                 p.drawText(tag, Qt.AlignmentFlag.AlignCenter, who(track))
             if outline is not None:  # over the tag too
-                p.setPen(QPen(colors.highlight, 2))
-                p.setBrush(Qt.BrushStyle.NoBrush)
-                p.drawRect(outline.adjusted(1, 1, -1, -1))
+                paint_outline(p, outline, colors)
 
     @staticmethod
     def _tag(track: PersonTrack, bar: QRectF, metrics: QFontMetrics) -> QRectF | None:
