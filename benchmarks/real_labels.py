@@ -1,0 +1,236 @@
+"""What the app says of real footage, scored against the corpus's hand-written truth.
+
+    .venv/bin/python benchmarks/real_labels.py [--keep DIR] [--part tuning|held-out|both]
+        [--engines KEY=NAME ...] [--clips NAME ...] [-v]
+
+Clips: the real-footage corpus (benchmarks/corpus/, fetched by scripts/fetch-real-clips).
+Each is analysed with the default engines (a stage cache in --keep, default a folder of
+the user's cache, so a second run reuses the stages that did not change). What the app
+says of a clip is read as a reviewer meets it:
+- labels: the Objects track's labels (the boxes and the library's objects are those
+  tracks), and every thing the captions name (words of the COCO labels and of the WordNet
+  categories the app says, found in the caption text less its camera and motion
+  sentences), "person" where a caption names a person or an identity;
+- the statuses said of people ("walking", ...) by the pose tracks;
+- captions that name nothing (a look alone: "a picture in grey, no people seen").
+
+Scored per (clip, label) pair: a COCO label is right where the truth lists it (``coco``,
+"person" where it has people); any other word where it is, or is a kind above, a word of
+the truth's ``imagenet`` or ``coco``. Recall: the things a person would name first
+(``things``) named, by one of their words or a right word below one. Subject named: the
+captions that name the first thing, over clips where COCO or ImageNet has a word for it.
+Printed per class of footage, for the tuning part and the held-out part apart.
+The issue's targets on the held-out part: precision >= 0.95, recall >= 0.7, subject named
+>= 80 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+
+from real_corpus import CLASSES, Clip, clips_dir, corpus, present  # noqa: E402
+
+# Sentences of a caption that say nothing of what is there.
+NOT_THINGS = re.compile(r"(The camera [^.;]*[.;]|something moves in the picture\.?|Something starts moving\."
+                        r"|The movement stops\.|New shot:|no people seen|in (close-up|a medium shot|a wide shot)"
+                        r"|(a|a dark|a bright) picture in [a-z ]+|[Ss]omeone says)")
+PERSON = re.compile(r"\b(person|people|P\d+|unrecognised faces?)\b")
+
+
+@cache
+def _vocabulary() -> tuple[re.Pattern, dict[str, str]]:
+    """One pattern of every word a caption may name a thing with, longest first ("wine glass"
+    before "glass"), and each word's name: a COCO label's own (singular), a WordNet lemma's
+    synset's name in the taxonomy ("teddy bear" -> "teddy")."""
+    from videoreview.engines.captions.builtin import _PLURALS
+    from videoreview.engines.objects.decode import COCO_LABELS
+    from videoreview.metrics.caption_sense import GRAMMAR
+    from videoreview.taxonomy import taxonomy
+
+    tax = taxonomy()
+    name: dict[str, str] = {}
+    for synset, lemmas in tax.lemmas.items():
+        for lemma in lemmas:
+            name.setdefault(lemma.lower(), tax.names[synset])
+    for label in COCO_LABELS:
+        name[label] = name[_PLURALS.get(label, label + "s")] = label
+    words = sorted(set(name) - GRAMMAR, key=len, reverse=True)
+    return re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE), name
+
+
+def caption_words(text: str) -> set[str]:
+    """The things a caption names, outside quotations (what is said or written), who says it
+    and its camera and motion sentences, as COCO labels and taxonomy names; "person" for a
+    person, people or an identity."""
+    from videoreview.metrics.caption_sense import QUOTED
+
+    pattern, name = _vocabulary()
+    rest = NOT_THINGS.sub(" ", QUOTED.sub(" ", text))
+    found = {name.get(m.lower(), m.lower()) for m in pattern.findall(rest)}
+    return found | {"person"} if PERSON.search(rest) else found
+
+
+@cache
+def kinds_of(word: str) -> frozenset[str]:
+    """The word and every category above it (the taxonomy's names), for a COCO label through
+    what it means in WordNet (coco_kinds.py)."""
+    from videoreview.coco_kinds import COCO_KINDS
+    from videoreview.taxonomy import taxonomy
+
+    tax = taxonomy()
+    entry = COCO_KINDS.get(word)
+    above = tax.synset_kinds(entry.synsets()) if entry else tax.kinds(word)
+    return frozenset({word, *above, *(entry.words if entry else ())})
+
+
+def right(word: str, truth: dict) -> bool:
+    from videoreview.engines.objects.decode import COCO_LABELS
+
+    if word == "person":
+        return truth.get("people", 0) > 0
+    if word in COCO_LABELS and word in truth.get("coco", ()):
+        return True
+    true_words = [*truth.get("imagenet", ()), *truth.get("coco", ())]
+    return any(meaning(word) & kinds_of(w) for w in true_words)
+
+
+@cache
+def meaning(word: str) -> frozenset[str]:
+    """The names a word stands for: itself, and for a COCO label the name of the synset it
+    means in the taxonomy and its other names ("tv" -> "television")."""
+    from videoreview.coco_kinds import COCO_KINDS
+    from videoreview.taxonomy import taxonomy
+
+    entry = COCO_KINDS.get(word)
+    own = taxonomy().names.get(entry.synset) if entry and entry.under is None else None
+    return frozenset({word, own, *(entry.words if entry else ())} - {None})
+
+
+def names(thing: list[str], said: set[str], truth: dict) -> bool:
+    """Whether ``said`` names the thing: one of its words, or a right word that is a kind of one."""
+    return any(w in thing or (right(w, truth) and set(thing) & kinds_of(w)) for w in said)
+
+
+def has_word(thing: list[str]) -> bool:
+    """Whether COCO or ImageNet (or a category above its classes) has a word for the thing."""
+    from videoreview.engines.objects.decode import COCO_LABELS
+    from videoreview.taxonomy import taxonomy
+
+    return any(w in COCO_LABELS or taxonomy().synsets(w) for w in thing)
+
+
+@dataclass
+class Said:
+    clip: Clip
+    labels: set[str] = field(default_factory=set)  # every label said in the clip
+    tracks: set[str] = field(default_factory=set)  # of those, the Objects track's
+    statuses: set[str] = field(default_factory=set)
+    captions: int = 0
+    subject_named: int = 0
+    empty: int = 0  # captions that name nothing
+
+    @property
+    def truth(self) -> dict:
+        return self.clip.truth
+
+    def false(self) -> list[str]:
+        return sorted(w for w in self.labels if not right(w, self.truth))
+
+    def found(self) -> list[list[str]]:
+        return [t for t in self.truth.get("things", []) if names(t, self.labels, self.truth)]
+
+
+def said_of(clip: Clip, analysis) -> Said:
+    out = Said(clip)
+    out.tracks = {t.label for t in analysis.object_tracks}
+    out.labels |= out.tracks
+    first = (clip.truth.get("things") or [[]])[0]
+    for c in analysis.captions:
+        words = caption_words(c.text)
+        out.labels |= words
+        out.captions += 1
+        out.subject_named += bool(first) and names(first, words, clip.truth)
+        out.empty += not words
+    out.statuses = {s.status for p in analysis.person_tracks for s in p.statuses}
+    return out
+
+
+def analysed(clips, keep: Path, engines: list[str]):
+    """(clip, Analysis) for each clip, the default engines but ``engines`` (KEY=NAME), the
+    stages cached in ``keep``."""
+    from videoreview.pipeline import StageCache, analyze
+    from videoreview.pipeline.stages import DEFAULT_ENGINES, build_stages
+
+    chosen = {**DEFAULT_ENGINES, **dict(item.split("=", 1) for item in engines)}
+    cache_ = StageCache(keep)
+    for clip in clips:
+        yield clip, analyze(clip.path, stages=build_stages(chosen), cache=cache_)
+
+
+def share(a: int, b: int) -> str:
+    return f"{a}/{b} = {a / b:.2f}" if b else "-"
+
+
+def table(results: list[Said], title: str) -> None:
+    print(f"\n### {title}\n")
+    print("| class | clips | labels said | right | precision | things found | recall | subject named | "
+          "captions naming nothing |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    groups = defaultdict(list)
+    for r in results:
+        groups[r.clip.kind].append(r)
+    for kind in [*[k for k in CLASSES if k in groups], "all"]:
+        rs = results if kind == "all" else groups[kind]
+        said = sum(len(r.labels) for r in rs)
+        wrong = sum(len(r.false()) for r in rs)
+        things = sum(len(r.truth.get("things", [])) for r in rs)
+        found = sum(len(r.found()) for r in rs)
+        named = [r for r in rs if has_word((r.truth.get("things") or [[]])[0])]
+        print(f"| {kind} | {len(rs)} | {said} | {said - wrong} | {share(said - wrong, said)} | {found}/{things} | "
+              f"{share(found, things)} | {share(sum(r.subject_named for r in named), sum(r.captions for r in named))}"
+              f" | {share(sum(r.empty for r in rs), sum(r.captions for r in rs))} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, default=clips_dir().parent / "real-analyses",
+                        help="the stage cache (default: beside the clips)")
+    parser.add_argument("--part", choices=("tuning", "held-out", "both"), default="both")
+    parser.add_argument("--engines", nargs="*", default=[], metavar="KEY=NAME")
+    parser.add_argument("--clips", nargs="*", help="only these clips")
+    parser.add_argument("-v", "--verbose", action="store_true", help="per clip: what was said, false ones marked *")
+    args = parser.parse_args()
+    os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-real-"))
+    clips = [c for c in present(corpus()) if (not args.clips or c.name in args.clips)
+             and (args.part == "both" or c.part == args.part)]
+    missing = len(corpus()) - len(present(corpus()))
+    if missing:
+        print(f"({missing} clips not fetched: scripts/fetch-real-clips)")
+    results = []
+    for clip, analysis in analysed(clips, args.keep, args.engines):
+        r = said_of(clip, analysis)
+        results.append(r)
+        if args.verbose:
+            marked = ", ".join(w + ("*" if not right(w, clip.truth) else "") for w in sorted(r.labels))
+            missed = [t[0] for t in clip.truth.get("things", []) if t not in r.found()]
+            print(f"{clip.name} [{clip.kind}, {clip.part}]: {marked or '-'}; missed: {', '.join(missed) or '-'}; "
+                  f"statuses: {', '.join(sorted(r.statuses)) or '-'}")
+    for part in ("tuning", "held-out"):
+        rs = [r for r in results if r.clip.part == part]
+        if rs:
+            table(rs, f"{part} part ({len(rs)} clips)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""The library's search on real footage: plain-word queries written from the corpus's truth.
+
+    .venv/bin/python benchmarks/real_search.py [--keep DIR] [--engines KEY=NAME ...] [-v]
+
+Every fetched clip of the real-footage corpus (benchmarks/corpus/) is analysed as
+benchmarks/real_labels.py does (the same stage cache) and indexed into one fresh library
+(the real SQLite catalog, FTS5 and the bundled text embedding) under a neutral file name
+("video07.mp4"), so that only what the analysis says can find it. Each clip's ``queries``
+(truth.toml: written from what a person sees, never from the app's output) are searched
+over the whole library; a query is right at rank k when its clip is among the first k
+videos. Prints rank-1 and rank-5 accuracy for the tuning part and the held-out part apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+
+from real_corpus import clips_dir, corpus, present  # noqa: E402
+from real_labels import analysed  # noqa: E402
+
+RANKED_MOMENTS = 200  # moments fetched per query to rank videos by their best one (as `eval retrieval`)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, default=clips_dir().parent / "real-analyses")
+    parser.add_argument("--engines", nargs="*", default=[], metavar="KEY=NAME")
+    parser.add_argument("-v", "--verbose", action="store_true", help="each query with the rank of its clip")
+    args = parser.parse_args()
+    os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-real-search-"))
+    from videoreview.library.catalog import Catalog
+    from videoreview.library.indexer import text_embedder
+    from videoreview.library.search import Searcher
+
+    clips = present(corpus())
+    embedder = text_embedder()
+    ids: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as scratch, Catalog(Path(scratch) / "library.sqlite3") as catalog:
+        for n, (clip, analysis) in enumerate(analysed(clips, args.keep, args.engines)):
+            neutral = str(Path(scratch) / f"video{n:02d}{clip.path.suffix}")
+            video_id, _ = catalog.add_video(neutral, analysis.content_hash)
+            catalog.index_analysis(video_id, replace(analysis, video=replace(analysis.video, path=neutral)),
+                                   embedder.embed)
+            ids[clip.name] = video_id
+        searcher = Searcher(catalog, embedder)
+        for part in ("tuning", "held-out"):
+            hits, total = {1: 0, 5: 0}, 0
+            for clip in (c for c in clips if c.part == part):
+                for query in clip.truth.get("queries", []):
+                    moments = searcher.search(query, top=RANKED_MOMENTS)
+                    ranking = list(dict.fromkeys(m.video_id for m in moments))
+                    rank = ranking.index(ids[clip.name]) + 1 if ids[clip.name] in ranking else None
+                    total += 1
+                    for k in hits:
+                        hits[k] += rank is not None and rank <= k
+                    if args.verbose:
+                        print(f"{part:8} {clip.name:36} {query!r}: rank {rank or '-'}")
+            if total:
+                print(f"{part} part: {total} queries, rank 1: {hits[1]}/{total} = {hits[1] / total:.2f}, "
+                      f"rank 5: {hits[5]}/{total} = {hits[5] / total:.2f}")
+
+
+if __name__ == "__main__":
+    main()
