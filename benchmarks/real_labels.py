@@ -16,8 +16,9 @@ says of a clip is read as a reviewer meets it:
 
 Scored per (clip, label) pair: a COCO label is right where the truth lists it (``coco``,
 "person" where it has people); any other word where it is, or is a kind above, a word of
-the truth's ``imagenet`` or ``coco``. Recall: the things a person would name first
-(``things``) named, by one of their words or a right word below one. Subject named: the
+the truth's ``imagenet`` or ``coco``. Recall: the thing a person would name first (the
+first of ``things``), where COCO or ImageNet has a word for it, named by one of its words
+or a right word below one (all the truth's ``things`` apart, for information). Subject named: the
 captions that name the first thing, over clips where COCO or ImageNet has a word for it.
 Printed per class of footage, for the tuning part and the held-out part apart.
 The issue's targets on the held-out part: precision >= 0.95, recall >= 0.7, subject named
@@ -27,6 +28,7 @@ The issue's targets on the held-out part: precision >= 0.95, recall >= 0.7, subj
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import sys
@@ -117,17 +119,22 @@ def meaning(word: str) -> frozenset[str]:
     return frozenset({word, own, *(entry.words if entry else ())} - {None})
 
 
+def thing_words(thing: list[str]) -> set[str]:
+    """A thing's words and the names the app would say them by ("taxi" -> "cab")."""
+    _, name = _vocabulary()
+    return set(thing) | {name[w.lower()] for w in thing if w.lower() in name}
+
+
 def names(thing: list[str], said: set[str], truth: dict) -> bool:
     """Whether ``said`` names the thing: one of its words, or a right word that is a kind of one."""
-    return any(w in thing or (right(w, truth) and set(thing) & kinds_of(w)) for w in said)
+    words = thing_words(thing)
+    return any(w in words or (right(w, truth) and words & kinds_of(w)) for w in said)
 
 
 def has_word(thing: list[str]) -> bool:
-    """Whether COCO or ImageNet (or a category above its classes) has a word for the thing."""
-    from videoreview.engines.objects.decode import COCO_LABELS
-    from videoreview.taxonomy import taxonomy
-
-    return any(w in COCO_LABELS or taxonomy().synsets(w) for w in thing)
+    """Whether COCO or ImageNet (a class, or a category above classes) has a word for the thing."""
+    _, name = _vocabulary()
+    return any(w.lower() in name for w in thing)
 
 
 @dataclass
@@ -136,6 +143,7 @@ class Said:
     labels: set[str] = field(default_factory=set)  # every label said in the clip
     tracks: set[str] = field(default_factory=set)  # of those, the Objects track's
     statuses: set[str] = field(default_factory=set)
+    clues: set[str] = field(default_factory=set)  # the clues of CLUES said somewhere in the clip
     captions: int = 0
     subject_named: int = 0
     empty: int = 0  # captions that name nothing
@@ -147,8 +155,14 @@ class Said:
     def false(self) -> list[str]:
         return sorted(w for w in self.labels if not right(w, self.truth))
 
-    def found(self) -> list[list[str]]:
-        return [t for t in self.truth.get("things", []) if names(t, self.labels, self.truth)]
+    def nameable(self, first: bool = True) -> list[list[str]]:
+        """The thing a person would name first (``first``; else every thing of the truth),
+        where COCO or ImageNet has a word for it: the app has no other words."""
+        things = self.truth.get("things", [])[:1 if first else None]
+        return [t for t in things if has_word(t)]
+
+    def found(self, first: bool = True) -> list[list[str]]:
+        return [t for t in self.nameable(first) if names(t, self.labels, self.truth)]
 
 
 def said_of(clip: Clip, analysis) -> Said:
@@ -162,6 +176,7 @@ def said_of(clip: Clip, analysis) -> Said:
         out.captions += 1
         out.subject_named += bool(first) and names(first, words, clip.truth)
         out.empty += not words
+        out.clues |= {name for name, (said, _) in CLUES.items() if said.search(c.text)}
     out.statuses = {s.status for p in analysis.person_tracks for s in p.statuses}
     return out
 
@@ -178,15 +193,32 @@ def analysed(clips, keep: Path, engines: list[str]):
         yield clip, analyze(clip.path, stages=build_stages(chosen), cache=cache_)
 
 
+# What a caption says of the picture where it names nothing (the look phrase), and what
+# the truth must hold for it to be right.
+CLUES = {
+    "graphic": (re.compile(r"\bgraphic\b"), lambda t: t["picture"] in ("drawn", "screen")),
+    "dark": (re.compile(r"\b[Aa] dark (picture|graphic)\b"), lambda t: t["light"] in ("night", "dark")),
+    "bright": (re.compile(r"\b[Aa] bright (picture|graphic)\b"), lambda t: t["light"] in ("day", "indoor")),
+}
+
+
+def clue_table(results: list[Said]) -> None:
+    print("\n| clue | clips where it is said | right | precision |\n| --- | --- | --- | --- |")
+    for name, (_, holds) in CLUES.items():
+        said = [r for r in results if name in r.clues]
+        good = sum(holds(r.truth) for r in said)
+        print(f"| {name} | {len(said)} | {good} | {share(good, len(said))} |")
+
+
 def share(a: int, b: int) -> str:
     return f"{a}/{b} = {a / b:.2f}" if b else "-"
 
 
 def table(results: list[Said], title: str) -> None:
     print(f"\n### {title}\n")
-    print("| class | clips | labels said | right | precision | things found | recall | subject named | "
-          "captions naming nothing |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| class | clips | labels said | right | precision | first things found | recall | all things found | "
+          "subject named | captions naming nothing |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     groups = defaultdict(list)
     for r in results:
         groups[r.clip.kind].append(r)
@@ -194,11 +226,13 @@ def table(results: list[Said], title: str) -> None:
         rs = results if kind == "all" else groups[kind]
         said = sum(len(r.labels) for r in rs)
         wrong = sum(len(r.false()) for r in rs)
-        things = sum(len(r.truth.get("things", [])) for r in rs)
+        things = sum(len(r.nameable()) for r in rs)
         found = sum(len(r.found()) for r in rs)
+        every = f"{sum(len(r.found(False)) for r in rs)}/{sum(len(r.nameable(False)) for r in rs)}"
         named = [r for r in rs if has_word((r.truth.get("things") or [[]])[0])]
+        subject_named = share(sum(r.subject_named for r in named), sum(r.captions for r in named))
         print(f"| {kind} | {len(rs)} | {said} | {said - wrong} | {share(said - wrong, said)} | {found}/{things} | "
-              f"{share(found, things)} | {share(sum(r.subject_named for r in named), sum(r.captions for r in named))}"
+              f"{share(found, things)} | {every} | {subject_named}"
               f" | {share(sum(r.empty for r in rs), sum(r.captions for r in rs))} |")
 
 
@@ -210,7 +244,13 @@ def main() -> None:
     parser.add_argument("--engines", nargs="*", default=[], metavar="KEY=NAME")
     parser.add_argument("--clips", nargs="*", help="only these clips")
     parser.add_argument("-v", "--verbose", action="store_true", help="per clip: what was said, false ones marked *")
+    parser.add_argument("--set", nargs="*", default=[], metavar="MODULE.NAME=VALUE",
+                        help="another value of a threshold, e.g. pipeline.label_vote.AGREE=0.1 (tuning part only!)")
     args = parser.parse_args()
+    for item in args.set:
+        where, value = item.split("=", 1)
+        module, name = where.rsplit(".", 1)
+        setattr(importlib.import_module(f"videoreview.{module}"), name, float(value))
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-real-"))
     clips = [c for c in present(corpus()) if (not args.clips or c.name in args.clips)
              and (args.part == "both" or c.part == args.part)]
@@ -223,13 +263,14 @@ def main() -> None:
         results.append(r)
         if args.verbose:
             marked = ", ".join(w + ("*" if not right(w, clip.truth) else "") for w in sorted(r.labels))
-            missed = [t[0] for t in clip.truth.get("things", []) if t not in r.found()]
-            print(f"{clip.name} [{clip.kind}, {clip.part}]: {marked or '-'}; missed: {', '.join(missed) or '-'}; "
+            missed = [t[0] + ("!" if t in r.nameable() else "") for t in r.nameable(False) if t not in r.found(False)]
+            print(f"{clip.name} [{clip.kind}, {clip.part}]: {marked or '-'}; missed (! first): {', '.join(missed) or '-'}; "
                   f"statuses: {', '.join(sorted(r.statuses)) or '-'}")
     for part in ("tuning", "held-out"):
         rs = [r for r in results if r.clip.part == part]
         if rs:
             table(rs, f"{part} part ({len(rs)} clips)")
+            clue_table(rs)
 
 
 if __name__ == "__main__":

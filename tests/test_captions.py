@@ -36,7 +36,7 @@ def test_nothing_happens_means_one_caption_and_one_keyframe(tmp_path, stage_cach
     analysis = run(path, stage_cache)
     texts = [c.text for c in analysis.captions]
     assert len(texts) == 4 and len(set(texts)) == 1  # no made-up progression
-    assert "The camera is still." in texts[0] and all(c.engine == "builtin@3" for c in analysis.captions)
+    assert "The camera is still." in texts[0] and all(c.engine == "builtin@4" for c in analysis.captions)
     assert [k.reason for k in analysis.keyframes] == ["first frame"]
 
 
@@ -81,7 +81,7 @@ def test_cut_changes_shot_and_boundaries_get_captions(cuts_video, stage_cache):
     first_of_shot = [n > 0 and shots[n] != shots[n - 1] for n in range(len(shots))]
     assert [c.text.startswith("New shot: ") for c in analysis.captions] == first_of_shot
     for boundary in analysis.boundaries:
-        assert boundary.caption is not None and boundary.caption.engine == "builtin@3"
+        assert boundary.caption is not None and boundary.caption.engine == "builtin@4"
         assert boundary.caption.subject and boundary.caption.before and boundary.caption.after
     kept_shots = {s for s, k in zip(shots, analysis.captions) if k.frame in {kf.frame for kf in analysis.keyframes}}
     assert len(kept_shots) == len(set(shots))  # a keyframe in every shot

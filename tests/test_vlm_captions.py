@@ -199,7 +199,7 @@ def test_frames_the_model_leaves_blank_keep_the_builtin_caption(untrained, tmp_p
     analysis = analyze(clip, {"boundaries": FAKE, "captions": f"vlm:{untrained}"},
                        cache=StageCache(tmp_path / "cache"))
     assert len(analysis.captions) == 6
-    assert all(c.engine == "builtin@3" and "The camera " in c.text for c in analysis.captions)
+    assert all(c.engine == "builtin@4" and "The camera " in c.text for c in analysis.captions)
     assert analysis.engines["captions"].startswith("qwen2_vl:")
     assert np.all(np.diff([c.time for c in analysis.captions]) > 0)
 

@@ -23,6 +23,7 @@ from ..media import FrameSource, scaled_size, short_side_size
 from ..media.shared_pass import read_alone
 from ..records import Analysis, BoundaryCaption, FrameCaption, Keyframe
 from ..summary.keyframes import Candidate, progression_keyframes
+from . import label_vote
 from .cancel import CancelToken
 from .faces import cut_frames
 
@@ -66,14 +67,22 @@ class CaptionStage:
         samples = [Sample(time=s["time"], frame=s["frame"], labels=tuple((n, p) for n, p in s["labels"]),
                           camera=tuple(s["camera"]), motion=s["motion"], zoom=s["zoom"],
                           whole=tuple((n, p) for n, p in s["whole"]), light=s.get("look", {}).get("light"),
-                          colours=tuple((c, p) for c, p in s.get("look", {}).get("colours", ()))) for s in raw]
+                          colours=tuple((c, p) for c, p in s.get("look", {}).get("colours", ())),
+                          saturation=s.get("look", {}).get("saturation"), flat=s.get("look", {}).get("flat"))
+                   for s in raw]
         cuts = sorted(cut_frames(analysis.boundaries))
 
         def shot_of(frame: int) -> int:
             return shot_number(cuts, frame)
 
+        # what the models agree on, shot by shot (label_vote.py): the object tracks and bodies
+        # kept, the shots where someone is, each shot's subject
+        shots = label_vote.shots_of(analysis, samples, shot_of)
+        analysis = label_vote.keep_agreed_tracks(analysis, shots, shot_of)
+        subjects = {k: label_vote.subject(shot) for k, shot in shots.items()}
+        nobody = {k for k, shot in shots.items() if not shot.someone}
         faces_by_time: dict[float, list] = {}
-        for face in analysis.faces:
+        for face in (f for f in analysis.faces if shot_of(f.frame) not in nobody):
             faces_by_time.setdefault(face.time, []).append(face)
         face_times = np.array(sorted(faces_by_time))
         window = 0.5 / self.sample_rate
@@ -103,7 +112,7 @@ class CaptionStage:
         info = analysis.video
         described = describe(samples, faces_at, shot_of, info.width, info.height,
                              text_share=text_coverage(analysis, 0.5 / self.sample_rate), objects_at=objects_at,
-                             doing_at=doing_at)
+                             doing_at=doing_at, subject_of=subjects.get)
         engine = f"{self.engine.name}@{self.engine.version}"
         heard = heard_and_read(analysis, [s.time for s in samples], 0.5 / self.sample_rate)
         captions = [FrameCaption(time=s.time, frame=s.frame, text=f"{text} {extra}".strip(), engine=engine,

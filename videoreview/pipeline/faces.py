@@ -29,6 +29,11 @@ MAX_FACES_PER_FRAME = 32
 # Quality terms reach 1 at these values (display pixels of face height, Laplacian
 # variance of the 150 px aligned crop, faces in the track).
 FULL_SIZE, FULL_SHARPNESS, FULL_LENGTH = 60.0, 60.0, 3
+# A face seen in one sample alone, under this score, is not kept: on the real-footage corpus's
+# tuning part (benchmarks/real_labels.py) every face found in clips with nobody in them (an
+# abstract visualiser, a screen recording, a logo, a cartoon rabbit) was one lone detection
+# scoring 0.60-0.72, while people's faces are mostly seen again half a second later.
+LONE_FACE = 0.75
 
 
 def sharpness(crop: np.ndarray) -> float:
@@ -157,7 +162,8 @@ def build_tracks(samples: list[dict], cuts: list[int], same_person: float) -> tu
                    embedding=np.asarray(f["embedding"], np.float32)) for f in s["faces"]]
         for s in samples
     ]
-    tracks: list[Track] = link_tracks(per_sample, cuts, same_person)
+    tracks: list[Track] = [t for t in link_tracks(per_sample, cuts, same_person)
+                           if len(t.detections) > 1 or t.detections[0].score >= LONE_FACE]
     faces, records = [], []
     for track_id, track in enumerate(tracks):
         dets = track.detections

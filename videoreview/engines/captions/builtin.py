@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .looks import look_phrase
+from .looks import look_phrase, picture_kind
 from .phrases import sentence
 from .subjects import is_clothing, same_kind, subject_word
 
@@ -47,7 +47,7 @@ class BuiltinCaptionEngine:
     never when the captions come from the cache."""
 
     name = "builtin"
-    version = "3"
+    version = "4"
 
     def __init__(self, device: str = "cpu") -> None:
         self.asked = device
@@ -94,6 +94,8 @@ class Sample:
     whole: tuple[tuple[str, float], ...] = ()  # top labels of the whole picture at once
     light: float | None = None  # mean luma, 0..1 (looks.py)
     colours: tuple[tuple[str, float], ...] = ()  # main basic colours with their shares
+    saturation: float | None = None  # mean saturation, 0..1 (looks.py)
+    flat: float | None = None  # share of flat pixels (looks.flat_share)
 
 
 def measure_motion(first: np.ndarray, second: np.ndarray) -> tuple[tuple[float, float], float, float]:
@@ -318,6 +320,7 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
              width: float, height: float, text_share: Callable[[float], float] = lambda time: 0.0,
              objects_at: Callable[[float], list[tuple[str, int]]] = lambda time: [],
              doing_at: Callable[[float], list[tuple[str, str]]] = lambda time: [],
+             subject_of: Callable[[int], str | None] | None = None,
              ) -> list[tuple[State, str]]:
     """(state, caption) for each sample in time order.
 
@@ -325,7 +328,8 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
     number (1-based); ``text_share(time)`` the share of the picture on-screen text covers
     (text is the subject where it covers TEXT_FILLS on average over the window);
     ``objects_at(time)`` the (label, how many) of the objects seen, ``doing_at(time)`` the
-    (identity or "", status) of the people whose bodies are seen."""
+    (identity or "", status) of the people whose bodies are seen; ``subject_of(shot)`` the
+    word for what a shot shows (default: the classifier's own, subjects.subject_word)."""
     shots = [shot_of(s.frame) for s in samples]
     shares = [text_share(s.time) for s in samples]
     out: list[tuple[State, str]] = []
@@ -339,7 +343,8 @@ def describe(samples: list[Sample], faces_at: Callable[[float], list[Person]], s
             # the classifier's subject holds for the whole shot or not at all: a one-shot
             # clip of a cockatoo is a cockatoo throughout, and a label seen in a few of a
             # shot's frames is not said
-            subject=subject_word([samples[i].labels for i in in_shot], [samples[i].whole for i in in_shot]),
+            subject=subject_of(shot) if subject_of else subject_word([samples[i].labels for i in in_shot],
+                                                                     [samples[i].whole for i in in_shot]),
             text=float(np.mean([shares[i] for i in window])) >= TEXT_FILLS,
             camera=camera_motion([samples[i] for i in in_shot], k), moving=sample.motion >= MOTION_PX,
             look=shot_look([samples[i] for i in in_shot]), objects=tuple(objects_at(sample.time)),
@@ -360,7 +365,10 @@ def shot_look(samples: list[Sample]) -> str:
     for s in measured:
         for colour, share in s.colours:
             shares[colour] = shares.get(colour, 0.0) + share / len(measured)
-    return look_phrase(float(np.mean([s.light for s in measured])), shares)
+    flat = [s.flat for s in measured if s.flat is not None]
+    saturation = [s.saturation for s in measured if s.saturation is not None]
+    kind = picture_kind(float(np.mean(flat)) if flat else None, float(np.mean(saturation)) if saturation else None)
+    return look_phrase(float(np.mean([s.light for s in measured])), shares, kind)
 
 
 def caption(state: State, previous: State | None) -> str:
