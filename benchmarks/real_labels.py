@@ -193,12 +193,15 @@ def analysed(clips, keep: Path, engines: list[str]):
         yield clip, analyze(clip.path, stages=build_stages(chosen), cache=cache_)
 
 
-# What a caption says of the picture where it names nothing (the look phrase), and what
-# the truth must hold for it to be right.
+# What a caption says the picture is where it names nothing (the look phrase), and what the
+# truth must hold for it to be right. (Dark and bright are the picture's mean luma, a
+# measurement, not a claim about the scene's light: not scored.)
 CLUES = {
-    "graphic": (re.compile(r"\bgraphic\b"), lambda t: t["picture"] in ("drawn", "screen")),
-    "dark": (re.compile(r"\b[Aa] dark (picture|graphic)\b"), lambda t: t["light"] in ("night", "dark")),
-    "bright": (re.compile(r"\b[Aa] bright (picture|graphic)\b"), lambda t: t["light"] in ("day", "indoor")),
+    # a graphic: a drawing, a screen, or a title (a clip with on-screen text may hold a title card)
+    "graphic": (re.compile(r"\bgraphic\b"), lambda t: t["picture"] in ("drawn", "screen") or bool(t["text"])),
+    # black and white: film, or a monochrome graphic (a terminal, a white-on-black title)
+    "black-and-white": (re.compile(r"\bblack-and-white picture\b"),
+                        lambda t: t["picture"] in ("film-bw", "drawn", "screen") or bool(t["text"])),
 }
 
 
@@ -208,6 +211,29 @@ def clue_table(results: list[Said]) -> None:
         said = [r for r in results if name in r.clues]
         good = sum(holds(r.truth) for r in said)
         print(f"| {name} | {len(said)} | {good} | {share(good, len(said))} |")
+
+
+STATUSES = ("standing", "sitting", "walking", "running", "lying", "bending", "arms raised")
+
+
+def poses_table(results: list[Said]) -> None:
+    """The statuses said of people (the poses stage), per (clip, status) pair: right where the
+    truth's ``doing`` has it."""
+    said = [(r, s) for r in results for s in r.statuses]
+    good = sum(s in r.truth.get("doing", ()) for r, s in said)
+    wanted = [(r, s) for r in results for s in r.truth.get("doing", ()) if s in STATUSES]
+    found = sum(s in r.statuses for r, s in wanted)
+    print(f"\nStatuses said (poses): {share(good, len(said))} right; of the truth's, {share(found, len(wanted))} said")
+
+
+def labels_table(results: list[Said]) -> None:
+    """Each label said: in how many clips it is right, of the clips it is said in."""
+    said: dict[str, list[bool]] = defaultdict(list)
+    for r in results:
+        for w in r.labels:
+            said[w].append(right(w, r.truth))
+    rows = [f"{w} {sum(ok)}/{len(ok)}" for w, ok in sorted(said.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+    print(f"\nLabels (right/clips said): {', '.join(rows)}")
 
 
 def share(a: int, b: int) -> str:
@@ -264,13 +290,15 @@ def main() -> None:
         if args.verbose:
             marked = ", ".join(w + ("*" if not right(w, clip.truth) else "") for w in sorted(r.labels))
             missed = [t[0] + ("!" if t in r.nameable() else "") for t in r.nameable(False) if t not in r.found(False)]
-            print(f"{clip.name} [{clip.kind}, {clip.part}]: {marked or '-'}; missed (! first): {', '.join(missed) or '-'}; "
-                  f"statuses: {', '.join(sorted(r.statuses)) or '-'}")
+            print(f"{clip.name} [{clip.kind}, {clip.part}]: {marked or '-'}; "
+                  f"missed (! first): {', '.join(missed) or '-'}; statuses: {', '.join(sorted(r.statuses)) or '-'}")
     for part in ("tuning", "held-out"):
         rs = [r for r in results if r.clip.part == part]
         if rs:
             table(rs, f"{part} part ({len(rs)} clips)")
             clue_table(rs)
+            poses_table(rs)
+            labels_table(rs)
 
 
 if __name__ == "__main__":

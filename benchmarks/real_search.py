@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 from dataclasses import replace
@@ -46,6 +47,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch, Catalog(Path(scratch) / "library.sqlite3") as catalog:
         for n, (clip, analysis) in enumerate(analysed(clips, args.keep, args.engines)):
             neutral = str(Path(scratch) / f"video{n:02d}{clip.path.suffix}")
+            shutil.copyfile(clip.path, neutral)  # a copy, not a link: the catalog resolves links to their target
             video_id, _ = catalog.add_video(neutral, analysis.content_hash)
             catalog.index_analysis(video_id, replace(analysis, video=replace(analysis.video, path=neutral)),
                                    embedder.embed)

@@ -54,7 +54,7 @@ CLIPS: dict[str, list[Shot]] = {
     "rocket-zoom": [Shot("rocket", "zoom-in", 6.0, ("rocket", "space shuttle", "shuttle", "missile", "spacecraft",
                                                     "launch pad", "launching pad"), ("tower", "projectile"))],
     "officer-shake": [Shot("grace", "shake", 6.0, ("officer", "uniform", "military uniform", "suit") + PEOPLE,
-                           ("bow tie", "tie", "flag", "medal"))],
+                           ("bow tie", "necktie", "tie", "flag", "medal"))],
     "clock-pan": [Shot("clock", "pan", 6.0, ("clock", "wall clock", "analog clock", "timepiece", "timekeeper"))],
     "coins-zoom": [Shot("coins", "zoom-in", 6.0, ("coin", "money", "currency"), known=False)],
     "page-pan": [Shot("page", "pan", 6.0, ("page", "text", "document", "paper", "book", "web site", "website",

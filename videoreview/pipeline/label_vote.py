@@ -1,35 +1,41 @@
-"""Which things a shot is said to show: the object detector and the ImageNet classifier
-voted together, shot by shot, so that a label one model makes up alone is not said.
+"""Which things a shot is said to show: the object detector, the ImageNet classifier and
+the person detectors voted together, shot by shot, so that a label one model makes up
+alone is not said.
 
 On real footage nobody here made, each model alone names things that are not there (a
 parrot's head was a "teddy bear" to the detector, a dark board a "tv"; night buildings a
-"solar dish" to the classifier), and each misses what the other sees (the detector's
-"bird" samples on the parrot never made a sure track; the classifier's parrot stayed
-under its bar). The two are independent: where they agree on a thing, it is there far
-more often than where one says it alone (benchmarks/real_labels.py, the corpus's tuning
-part). So, per shot:
+"solar dish" to the classifier, a music video's open collar a "Windsor tie") and misses
+what the other sees (the detector's "bird" samples on the parrot never made a sure
+track; the classifier's parrot stayed under its bar). Where two independent models agree
+on a thing, it is there far more often (benchmarks/real_labels.py: what the app says of
+the real-footage corpus, against its hand-written truth). Per shot:
 
-- An object track of a COCO label is kept where the classifier agrees: the mean, over
-  the shot's samples, of its probability on the ImageNet classes that mean that label
-  ("bird": the 59 bird classes; ``MEANS`` for labels the hierarchy files elsewhere) is
-  AGREE or more in the crops or the whole picture. A label the classifier cannot speak
-  for (``MEANS`` has no class for it) is kept when the detector alone is sure: a mean
-  score of ALONE or more. People are kept where a face or a body (the faces and poses
-  stages) is seen in the shot, or from PERSON_ALONE.
-- The classifier's subject (subjects.subject_word, sure in both views) is said where the
-  detector does not contradict it, and where its category is not one the corpus shows the
-  classifier calls wrongly on video (``DOUBTED``) unless the detector backs it.
-- Where the classifier is not sure alone, the detector's label backs it: with detections
-  of a COCO label in the shot (kept or not), the most specific category under that label
-  whose mean probability is BACKED or more is the subject ("parrot" under "bird").
+- An object track of a COCO label is kept where the classifier agrees, the mean over the
+  shot's samples of its probability on the ImageNet classes that mean the label ("bird":
+  the 59 bird classes; ``MEANS`` for labels the hierarchy files elsewhere) being AGREE or
+  more in the crops or the whole picture; or where the detector is sure alone (ALONE). The
+  classifier sees the whole scene, so it rarely speaks for a small car in a wide street:
+  there the detector's own score decides.
+- People: ImageNet has no class for a person, but three detectors look for one: faces,
+  bodies (the poses stage) and the object detector. Each sees people in cartoon animals,
+  abstract patterns and penguins now and then, always weakly. A shot shows someone where
+  one of them is sure: a face track scoring FACE_SURE, a body BODY_SURE or a person track
+  PERSON_ALONE. Elsewhere its person tracks and bodies are not kept, and its captions name
+  no face.
+- The subject: the classifier alone is believed only where it is very sure in both views
+  (SURE_ALONE): on the corpus, a category it gave 0.2 to 0.7 was wrong more often than
+  right. Otherwise a COCO label seen MIN_BACKING times in the shot (in a sure track or
+  not) that the classifier backs with BACKED is the subject, said as the most specific
+  category under it the classifier gives SPECIFIC_BACKED ("parrot" under "bird").
 
-The thresholds are calibrated on the tuning part of the real-footage corpus only
+The thresholds were chosen on the tuning part of the real-footage corpus only
 (benchmarks/real_labels.py --set), never on its held-out part.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import bisect
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -150,24 +156,37 @@ def _backed_word(shot: Shot, label: str) -> str:
 
 
 def shots_of(analysis: Analysis, samples: Sequence[Sample], shot_of: Callable[[int], int]) -> dict[int, Shot]:
-    """What the models saw in each shot of ``analysis`` (shot numbers of ``shot_of(frame)``),
-    with the captions stage's ``samples``."""
+    """What the models saw in each shot of ``analysis`` that has a sample (shot numbers of
+    ``shot_of(frame)``), with the captions stage's ``samples``; each record grouped once."""
     shot_at = time_to_shot(analysis, shot_of)
-    numbers = {shot_of(s.frame) for s in samples}
-    by_track = {d.track: shot_of(d.frame) for d in analysis.objects if d.track >= 0}
-    return {k: Shot(crops=[s.labels for s in samples if shot_of(s.frame) == k],
-                    whole=[s.whole for s in samples if shot_of(s.frame) == k],
-                    tracks=[t for t in analysis.object_tracks if by_track.get(t.id) == k],
-                    detections=[d for d in analysis.objects if shot_of(d.frame) == k],
-                    faces=[t.score for t in analysis.face_tracks if shot_at(t.start) == k],
-                    bodies=[p.score for p in analysis.person_tracks if shot_at(p.start) == k])
-            for k in numbers}
+    group: dict[str, dict[int, list]] = {name: defaultdict(list) for name in
+                                         ("crops", "whole", "tracks", "detections", "faces", "bodies")}
+    for sample in samples:
+        k = shot_of(sample.frame)
+        group["crops"][k].append(sample.labels)
+        group["whole"][k].append(sample.whole)
+    track_shot = {d.track: shot_of(d.frame) for d in analysis.objects if d.track >= 0}
+    for track in analysis.object_tracks:
+        group["tracks"][track_shot.get(track.id, -1)].append(track)
+    for d in analysis.objects:
+        group["detections"][shot_of(d.frame)].append(d)
+    for face in analysis.face_tracks:
+        group["faces"][shot_at(face.start)].append(face.score)
+    for body in analysis.person_tracks:
+        group["bodies"][shot_at(body.start)].append(body.score)
+    return {k: Shot(**{name: by_shot.get(k, []) for name, by_shot in group.items()}) for k in group["crops"]}
 
 
 def time_to_shot(analysis: Analysis, shot_of: Callable[[int], int]) -> Callable[[float], int]:
     """The shot number at a time, from ``shot_of(frame)`` and the analysis's cuts."""
-    cut_times = [(b.frame, b.time) for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS]
-    return lambda time: shot_of(max((f for f, t in cut_times if t <= time), default=0))
+    cuts = sorted((b.time, b.frame) for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS)
+    times = [t for t, _ in cuts]
+
+    def shot_at(time: float) -> int:
+        n = bisect.bisect_right(times, time)
+        return shot_of(cuts[n - 1][1] if n else 0)
+
+    return shot_at
 
 
 def keep_agreed_tracks(analysis: Analysis, shots: dict[int, Shot], shot_of: Callable[[int], int]) -> Analysis:

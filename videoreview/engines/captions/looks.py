@@ -25,9 +25,10 @@ MAIN = 0.2  # a colour covering at least this share of the picture is named
 SIZE = 48  # the picture is measured at this width
 FLAT_SIZE = 160  # ...and its saturation and flatness at this one
 FLAT_STEP = 2  # grey levels a flat pixel's neighbourhood may vary by (flat_share)
-# A shot whose pictures are FLAT or more flat on average (flat_share) is "a graphic": a
-# title, a drawing, a screen; one whose mean saturation is GREYSCALE or less is black and
-# white. Measured on the real-footage corpus's tuning part (benchmarks/real_labels.py):
+LIT = 40  # grey levels under which a pixel is black (flat_share)
+# A shot whose mean saturation is GREYSCALE or less is black and white; else one whose
+# pictures are FLAT or more flat on average (flat_share) is "a graphic": a title, a
+# drawing, a screen. Measured on the real-footage corpus's tuning part (benchmarks/real_labels.py):
 # footage, letterboxed and dark shots included, stays under 0.3 flat; black-and-white film
 # is 0.000 saturated, a grey beach in colour 0.09.
 FLAT = 0.5
@@ -67,21 +68,26 @@ def look(picture: np.ndarray) -> dict:
 
 
 def flat_share(picture: np.ndarray) -> float:
-    """The share of an RGB picture's pixels whose 3x3 neighbourhood is one colour (no channel
-    varies by more than FLAT_STEP): large in drawings, titles and screens, small in footage,
-    whose noise and texture leave few pixels exactly flat."""
+    """The share of an RGB picture's lit pixels whose 3x3 neighbourhood is one colour (no
+    channel varies by more than FLAT_STEP): large in drawings, titles and screens, small in
+    footage, whose noise and texture leave few pixels exactly flat. Black (a fade, a
+    letterbox, a night sky) is flat in any picture, so unlit pixels are left out; a picture
+    with less than a fifth of them lit is not flat."""
     kernel = np.ones((3, 3), np.uint8)
     spread = cv2.dilate(picture, kernel).astype(np.int16) - cv2.erode(picture, kernel)
-    return float((spread.max(axis=2) <= FLAT_STEP).mean())
+    lit = picture.max(axis=2) >= LIT
+    if lit.mean() < 0.2:
+        return 0.0
+    return float((spread.max(axis=2)[lit] <= FLAT_STEP).mean())
 
 
 def picture_kind(flat: float | None, saturation: float | None) -> str:
     """What a shot's pictures are, from their mean flat share and saturation (None: not
     measured, a stage cache from before): "graphic", "black-and-white picture" or "picture"."""
-    if flat is not None and flat >= FLAT:
-        return "graphic"
     if saturation is not None and saturation <= GREYSCALE:
         return "black-and-white picture"
+    if flat is not None and flat >= FLAT:
+        return "graphic"
     return "picture"
 
 
