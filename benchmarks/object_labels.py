@@ -20,6 +20,9 @@ said over wanted labels. The issue's target: precision >= 0.9, recall >= 0.7.
 closer (pipeline/objects.py: SAMPLE_RATE, LOOK_RATE; ``--look 0``: never). ``--sweep``
 scores other values of the stage's thresholds (SURE, the mean score a track needs, and
 MIN_DETECTIONS) on the same detections, totals only.
+
+On the real-footage corpus (benchmarks/corpus/: 61 clips, per class, with a held-out part),
+precision and recall per COCO label: benchmarks/real_labels.py.
 """
 
 from __future__ import annotations

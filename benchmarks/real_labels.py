@@ -227,13 +227,20 @@ def poses_table(results: list[Said]) -> None:
 
 
 def labels_table(results: list[Said]) -> None:
-    """Each label said: in how many clips it is right, of the clips it is said in."""
+    """Each COCO label said or wanted: right in how many of the clips it is said in, and said
+    in how many of the clips whose named-first things it is a word of."""
+    from videoreview.engines.objects.decode import COCO_LABELS
+
     said: dict[str, list[bool]] = defaultdict(list)
+    wanted: dict[str, list[bool]] = defaultdict(list)
     for r in results:
-        for w in r.labels:
+        for w in r.labels & set(COCO_LABELS):
             said[w].append(right(w, r.truth))
-    rows = [f"{w} {sum(ok)}/{len(ok)}" for w, ok in sorted(said.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
-    print(f"\nLabels (right/clips said): {', '.join(rows)}")
+        for w in {w for thing in r.truth.get("things", []) for w in thing if w in COCO_LABELS}:
+            wanted[w].append(w in r.labels)
+    print("\n| COCO label | right / clips said | said / clips wanted |\n| --- | --- | --- |")
+    for w in sorted(set(said) | set(wanted), key=lambda w: (-len(said[w]) - len(wanted[w]), w)):
+        print(f"| {w} | {sum(said[w])}/{len(said[w])} | {sum(wanted[w])}/{len(wanted[w])} |")
 
 
 def share(a: int, b: int) -> str:
