@@ -29,7 +29,6 @@ def analyze_each(args: argparse.Namespace, outputs: bool):
     (video, output path or None, Analysis or None when the video failed, with its error printed)."""
     from ..pipeline import CancelToken, StageCache, analyze, build_stages
     from ..pipeline.child import saved_analysis
-    from ..pipeline.progress import Overall
     from ..records import Analysis
     from .progress import Progress
 
@@ -48,14 +47,9 @@ def analyze_each(args: argparse.Namespace, outputs: bool):
                 previous = None
         if previous is None:
             previous = saved_analysis(str(video))  # ...or those made in the window
-        shown = Progress(video.name, quiet=args.quiet)
-        overall = Overall(["probe"] + [s.name for s in stages])
-
-        def progress(stage: str, fraction: float, message: str) -> None:
-            shown.update(stage, overall.update(stage, fraction), message)
-
+        shown = Progress(video.name, quiet=args.quiet, stages=["probe"] + [s.name for s in stages])
         try:
-            analysis = analyze(video, progress=progress, cancel=CancelToken(), cache=cache,
+            analysis = analyze(video, progress=shown.update, cancel=CancelToken(), cache=cache,
                                use_cache=not args.no_cache, backend=args.backend, previous=previous,
                                stages=stages, notice=lambda text: shown.write(f"videoreview: notice: {text}"))
         except VideoReviewError as exc:
