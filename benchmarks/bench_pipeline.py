@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_pipeline.py [--seconds 150] [--long-minutes 2 20] [--keep DIR]
     python benchmarks/bench_pipeline.py --device cuda [--clip CLIP] [--only boundaries,captions]
+    .venv/bin/python benchmarks/bench_pipeline.py --real [NAME ...]
 
 Generates a 720p 25 fps H.264 clip (tests/videos.py) with two voices speaking under it
 (bench_speech.py) and a 10-frame one, then measures,
@@ -17,6 +18,12 @@ each in a fresh process:
     memory stays flat with length;
   - ``ffmpeg -i CLIP -f null -``: decoding alone, the floor any analysis stands on.
 The ONNX exports are made before the timings (once per machine, not per run).
+
+With ``--real``: clips of the real-footage corpus (benchmarks/corpus/, fetched by
+scripts/fetch-real-clips; by default those of two minutes or more, and of 720p and half a
+minute or more), each
+in a fresh process, the models loaded first on the 10-frame clip (that time printed apart as
+loading), then per stage the seconds inside its own work and its share of the analysis.
 
 With ``--device cuda`` (start-up is not measured then): each clip three times, in one
 run: with the GPU visible, decoding on NVDEC and in software, and with it hidden
@@ -69,10 +76,13 @@ def worker(path: str, launched: float, device: str = "auto", only: str = "", war
             first.append(now)
         spans.setdefault(stage, [now, now])[1] = now
 
+    loading = 0.0
     with tempfile.TemporaryDirectory() as root:
         if warm:
+            started = time.perf_counter()
             analyze(warm, stages=stages, cache=StageCache(Path(root) / "warm"), use_cache=False, decode=decode,
                     notice=lambda text: print(text, file=sys.stderr))
+            loading = time.perf_counter() - started
             transnet.update(seconds=0.0, frames=0)
             _reset_gpu_peak()
         spans.clear()
@@ -88,7 +98,7 @@ def worker(path: str, launched: float, device: str = "auto", only: str = "", war
             "stages": {name: end - begin for name, (begin, end) in spans.items() if name != "probe"},
             "transnet_fps": transnet["frames"] / transnet["seconds"] if transnet["seconds"] else None,
             "gpu_peak_mb": _gpu_peak_mb(), "boundaries": [(b.kind, round(b.time, 2)) for b in analysis.boundaries],
-            "captions": len(analysis.captions), "busy": busy, "process_cpu": process_cpu}
+            "captions": len(analysis.captions), "busy": busy, "process_cpu": process_cpu, "loading": loading}
 
 
 def _process_cpu() -> float:
@@ -276,6 +286,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="capabilities to keep, comma-separated (default: all)")
     parser.add_argument("--clip", type=Path, help="measure this file instead of a generated clip")
     parser.add_argument("--tiny", type=Path, help="a short clip to load the models on (default: generated)")
+    parser.add_argument("--real", nargs="*", metavar="NAME", help="clips of the real-footage corpus (default: "
+                        "those of 2 minutes or more, and of 720p and 30 s or more)")
     parser.add_argument("--worker", nargs=6, metavar=("PATH", "LAUNCHED", "DEVICE", "ONLY", "WARM", "DECODE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -296,6 +308,9 @@ def main() -> None:
         if not clip.exists():
             with_speech(make_long_video(folder / f"clip-{int(args.seconds)}s-720p25.mp4", args.seconds).path, clip)
     run_worker(tiny, "cpu", args.only)  # makes the ONNX exports if this machine has none yet
+    if args.real is not None:
+        real_table(args.real, tiny, args.device, args.only)
+        return
     if args.device.startswith("cuda"):
         gpu_table(clip, tiny, args.device, args.only)
         return
@@ -328,6 +343,26 @@ def where_the_cores_went(result: dict) -> str:
             + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in beside.items())
             + f"\n  process CPU {cpu:.1f} s of {cores} x {result['seconds']:.1f} s: "
             f"{cpu / (cores * result['seconds']):.0%} of the cores")
+
+
+def real_table(names: list[str], tiny: Path, device: str, only: str) -> None:
+    """Each clip of the real-footage corpus in ``names`` (default: of two minutes or more, or
+    720p and half a minute or more): analysis time, realtime factor, and each stage's busy seconds and share, the
+    models loaded first (that time apart)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from real_corpus import corpus, present
+
+    clips = [c for c in present(corpus()) if c.name in names] if names else [
+        c for c in present(corpus()) if c.source["duration"] >= 120 or (c.source["height"] >= 720
+                                                                         and c.source["duration"] >= 30)]
+    for clip in clips:
+        result = run_worker(clip.path, device, only, tiny)
+        seconds = result["seconds"]
+        busy = ", ".join(f"{name} {t:.1f} s ({t / seconds:.0%})" for name, t in result["busy"].items())
+        print(f"{clip.name} ({clip.kind}, {clip.part}; {result['duration']:.1f} s): analysis {seconds:.1f} s, "
+              f"{result['duration'] / seconds:.1f}x realtime, peak RSS {result['peak_rss_mb']:.0f} MB; models "
+              f"loaded first in {result['loading']:.1f} s (on the 10-frame clip)\n  busy: {busy}")
+        print(where_the_cores_went(result))
 
 
 def with_speech(picture: Path, out: Path) -> Path:

@@ -72,7 +72,8 @@ def corpus() -> tuple[Clip, ...]:
     manifest = _read("clips.toml")["clip"]
     truth = {t["name"]: t for t in _read("truth.toml").get("clip", [])}
     held = held_out_names(manifest)
-    source_keys = ("registry", "package", "version", "artifact", "path", "gzip", "licence", "what")
+    source_keys = ("registry", "package", "version", "artifact", "path", "gzip", "licence", "what", "width",
+                   "height", "duration")
     return tuple(Clip(name=c["name"], kind=c["class"], sha256=c["sha256"],
                       source={k: c[k] for k in source_keys if k in c},
                       truth=truth.get(c["name"], {}), held_out=c["name"] in held) for c in manifest)
