@@ -12,15 +12,18 @@ says of a clip is read as a reviewer meets it:
   categories the app says, found in the caption text less its camera and motion
   sentences), "person" where a caption names a person or an identity;
 - the statuses said of people ("walking", ...) by the pose tracks;
-- captions that name nothing (a look alone: "a picture in grey, no people seen").
+- captions that name nothing (a look alone: "a picture in grey, no people seen"), and the
+  clues they give instead ("a graphic", "a black-and-white picture": CLUES).
 
 Scored per (clip, label) pair: a COCO label is right where the truth lists it (``coco``,
 "person" where it has people); any other word where it is, or is a kind above, a word of
 the truth's ``imagenet`` or ``coco``. Recall: the thing a person would name first (the
 first of ``things``), where COCO or ImageNet has a word for it, named by one of its words
-or a right word below one (all the truth's ``things`` apart, for information). Subject named: the
-captions that name the first thing, over clips where COCO or ImageNet has a word for it.
-Printed per class of footage, for the tuning part and the held-out part apart.
+or a right word below one (all the truth's ``things`` apart, for information). Subject
+named: the captions that name the first thing, over clips where COCO or ImageNet has a
+word for it. Printed per class of footage, for the tuning part and the held-out part
+apart, then the clues, the statuses and each COCO label. ``--set`` tries other thresholds:
+on the tuning part only.
 The issue's targets on the held-out part: precision >= 0.95, recall >= 0.7, subject named
 >= 80 %.
 """
