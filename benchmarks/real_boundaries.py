@@ -25,14 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
+from bench_boundaries import worker_scenedetect  # noqa: E402
 from real_corpus import CLASSES, clips_dir, corpus, present  # noqa: E402
 from real_labels import analysed  # noqa: E402
-
-
-def scenedetect_cuts(path: Path) -> list[float]:
-    from scenedetect import ContentDetector, detect
-
-    return [start.seconds for start, _ in detect(str(path), ContentDetector())[1:]]
 
 
 def truth_cuts(truth: dict) -> list[float]:
@@ -51,7 +46,7 @@ def main() -> None:
     for clip, analysis in analysed(present(corpus()), args.keep, []):
         truth = truth_cuts(clip.truth)
         ours = analysis.shot_changes()
-        theirs = scenedetect_cuts(clip.path)
+        theirs = worker_scenedetect(str(clip.path), "content")["cuts"]
         for key in ((clip.part, clip.kind), (clip.part, "all")):
             c = counts[key]
             c[0] += len(truth)

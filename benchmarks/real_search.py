@@ -27,8 +27,6 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from real_corpus import clips_dir, corpus, present  # noqa: E402
 from real_labels import analysed  # noqa: E402
 
-RANKED_MOMENTS = 200  # moments fetched per query to rank videos by their best one (as `eval retrieval`)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -38,8 +36,10 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-real-search-"))
     from videoreview.library.catalog import Catalog
+    from videoreview.library.evaluate import RANKED_MOMENTS
     from videoreview.library.indexer import text_embedder
     from videoreview.library.search import Searcher
+    from videoreview.metrics.retrieval import retrieval_scores
 
     clips = present(corpus())
     embedder = text_embedder()
@@ -54,20 +54,19 @@ def main() -> None:
             ids[clip.name] = video_id
         searcher = Searcher(catalog, embedder)
         for part in ("tuning", "held-out"):
-            hits, total = {1: 0, 5: 0}, 0
+            rankings, targets = [], []
             for clip in (c for c in clips if c.part == part):
                 for query in clip.truth.get("queries", []):
                     moments = searcher.search(query, top=RANKED_MOMENTS)
-                    ranking = list(dict.fromkeys(m.video_id for m in moments))
-                    rank = ranking.index(ids[clip.name]) + 1 if ids[clip.name] in ranking else None
-                    total += 1
-                    for k in hits:
-                        hits[k] += rank is not None and rank <= k
+                    rankings.append([str(v) for v in dict.fromkeys(m.video_id for m in moments)])
+                    targets.append(str(ids[clip.name]))
                     if args.verbose:
-                        print(f"{part:8} {clip.name:36} {query!r}: rank {rank or '-'}")
-            if total:
-                print(f"{part} part: {total} queries, rank 1: {hits[1]}/{total} = {hits[1] / total:.2f}, "
-                      f"rank 5: {hits[5]}/{total} = {hits[5] / total:.2f}")
+                        rank = rankings[-1].index(targets[-1]) + 1 if targets[-1] in rankings[-1] else "-"
+                        print(f"{part:8} {clip.name:36} {query!r}: rank {rank}")
+            if rankings:
+                recall, n = retrieval_scores(rankings, targets, ks=(1, 5)).recall, len(rankings)
+                print(f"{part} part: {n} queries, rank 1: {round(recall[1] * n)}/{n} = {recall[1]:.2f}, "
+                      f"rank 5: {round(recall[5] * n)}/{n} = {recall[5]:.2f}")
 
 
 if __name__ == "__main__":

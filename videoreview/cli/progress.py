@@ -19,15 +19,14 @@ LOG_GAP = 5.0  # ...but not twice in this many seconds for that
 
 
 class Progress:
-    """One video's progress: ``update(stage, fraction of the whole, message)``, ``write``
+    """One video's progress: ``update(stage, fraction of that stage, message)``, ``write``
     for a line of its own (a notice), ``close`` when the video is done."""
 
     def __init__(self, what: str, quiet: bool = False, leave: bool = True, stream=None,
                  stages: list[str] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.what, self.quiet, self.stream, self.clock = what, quiet, stream or sys.stderr, clock
         self.seen: set[str] = set()  # stages already said (the shared decoding pass interleaves them)
-        self.stages: dict[str, float] = {}  # each stage's own fraction done
-        self.overall = Overall(stages) if stages else None  # else the mean of the stages seen
+        self.overall = Overall(stages)  # without stages: the mean of the stages seen
         self.started = self.last_line = clock()
         self.last_done = 0.0  # the whole's fraction at the last line of progress
         self.bar = None
@@ -38,9 +37,7 @@ class Progress:
 
     def update(self, stage: str, fraction: float, message: str = "") -> None:
         """``fraction``: how much of ``stage`` is done."""
-        self.stages[stage] = max(self.stages.get(stage, 0.0), fraction)
-        done = (self.overall.update(stage, fraction) if self.overall
-                else sum(self.stages.values()) / len(self.stages))
+        done = self.overall.update(stage, fraction)
         if self.bar is not None:
             self.bar.n = round(done * 100, 1)
             self.bar.set_postfix_str(f"{stage}: {message}" if message else stage, refresh=False)
@@ -59,7 +56,7 @@ class Progress:
         """"35% after 12 s, about 22 s left; boundaries 80%, captions 40%"."""
         elapsed = now - self.started
         left = f", about {elapsed * (1 - done) / done:.0f} s left" if done >= 0.01 else ""
-        running = ", ".join(f"{name} {f:.0%}" for name, f in self.stages.items() if f < 1.0)
+        running = ", ".join(f"{name} {f:.0%}" for name, f in self.overall.done.items() if f < 1.0)
         return f"{done:.0%} after {elapsed:.0f} s{left}" + (f"; {running}" if running else "")
 
     def _line(self, text: str, now: float) -> None:

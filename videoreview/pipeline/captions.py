@@ -64,12 +64,7 @@ class CaptionStage:
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
         raw = result["samples"]
-        samples = [Sample(time=s["time"], frame=s["frame"], labels=tuple((n, p) for n, p in s["labels"]),
-                          camera=tuple(s["camera"]), motion=s["motion"], zoom=s["zoom"],
-                          whole=tuple((n, p) for n, p in s["whole"]), light=s.get("look", {}).get("light"),
-                          colours=tuple((c, p) for c, p in s.get("look", {}).get("colours", ())),
-                          saturation=s.get("look", {}).get("saturation"), flat=s.get("look", {}).get("flat"))
-                   for s in raw]
+        samples = [measured_sample(s) for s in raw]
         cuts = sorted(cut_frames(analysis.boundaries))
 
         def shot_of(frame: int) -> int:
@@ -80,7 +75,7 @@ class CaptionStage:
         shots = label_vote.shots_of(analysis, samples, shot_of)
         analysis = label_vote.keep_agreed_tracks(analysis, shots, shot_of)
         subjects = {k: label_vote.subject(shot) for k, shot in shots.items()}
-        nobody = {k for k, shot in shots.items() if not shot.someone}
+        nobody = label_vote.nobody(shots)
         faces_by_time: dict[float, list] = {}
         for face in (f for f in analysis.faces if shot_of(f.frame) not in nobody):
             faces_by_time.setdefault(face.time, []).append(face)
@@ -141,6 +136,17 @@ class CaptionStage:
         keyframes = keep_edited_keyframes(progression_keyframes(candidates),
                                           previous.keyframes if previous else ())
         return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
+
+
+def measured_sample(raw: dict) -> Sample:
+    """A sample as the cache keeps it (CaptionReader), as the captioner reads it; ``look``
+    and its measurements are missing in results cached before them."""
+    looks = raw.get("look", {})
+    return Sample(time=raw["time"], frame=raw["frame"], labels=tuple((n, p) for n, p in raw["labels"]),
+                  camera=tuple(raw["camera"]), motion=raw["motion"], zoom=raw["zoom"],
+                  whole=tuple((n, p) for n, p in raw["whole"]), light=looks.get("light"),
+                  colours=tuple((c, p) for c, p in looks.get("colours", ())), saturation=looks.get("saturation"),
+                  flat=looks.get("flat"))
 
 
 class CaptionReader:

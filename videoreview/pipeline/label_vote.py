@@ -189,6 +189,11 @@ def time_to_shot(analysis: Analysis, shot_of: Callable[[int], int]) -> Callable[
     return shot_at
 
 
+def nobody(shots: dict[int, Shot]) -> set[int]:
+    """The shots where no person detector is sure of anyone."""
+    return {k for k, shot in shots.items() if not shot.someone}
+
+
 def keep_agreed_tracks(analysis: Analysis, shots: dict[int, Shot], shot_of: Callable[[int], int]) -> Analysis:
     """``analysis`` with only the object tracks kept by the vote, and the bodies of the shots
     where someone is; the detections of the other tracks stay, with no track (-1), as the
@@ -196,9 +201,9 @@ def keep_agreed_tracks(analysis: Analysis, shots: dict[int, Shot], shot_of: Call
     kept = {t.id for shot in shots.values() for t in shot.tracks if kept_track(shot, t)}
     shot_less = {t.id for t in analysis.object_tracks} - {t.id for s in shots.values() for t in s.tracks}
     kept |= shot_less  # a track in no sampled shot (a clip shorter than a sample) stays as it was
-    nobody = {k for k, shot in shots.items() if not shot.someone}
+    empty = nobody(shots)
     shot_at = time_to_shot(analysis, shot_of)
     return replace(analysis, object_tracks=tuple(t for t in analysis.object_tracks if t.id in kept),
                    objects=tuple(d if d.track in kept or d.track < 0 else replace(d, track=-1)
                                  for d in analysis.objects),
-                   person_tracks=tuple(p for p in analysis.person_tracks if shot_at(p.start) not in nobody))
+                   person_tracks=tuple(p for p in analysis.person_tracks if shot_at(p.start) not in empty))
