@@ -2,6 +2,7 @@
 corpus's hand-written cuts, per class of footage.
 
     .venv/bin/python benchmarks/real_boundaries.py [--keep DIR] [--tolerance 0.5]
+    .venv/bin/python benchmarks/real_boundaries.py --speed [CLIP ...]
 
 Clips: the real-footage corpus (benchmarks/corpus/, fetched by scripts/fetch-real-clips).
 Ours: the shot changes (cuts, and gradual transitions at their middle) of the analysis with
@@ -11,6 +12,11 @@ the first. Truth: each clip's ``cuts`` and the middles of its ``gradual`` transi
 boundary is matched one-to-one within the tolerance (as GEBD scores it). Prints per class,
 for the tuning and the held-out parts apart: true boundaries, each side's predictions,
 precision, recall and F1.
+
+With --speed, the boundaries stage alone is run afresh (no cache, builtin engine, each clip
+in a new process as bench_boundaries.py does) beside PySceneDetect's ContentDetector, and it
+prints per class the seconds each took (the detector's own time, the interpreter's start-up
+and imports apart), their ratio and both F1s; with -v, each clip's line too.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from bench_boundaries import worker_scenedetect  # noqa: E402
+from bench_boundaries import run_worker, worker_scenedetect  # noqa: E402
 from real_corpus import CLASSES, clips_dir, corpus, present  # noqa: E402
 from real_labels import analysed  # noqa: E402
 
@@ -38,8 +44,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, default=clips_dir().parent / "real-analyses")
     parser.add_argument("--tolerance", type=float, default=0.5, help="seconds (default 0.5)")
+    parser.add_argument("--speed", action="store_true", help="time the boundaries stage against PySceneDetect")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("clips", nargs="*", help="with --speed: only these clips (file names)")
     args = parser.parse_args()
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-real-cuts-"))
+    if args.speed:
+        speed(args)
+        return
     from videoreview.metrics.boundaries import match_count
 
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])  # true, ours, hit, psd, hit
@@ -63,6 +75,42 @@ def main() -> None:
                 true, ours, hit, theirs, their_hit = counts[(part, kind)]
                 print(f"| {kind} | {true} | {ours} | {prf(hit, ours, true)} | {theirs} | "
                       f"{prf(their_hit, theirs, true)} |")
+
+
+def speed(args) -> None:
+    from videoreview.metrics.boundaries import match_count
+
+    # per (part, class): seconds ours, seconds theirs, video seconds, true, ours said, hit, theirs said, hit
+    sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0] * 8)
+    for clip in present(corpus()):
+        if args.clips and clip.name not in args.clips:
+            continue
+        truth = truth_cuts(clip.truth)
+        ours, theirs = run_worker("ours", clip.path), run_worker("content", clip.path)
+        row = [ours["seconds"], theirs["seconds"], ours["duration"], len(truth), len(ours["cuts"]),
+               match_count(ours["cuts"], truth, args.tolerance), len(theirs["cuts"]),
+               match_count(theirs["cuts"], truth, args.tolerance)]
+        if args.verbose:
+            print(f"{clip.kind:<10} {clip.name:<42} ours {row[0]:6.2f} s  PySceneDetect {row[1]:6.2f} s  "
+                  f"x{row[0] / row[1]:5.2f}  cuts {row[4]}/{row[5]} hit of {row[3]}, theirs {row[6]}/{row[7]}",
+                  flush=True)
+        for key in ((clip.part, clip.kind), (clip.part, "all"), ("both", "all")):
+            sums[key] = [a + b for a, b in zip(sums[key], row)]
+    for part in ("tuning", "held-out", "both"):
+        print(f"\n### {part}, boundaries stage alone, within {args.tolerance:g} s\n")
+        print("| class | video s | ours s | PySceneDetect s | ratio | ours F1 | PySceneDetect F1 |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        for kind in [*CLASSES, "all"]:
+            if (part, kind) in sums:
+                o, t, video, true, said, hit, their_said, their_hit = sums[(part, kind)]
+                print(f"| {kind} | {video:.0f} | {o:.1f} | {t:.1f} | {o / t:.2f} | "
+                      f"{f1(int(hit), int(said), int(true)):.2f} | {f1(int(their_hit), int(their_said), int(true)):.2f} |")
+
+
+def f1(hit: int, said: int, true: int) -> float:
+    p = hit / said if said else 1.0
+    r = hit / true if true else 1.0
+    return 2 * p * r / (p + r) if p + r else 0.0
 
 
 def prf(hit: int, said: int, true: int) -> str:

@@ -1,4 +1,4 @@
-"""Generic event boundaries inside a shot, array in / array out (numpy + scipy only).
+"""Generic event boundaries inside a shot, array in / array out (numpy only).
 
 A generic event boundary (Kinetics-GEBD / Kinetic-GEB+) is a moment where the dominant
 subject's status changes: a new action, a new subject or object, a colour change, an
@@ -26,8 +26,8 @@ Per sample index i, for each shot separately (never across a cut):
     on a still picture from looking like motion;
   * each is turned into a robust z-score over its shot (lower quartile as baseline,
     scaled MAD clipped to a floor and a cap as spread), the positive parts are summed,
-    smoothed with a small Gaussian, and peaks are picked with ``scipy.signal.find_peaks``
-    (height, prominence, a minimum gap).
+    smoothed with a small Gaussian, and peaks are picked as ``scipy.signal.find_peaks``
+    does (height, prominence, a minimum gap; peaks.py).
 
 A sample is only scored when it is at least ``cut_guard`` seconds away from every cut or
 gradual transition and both of its windows have enough samples inside the same shot.
@@ -42,6 +42,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from .peaks import find_peaks, gaussian_smooth
 
 __all__ = ["EventPeak", "EventDetector", "MotionEnergy", "bin_to_samples", "to_grey", "transition_spans"]
 
@@ -226,9 +228,7 @@ class EventDetector:
             # stop right after an entrance still makes its own peak
             z = np.sum(np.maximum(parts, 0), axis=0)
             if self.smooth > 0:
-                from scipy.ndimage import gaussian_filter1d  # scipy loads when scoring: ~0.7 s
-
-                z = gaussian_filter1d(z, self.smooth, mode="constant")
+                z = gaussian_smooth(z, self.smooth)
             # not enough context inside the shot; and the first / last scorable sample
             # cannot be a peak (its outer neighbour is unscored, so any slope would do)
             z[:side + 1] = 0
@@ -261,11 +261,9 @@ class EventDetector:
     def _peaks(self, times: np.ndarray, score: np.ndarray) -> list[EventPeak]:
         dt = float(np.median(np.diff(times)))
         gap = max(1, int(round(self.min_gap / dt)))
-        from scipy.signal import find_peaks  # at the end of an analysis, not at its start (~0.7 s)
-
         # pad with zeros so peaks at the ends of the array can be found too
-        idx, props = find_peaks(np.concatenate([[0.0], score, [0.0]]), height=self.threshold,
-                                prominence=self.prominence, distance=gap)
+        idx = find_peaks(np.concatenate([[0.0], score, [0.0]]), height=self.threshold,
+                         prominence=self.prominence, distance=gap)
         idx = idx - 1
         out = []
         for i in idx:
