@@ -109,3 +109,30 @@ def test_the_pipeline_says_when_the_figure_sits_down_and_stands_up(tmp_path, hom
     assert all(abs(s[0] - t) <= 0.5 for s, (t, _, _) in zip(said, clip.changes)), (said, clip.changes)
     assert any("sitting" in c.text for c in analysis.captions if 4.5 <= c.time <= 6.5)
     assert Analysis.from_dict(analysis.to_dict()) == analysis
+
+
+def test_the_reader_looks_once_a_second_until_it_sees_someone():
+    """Wiring of PoseReader's schedule (the engine is a stand-in that says who is there)."""
+    from types import SimpleNamespace
+
+    from videoreview.media.source import FrameBatch
+    from videoreview.pipeline.poses import PoseReader, PoseStage
+
+    asked = []
+
+    def people(frame):
+        t = float(frame[0, 0, 0]) / 10  # the test writes each frame's time into its first pixel
+        asked.append(round(t, 1))
+        return [SimpleNamespace(score=0.9, box=(0, 0, 10, 20), keypoints=np.zeros((17, 3)))] if 3.0 <= t < 4.5 else []
+
+    times = np.round(np.arange(0, 8, 0.2), 6)
+    source = SimpleNamespace(info=INFO, sample_indices=lambda rate: np.round(times * 25).astype(int))
+    reader = PoseReader(PoseStage(SimpleNamespace(people=people)), source)
+    frames = np.zeros((len(times), 4, 4, 3), np.uint8)
+    frames[:, 0, 0, 0] = np.round(times * 10)
+    reader.take(FrameBatch(np.round(times * 25).astype(np.int64), times, frames))
+    # once a second while nobody is there; from 3 s (seen) every sample until a second after
+    # the last one seen (4.4 s); then once a second again
+    assert asked == [0.0, 1.0, 2.0, 3.0, 3.2, 3.4, 3.6, 3.8, 4.0, 4.2, 4.4, 4.6, 4.8, 5.0, 5.2, 5.4, 6.4, 7.4]
+    assert len(reader.result()["samples"]) == len(times)
+    assert sum(bool(s["people"]) for s in reader.result()["samples"]) == 8

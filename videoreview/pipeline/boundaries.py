@@ -15,6 +15,7 @@ from .cancel import CancelToken
 
 class BoundaryStage:
     name = "boundaries"
+    revision = 0
 
     def __init__(self, engine: BoundaryEngine) -> None:
         self.engine = engine

@@ -47,6 +47,7 @@ def square_crops(frame: np.ndarray) -> list[np.ndarray]:
 
 class CaptionStage:
     name = "captions"
+    revision = 0
 
     def __init__(self, engine: BuiltinCaptionEngine, sample_rate: float = 1.0) -> None:
         self.engine = engine

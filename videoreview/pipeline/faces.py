@@ -102,6 +102,7 @@ class FaceStage:
     it 230 ms; the descriptor ~100 ms a face whatever the frame size."""
 
     name = "faces"
+    revision = 0
 
     def __init__(self, engine, sample_rate: float = SAMPLE_RATE, detect_long_side: int = 640) -> None:
         self.engine = engine

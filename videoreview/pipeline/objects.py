@@ -59,6 +59,7 @@ LOOK_SAMPLES = 3  # detections of an unsure label in the window after which it i
 
 class ObjectStage:
     name = "objects"
+    revision = 0
 
     def __init__(self, engine, sample_rate: float = SAMPLE_RATE, look_rate: float = LOOK_RATE) -> None:
         self.engine = engine

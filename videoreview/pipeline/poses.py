@@ -1,9 +1,12 @@
 """The poses stage: people's bodies in frames sampled five times a second, followed through
 each shot, what each is doing, and a boundary wherever that changes.
 
-``compute`` (cached) runs the poses engine (MoveNet multipose) on each sampled frame, read at
+``compute`` (cached) runs the poses engine (MoveNet multipose) on the sampled frames, read at
 most 256 px on its long side (MoveNet's input); boxes and keypoints are kept in display
-pixels. ``apply`` (every time, cheap):
+pixels. Where nobody has been seen for a second it looks only once a second (``PROBE``),
+and at every sample again from the first person it sees: on footage without people (an
+animation, a landscape, a screen) MoveNet runs on a fifth of the samples. A sample not
+looked at has no people. ``apply`` (every time, cheap):
 
 * links each sample's people to the person seen nearest before (within ``LINK_DISTANCE`` of
   their body height, ``GAP`` samples missed at most), never across a cut: a running person
@@ -35,6 +38,7 @@ from .cancel import CancelToken
 from .faces import cut_frames
 
 SAMPLE_RATE = 5.0  # status.py's motion window (1 s) needs five samples or so
+PROBE = 1.0  # seconds between looks while nobody is seen (a person appears a second late at most)
 LONG_SIDE = 256  # MoveNet's input side: frames are read no larger
 LINK_DISTANCE = 0.6  # centres this many body heights apart or nearer: the same person
 GAP = 2  # samples a person may be missed in and stay the same track
@@ -46,6 +50,7 @@ FACE_TOP = 0.35  # a face whose centre is in this top share of a body's box is t
 
 class PoseStage:
     name = "poses"
+    revision = 1  # 1: looks once a second where nobody is seen
 
     def __init__(self, engine, sample_rate: float = SAMPLE_RATE) -> None:
         self.engine = engine
@@ -75,14 +80,32 @@ class PoseReader:
         self.batch = 16
         self.scale = info.width / self.size[0]  # read pixels -> display pixels
         self.samples: list[dict] = []
+        self.looked = 0
+        self._last_look = self._last_seen = -np.inf  # seconds
 
     def take(self, batch) -> None:
         for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
-            people = self.stage.engine.people(frame)
+            people = []
+            if self._look(float(time)):
+                people = self.stage.engine.people(frame)
+                self.looked += 1
+                if people:
+                    self._last_seen = float(time)
             self.samples.append({"time": round(float(time), 6), "frame": int(frame_index), "people": [
                 [round(p.score, 3), [round(v * self.scale, 1) for v in p.box],
                  [[round(float(x) * self.scale, 1), round(float(y) * self.scale, 1), round(float(s), 3)]
                   for x, y, s in p.keypoints]] for p in people]})
+
+    def _look(self, time: float) -> bool:
+        """Every sample within PROBE seconds of the last person seen, else one a PROBE."""
+        # 0.9: samples fall on the video's frames, not exactly 1 / SAMPLE_RATE apart
+        if time - self._last_seen > PROBE and time - self._last_look < 0.9 * PROBE:
+            return False
+        self._last_look = time
+        return True
+
+    def status(self) -> str:
+        return f"sample {len(self.samples)}/{len(self.indices)}, {self.looked} looked at"
 
     def result(self) -> dict:
         return {"sample_rate": self.stage.sample_rate, "samples": self.samples}

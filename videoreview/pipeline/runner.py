@@ -161,7 +161,8 @@ def _ran_on(stage: Stage, notice: Callable[[str], None]) -> str:
 
 
 def _key(stage: Stage, content_hash: str, depends: str = "") -> tuple:
-    version = f"{stage.engine.version}+{depends}" if depends else stage.engine.version
+    version = f"{stage.engine.version}~{stage.revision}" if stage.revision else stage.engine.version
+    version = f"{version}+{depends}" if depends else version
     return (content_hash, stage.name, stage.engine.name, version)
 
 

@@ -126,6 +126,7 @@ class WhenToRead:
 
 class ScreenTextStage:
     name = "screen-text"
+    revision = 0
 
     def __init__(self, engine, sample_rate: float = SAMPLE_RATE) -> None:
         self.engine = engine

@@ -96,6 +96,7 @@ def by_mouth(activity: dict[str, float]) -> str | None:
 
 class SpeakerStage:
     name = "speakers"
+    revision = 0
 
     def __init__(self, engine) -> None:
         self.engine = engine  # a FaceMesh

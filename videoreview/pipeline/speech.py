@@ -29,6 +29,7 @@ OVERRUN = 0.5  # seconds of sound past the picture's end still transcribed (a la
 
 class SpeechStage:
     name = "speech"
+    revision = 0
 
     def __init__(self, engine) -> None:
         self.engine = engine

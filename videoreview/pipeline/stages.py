@@ -25,6 +25,9 @@ from .cancel import CancelToken
 class Stage(Protocol):
     name: str
     engine: Engine
+    # Of the stage's own compute, with the engine's version in the cache key: raise it when
+    # compute makes something else of the same engine (0: never changed).
+    revision: int
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> Any: ...
 

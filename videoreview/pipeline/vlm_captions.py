@@ -70,6 +70,7 @@ def _during(items: list[tuple[float, float, str]], start: float, end: float) -> 
 
 class VLMCaptionStage:
     name = "captions"
+    revision = 0
 
     def __init__(self, engine: VLMEngine, builtin: CaptionStage, sample_rate: float = 1.0) -> None:
         self.engine = engine
