@@ -56,7 +56,8 @@ class BuiltinBoundaryEngine:
 
     def _models(self):
         """TransNetV2 and the Lite0 features: in torch on CUDA (windows of 200 in batches),
-        else on ONNX Runtime on the CPU (the original windows of 100, behind the cascade);
+        else on ONNX Runtime on the CPU (the original windows of 100, behind the cascade,
+        loaded when the cascade first asks for a window: a still clip never loads it);
         where CUDA fails, the CPU's."""
         if self._transnet is None:
             from ..placement import OnDevice, torch_placement
@@ -70,7 +71,7 @@ class BuiltinBoundaryEngine:
                 return OnnxTransNet("cpu", window)
 
             gpu = TorchTransNet(load_transnet(place.device)) if place.cuda else None
-            self._transnet = OnDevice(gpu or on_cpu(), on_cpu, place)
+            self._transnet = OnDevice(gpu or OnFirstCall(on_cpu), on_cpu, place)
             self._features = shared_extractor(place.device)
         return self._transnet, self._features
 
@@ -85,6 +86,18 @@ class BuiltinBoundaryEngine:
     def reader(self, source) -> BoundaryReader:
         """What ``detect`` does, as a reader for a decoding pass shared with other stages."""
         return BoundaryReader(self, source)
+
+
+class OnFirstCall:
+    """A model made when it is first called."""
+
+    def __init__(self, make) -> None:
+        self._make, self._model = make, None
+
+    def __call__(self, *args):
+        if self._model is None:
+            self._model = self._make()
+        return self._model(*args)
 
 
 class BoundaryReader:
