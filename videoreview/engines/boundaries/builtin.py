@@ -31,7 +31,7 @@ GPU_WINDOW = 200  # frames a TransNetV2 window holds on a GPU (150 kept: less ov
 class BuiltinBoundaryEngine:
     name = "builtin"
     # Bump when anything that changes the output changes: it is part of the cache key.
-    version = "4"
+    version = "5"
 
     def __init__(self, device: str = "cpu", sample_rate: float = 5.0, decode_long_side: int = 160,
                  batch: int = 60, threshold: float = 0.5, cascade: bool | None = None):
