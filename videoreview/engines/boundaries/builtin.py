@@ -31,7 +31,7 @@ GPU_WINDOW = 200  # frames a TransNetV2 window holds on a GPU (150 kept: less ov
 class BuiltinBoundaryEngine:
     name = "builtin"
     # Bump when anything that changes the output changes: it is part of the cache key.
-    version = "5"
+    version = "6"
 
     def __init__(self, device: str = "cpu", sample_rate: float = 5.0, decode_long_side: int = 160,
                  batch: int = 60, threshold: float = 0.5, cascade: bool | None = None):
@@ -42,6 +42,7 @@ class BuiltinBoundaryEngine:
         self.threshold = threshold  # TransNetV2's own
         self.cascade = cascade  # None: on the CPU only
         self._transnet = None
+        self._small = None  # on the CPU, TransNetV2 for the cascade's short windows (sparse.py)
         self._features = None
 
     @property
@@ -62,6 +63,7 @@ class BuiltinBoundaryEngine:
         if self._transnet is None:
             from ..placement import OnDevice, torch_placement
             from .features import shared_extractor
+            from .sparse import SMALL
             from .transnet import WINDOW, OnnxTransNet, TorchTransNet, load_transnet
 
             place = torch_placement(self.asked)
@@ -72,11 +74,12 @@ class BuiltinBoundaryEngine:
 
             gpu = TorchTransNet(load_transnet(place.device)) if place.cuda else None
             self._transnet = OnDevice(gpu or OnFirstCall(on_cpu), on_cpu, place)
+            self._small = OnFirstCall(lambda: OnnxTransNet("cpu", SMALL))
             self._features = shared_extractor(place.device)
         return self._transnet, self._features
 
     def release(self) -> None:
-        self._transnet = self._features = None
+        self._transnet = self._small = self._features = None
 
     def detect(self, source, progress: ProgressFn = no_progress, cancel=None) -> list[Boundary]:
         from ...media.shared_pass import read_alone
@@ -110,6 +113,7 @@ class BoundaryReader:
         from .cascade import Cascade
         from .events import EventDetector, MotionEnergy
         from .sampled import SampledFeatures
+        from .sparse import SparseTransNet
         from .transnet import WINDOW, TransNetStream
 
         self.engine = engine
@@ -124,10 +128,13 @@ class BoundaryReader:
         self.wanted[source.sample_indices(engine.sample_rate)] = True
         use_cascade = engine.cascade if engine.cascade is not None else not on_gpu
         self.cascade = Cascade() if use_cascade else None
-        # A GPU takes many windows of 200 at once; on 2 CPU cores one window of 100 at a
-        # time is fastest for the few windows the cascade leaves (transnet.py).
-        self.stream = TransNetStream(transnet, batch_windows=16 if on_gpu else 1,
-                                     window=GPU_WINDOW if on_gpu else WINDOW)
+        # A GPU takes many windows of 200 at once; on the CPU behind the cascade, windows
+        # of its own for each group of candidates (sparse.py).
+        if self.cascade is not None and not on_gpu:
+            self.stream = SparseTransNet(engine._small, transnet)
+        else:
+            self.stream = TransNetStream(transnet, batch_windows=16 if on_gpu else 1,
+                                         window=GPU_WINDOW if on_gpu else WINDOW)
         # Where the cascade sees a dissolve, TransNetV2 also looks at every 2nd frame: a
         # dissolve of 1.5-2 s then lasts what the dissolves it was trained on last (at full
         # rate it missed two of tests/hard_shots.py's three slow dissolves, at half rate none).
