@@ -34,16 +34,19 @@ Key = tuple[int, int]  # (index of the analysis in the set, track id)
 
 def assign_identities(analyses: list[Analysis], distance: float, sample_interval: float = 0.5) -> list[Analysis]:
     """The analyses with identities assigned over the whole set: clustering, then edits."""
-    infos, first_seen = [], {}
+    infos, first_seen, faceless = [], {}, []
     for v, analysis in enumerate(analyses):
         frames = _frames_by_track(analysis)
         for track in analysis.face_tracks:
             key = (v, track.id)
+            first_seen[key] = (v, track.start)
+            if not track.embedding:  # every face too small for a vector: nobody to name
+                faceless.append(key)
+                continue
             infos.append(TrackInfo(key=key, embedding=np.asarray(track.embedding, np.float32),
                                    first_time=track.start, frames=frozenset(frames[track.id]), shot=track.shot,
                                    good=track.quality >= GOOD_QUALITY))
-            first_seen[key] = (v, track.start)
-    labels = cluster_tracks(infos, distance)
+    labels = {**cluster_tracks(infos, distance), **dict.fromkeys(faceless)}
     labels, names, removed, edited = _replay_edits(analyses, labels)
     ids = name_by_first_appearance({k: lab for k, lab in labels.items() if k not in removed}, first_seen)
     id_names = {ids[k]: names[lab] for k, lab in labels.items() if k in ids and lab in names}

@@ -1,7 +1,8 @@
 """Link the faces of consecutive samples into tracks, never across a shot change.
 
 A face joins the track whose last face is close in place (box IoU) and in identity
-(vector distance), or very close in identity alone (a quick head turn or camera move).
+(vector distance), or very close in identity alone (a quick head turn or camera move); a
+face without a vector (too small for one) by place alone.
 Pairs are assigned one-to-one per sample by the Hungarian method, so two people passing
 each other keep their tracks. A track survives ``max_gap`` samples without a face
 (a missed detection, a blink of occlusion) before it ends.
@@ -36,7 +37,9 @@ class Track:
         return self.detections[-1]
 
     def mean_embedding(self) -> np.ndarray:
-        return np.mean([d.embedding for d in self.detections], axis=0).astype(np.float32)
+        """The mean of its faces' identity vectors; empty where none has one (faces too small)."""
+        vectors = [d.embedding for d in self.detections if len(d.embedding)]
+        return np.mean(vectors, axis=0).astype(np.float32) if vectors else np.zeros(0, np.float32)
 
 
 def iou(a, b) -> float:
@@ -69,8 +72,12 @@ def link_tracks(samples: list[list[Detection]], cut_frames, same_person: float,
         cost = np.full((len(active), len(faces)), np.inf)
         for i, (track, _) in enumerate(active):
             for j, face in enumerate(faces):
-                dist = float(np.linalg.norm(track.last.embedding - face.embedding))
                 overlap = iou(track.last.box, face.box)
+                if not len(track.last.embedding) or not len(face.embedding):  # a face too small: place alone
+                    if overlap >= min_iou:
+                        cost[i, j] = same_person - 0.5 * overlap
+                    continue
+                dist = float(np.linalg.norm(track.last.embedding - face.embedding))
                 if (overlap >= min_iou and dist < same_person) or dist < 0.75 * same_person:
                     cost[i, j] = dist - 0.5 * overlap
         matched = set()
