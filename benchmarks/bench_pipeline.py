@@ -142,7 +142,7 @@ def _time_transnet(stages) -> dict:
     engine = next((s.engine for s in stages if s.name == "boundaries" and hasattr(s.engine, "_models")), None)
     if engine is None:
         return stats
-    transnet, _features = engine._models()
+    transnet, _small, _features = engine._models()  # (the short windows run on the CPU only)
     inner = transnet.call
 
     def timed(windows):

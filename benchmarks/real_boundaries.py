@@ -103,21 +103,19 @@ def speed(args) -> None:
         for kind in [*CLASSES, "all"]:
             if (part, kind) in sums:
                 o, t, video, true, said, hit, their_said, their_hit = sums[(part, kind)]
-                print(f"| {kind} | {video:.0f} | {o:.1f} | {t:.1f} | {o / t:.2f} | "
-                      f"{f1(int(hit), int(said), int(true)):.2f} | {f1(int(their_hit), int(their_said), int(true)):.2f} |")
+                ours_f1, their_f1 = scores(hit, said, true)[2], scores(their_hit, their_said, true)[2]
+                print(f"| {kind} | {video:.0f} | {o:.1f} | {t:.1f} | {o / t:.2f} | {ours_f1:.2f} | {their_f1:.2f} |")
 
 
-def f1(hit: int, said: int, true: int) -> float:
+def scores(hit: float, said: float, true: float) -> tuple[float, float, float]:
+    """Precision, recall and F1 (1 where there was nothing to say or find)."""
     p = hit / said if said else 1.0
     r = hit / true if true else 1.0
-    return 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, 2 * p * r / (p + r) if p + r else 0.0
 
 
 def prf(hit: int, said: int, true: int) -> str:
-    p = hit / said if said else 1.0
-    r = hit / true if true else 1.0
-    f = 2 * p * r / (p + r) if p + r else 0.0
-    return f"{p:.2f} | {r:.2f} | {f:.2f}"
+    return " | ".join(f"{x:.2f}" for x in scores(hit, said, true))
 
 
 if __name__ == "__main__":

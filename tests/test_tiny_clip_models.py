@@ -7,8 +7,8 @@ from __future__ import annotations
 import onnxruntime
 import pytest
 
-from videos import make_long_video
 from videoreview.pipeline import StageCache, analyze
+from videos import make_long_video
 
 pytestmark = pytest.mark.models
 

@@ -56,10 +56,10 @@ class BuiltinBoundaryEngine:
         return self._transnet.place.note or self._features.device_note
 
     def _models(self):
-        """TransNetV2 and the Lite0 features: in torch on CUDA (windows of 200 in batches),
-        else on ONNX Runtime on the CPU (the original windows of 100, behind the cascade,
-        loaded when the cascade first asks for a window: a still clip never loads it);
-        where CUDA fails, the CPU's."""
+        """TransNetV2, its short windows' model, and the Lite0 features. TransNetV2 runs in
+        torch on CUDA (windows of 200 in batches), else on ONNX Runtime on the CPU behind
+        the cascade (windows of 100 and of 64, each loaded when the cascade first asks for
+        one: a still clip loads neither); where CUDA fails, the CPU's."""
         if self._transnet is None:
             from ..placement import OnDevice, torch_placement
             from .features import shared_extractor
@@ -76,7 +76,7 @@ class BuiltinBoundaryEngine:
             self._transnet = OnDevice(gpu or OnFirstCall(on_cpu), on_cpu, place)
             self._small = OnFirstCall(lambda: OnnxTransNet("cpu", SMALL))
             self._features = shared_extractor(place.device)
-        return self._transnet, self._features
+        return self._transnet, self._small, self._features
 
     def release(self) -> None:
         self._transnet = self._small = self._features = None
@@ -117,7 +117,7 @@ class BoundaryReader:
         from .transnet import WINDOW, TransNetStream
 
         self.engine = engine
-        transnet, self.extract = engine._models()
+        transnet, small, self.extract = engine._models()
         info = source.info
         self.indices = np.arange(info.frame_count, dtype=np.int64)
         self.size = scaled_size(info.width, info.height, engine.decode_long_side)
@@ -131,7 +131,7 @@ class BoundaryReader:
         # A GPU takes many windows of 200 at once; on the CPU behind the cascade, windows
         # of its own for each group of candidates (sparse.py).
         if self.cascade is not None and not on_gpu:
-            self.stream = SparseTransNet(engine._small, transnet)
+            self.stream = SparseTransNet(small, transnet)
         else:
             self.stream = TransNetStream(transnet, batch_windows=16 if on_gpu else 1,
                                          window=GPU_WINDOW if on_gpu else WINDOW)
