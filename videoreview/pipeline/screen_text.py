@@ -13,7 +13,9 @@ costs almost nothing, or a coarse detection (0.07 s) on a moving picture:
    a minute is read once.
 2. Something changed. Where the edges inside a line of text last read flipped (more than
    ``TEXT_FLIP``), that text changed: read.
-3. Elsewhere: a coarse detection (368 px, no reading) of each changed region (the changed
+3. Elsewhere, at most once a second (``MIN_GAP``: on a moving picture nearly every sample
+   changed, and the detection was most of the stage's time on a talking head): a coarse
+   detection (368 px, no reading) of each changed region (the changed
    cells grouped into rectangles, a cell of margin around; the whole frame once where
    they cover more than half of it) says where text is there now;
    a box that no line last read covers is new text: read. A moving object or picture with
@@ -85,7 +87,8 @@ class WhenToRead:
         self.kx, self.ky = EDGE_SIZE[0] / frame_size[0], EDGE_SIZE[1] / frame_size[1]
         self.edges: np.ndarray | None = None  # of the last frame read
         self.boxes: list[tuple] = []  # its lines
-        self.time = -MIN_GAP
+        self.time = -MIN_GAP  # of the last reading
+        self.searched = -MIN_GAP  # of the last coarse detection
 
     def wanted(self, frame: np.ndarray, time: float) -> bool:
         if self.edges is not None and time - self.time < MIN_GAP - 1e-6:
@@ -94,7 +97,14 @@ class WhenToRead:
         self._candidate = edge_map
         if self.edges is None:
             return True
-        return changed(edge_map, self.edges) and (self._text_changed(edge_map) or self._new_text(frame, edge_map))
+        if not changed(edge_map, self.edges):
+            return False
+        if self._text_changed(edge_map):
+            return True
+        if time - self.searched < MIN_GAP - 1e-6:
+            return False  # new text elsewhere is looked for at the next search
+        self.searched = time
+        return self._new_text(frame, edge_map)
 
     def read(self, time: float, boxes: list[tuple]) -> None:
         """The frame last given to ``wanted`` was read: its lines are at ``boxes``."""
@@ -126,7 +136,7 @@ class WhenToRead:
 
 class ScreenTextStage:
     name = "screen-text"
-    revision = 0
+    revision = 1  # 1: a coarse detection once a second at most
 
     def __init__(self, engine, sample_rate: float = SAMPLE_RATE) -> None:
         self.engine = engine
