@@ -114,14 +114,15 @@ def test_a_long_video_in_a_log_says_how_far_each_stage_is_at_least_every_30_s():
 
     now = [0.0]
     log = io.StringIO()
-    shown = Progress("long.mp4", stream=log, stages=["boundaries", "captions"], clock=lambda: now[0])
+    shown = Progress("long.mp4", stream=log, stages=["probe", "boundaries", "captions"], clock=lambda: now[0])
+    shown.update("probe", 1.0)  # no share of the work: the estimates below do not count it
     for second in range(0, 1200, 3):  # a 20-minute analysis, one update every 3 s
         now[0] = float(second)
         shown.update("boundaries", min(1.0, second / 600))
         shown.update("captions", second / 1200)
     lines = log.getvalue().splitlines()
-    assert lines[:2] == ["long.mp4: boundaries (0.0 s)", "long.mp4: captions (0.0 s)"]
-    times = [float(line.split(" after ")[1].split(" s")[0]) for line in lines[2:]]
+    assert lines[:3] == ["long.mp4: probe (0.0 s)", "long.mp4: boundaries (0.0 s)", "long.mp4: captions (0.0 s)"]
+    times = [float(line.split(" after ")[1].split(" s")[0]) for line in lines[3:]]
     assert all(b - a <= 30 for a, b in zip([0.0, *times], times)) and times[-1] >= 1170
     at_600 = next(line for line in lines if " after 600 s" in line)
     assert at_600.startswith("long.mp4: 75% after 600 s, about 20")  # 600 s for 75 %: 200 s more
