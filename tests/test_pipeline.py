@@ -14,6 +14,7 @@ from videoreview.errors import Cancelled, MediaError
 from videoreview.media import open_video
 from videoreview.metrics.boundaries import f1_at
 from videoreview.pipeline import CancelToken, StageCache, analyze
+from videoreview.pipeline.runner import stage_key
 from videoreview.pipeline.stages import DEFAULT_ENGINES, build_stages
 from videoreview.records import Analysis, Boundary
 from videos import make_bad_inputs, make_cuts_video
@@ -67,7 +68,7 @@ def test_one_decoding_pass_gives_each_stage_what_it_reads_alone(cuts, cache):
     with open_video(cuts.path) as source:
         for stage in readers:
             alone = stage.compute(source, lambda fraction, message="": None, CancelToken())
-            key = (analysis.content_hash, stage.name, stage.engine.name, stage.engine.version)
+            key = stage_key(stage, analysis.content_hash)
             assert json.loads(json.dumps(alone)) == cache.get(*key), stage.name
 
 

@@ -77,7 +77,7 @@ def analyze(
         known: dict[str, tuple[object, str]] = {}  # stage name -> (result, device it ran on)
         independent = [stage for stage in stages if not hasattr(stage, "prepare")]
         for stage in independent if use_cache else []:
-            cached = cache.get_entry(*_key(stage, content_hash))
+            cached = cache.get_entry(*stage_key(stage, content_hash))
             if cached is not None:
                 known[stage.name] = cached
         read = [stage for stage in independent if stage.name not in known]
@@ -92,7 +92,7 @@ def analyze(
         for stage in stages:
             cancel.check()
             prepare = getattr(stage, "prepare", None)
-            key = _key(stage, content_hash, prepare(analysis) if prepare else "")
+            key = stage_key(stage, content_hash, prepare(analysis) if prepare else "")
             result, device = known.pop(stage.name, (None, ""))
             if result is None and prepare and use_cache:
                 result, device = cache.get_entry(*key) or (None, "")
@@ -160,7 +160,8 @@ def _ran_on(stage: Stage, notice: Callable[[str], None]) -> str:
     return getattr(stage.engine, "device", "") or ""
 
 
-def _key(stage: Stage, content_hash: str, depends: str = "") -> tuple:
+def stage_key(stage: Stage, content_hash: str, depends: str = "") -> tuple:
+    """Where a stage's result is cached: the video, the stage, its engine and their versions."""
     version = f"{stage.engine.version}~{stage.revision}" if stage.revision else stage.engine.version
     version = f"{version}+{depends}" if depends else version
     return (content_hash, stage.name, stage.engine.name, version)
