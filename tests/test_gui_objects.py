@@ -233,3 +233,19 @@ def test_lane_hits_need_the_lane(timeline):
     x = timeline.x_of(6.0)
     assert timeline.item_at(QPoint(round(x), rect.top() + 1)) is None  # the padding above the first lane
     assert timeline.item_at(QPoint(round(x), rect.bottom() - 1)) is None  # and below the last
+
+
+def test_a_label_that_does_not_fit_is_not_printed_cut(timeline):
+    # a "person" bar about 30 px wide: wide enough for a label, not for this one (no "pe...")
+    timeline.set_analysis(timeline_analysis([(0, "person", 2.0, 4.0), (1, "person", 20.0, 40.0)]))
+    narrow = timeline.x_of(4.0) - timeline.x_of(2.0)
+    assert 22 <= narrow < 40
+    image = rgb(timeline.grab().toImage())
+    rows = slice(lane_y(timeline, "objects", 0, 0.2), lane_y(timeline, "objects", 0, 0.8))
+
+    def letters(start: float, end: float) -> int:
+        return int((image[rows, int(timeline.x_of(start)) + 2:int(timeline.x_of(end)) - 1].max(axis=2) < 100).sum())
+
+    assert letters(2.0, 4.0) == 0
+    assert letters(20.0, 22.5) > 10  # the whole word where it fits
+    assert timeline.tooltip_at(QPointF(timeline.x_of(3.0), lane_y(timeline, "objects", 0))).startswith("person")

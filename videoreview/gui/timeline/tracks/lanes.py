@@ -117,6 +117,12 @@ class LanedTrack(OnlyWhenAnalysed):
         return (found[-1], slack) if found else None
 
 
+def whole_label(metrics, text: str, room: float) -> str:
+    """``text`` where all of it fits in ``room`` pixels, else nothing: a short label cut to
+    "p" or "per..." says nothing a reader can use (the tooltip and Details say it)."""
+    return text if metrics.horizontalAdvance(text) <= room else ""
+
+
 def paint_block(p, rect: QRectF, solid, fill) -> None:
     """A bar (or a part of one) in ``fill``, its start marked in ``solid``."""
     p.fillRect(rect, fill)

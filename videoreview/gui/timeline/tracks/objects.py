@@ -12,7 +12,7 @@ from ...analysis_index import in_range
 from ...colors import object_color
 from ..style import mix
 from .base import Hit, shows_hours
-from .lanes import LABEL_PX, LanedTrack, paint_block, paint_outline
+from .lanes import LABEL_PX, LanedTrack, paint_block, paint_outline, whole_label
 
 
 class ObjectsTrack(LanedTrack):
@@ -58,8 +58,8 @@ class ObjectsTrack(LanedTrack):
                 fills[track.label] = (solid, mix(colors.base, solid, 0.5))
             bar = self.bar_rect(x0s[k], x1s[k], r.top(), int(bars.lanes[i]))
             paint_block(p, bar, *fills[track.label])
-            if bar.width() >= LABEL_PX:
-                text = metrics.elidedText(track.label, Qt.TextElideMode.ElideRight, int(bar.width()) - 7)
+            text = whole_label(metrics, track.label, bar.width() - 7) if bar.width() >= LABEL_PX else ""
+            if text:
                 p.setPen(colors.text)
                 p.drawText(bar.adjusted(5, 0, -2, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
                            text)

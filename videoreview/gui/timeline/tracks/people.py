@@ -18,7 +18,7 @@ from ...colors import UNKNOWN_STATUS_COLOR, identity_color, status_color
 from ...labels import identity_label
 from ..style import mix
 from .base import Hit, shows_hours
-from .lanes import LABEL_PX, LANE_H, LanedTrack, paint_block, paint_outline
+from .lanes import LABEL_PX, LANE_H, LanedTrack, paint_block, paint_outline, whole_label
 
 TAG_PAD = 4  # either side of the tag's text
 TAG_DARK, TAG_LIGHT = QColor("#15171a"), QColor("#ffffff")  # the tag's letters, whichever reads on its fill
@@ -115,11 +115,11 @@ class PeopleTrack(LanedTrack):
                 # The status's name, right of the tag where the tag covers the segment's start.
                 text_left = max(segment.left() + 5, tag.right() + 4 if tag is not None else 0)
                 room = segment.right() - 2 - text_left
-                if segment.width() >= LABEL_PX and room >= LABEL_PX - 7:
+                text = whole_label(metrics, status.status, room) if segment.width() >= LABEL_PX else ""
+                if text:
                     p.setPen(colors.text)
                     p.drawText(QRectF(text_left, top, room, LANE_H - 2),
-                               Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                               metrics.elidedText(status.status, Qt.TextElideMode.ElideRight, int(room)))
+                               Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
                 if selected == ("person", (track.id, k)):
                     outline = segment
             if tag is not None:
