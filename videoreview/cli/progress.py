@@ -16,9 +16,6 @@ BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}"
 LOG_SECONDS = 30.0  # a log hears of a running video at least this often
 LOG_STEP = 0.05  # ...and each time this much more of it is done
 LOG_GAP = 5.0  # ...but not twice in this many seconds for that
-# Reading the file's header takes no share of the run: counted as one stage of nine, its
-# instant 100 % made the first estimate of a 39-minute video's time left "49 s".
-NOT_WORK = "probe"
 
 
 class Progress:
@@ -29,11 +26,9 @@ class Progress:
                  stages: list[str] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.what, self.quiet, self.stream, self.clock = what, quiet, stream or sys.stderr, clock
         self.seen: set[str] = set()  # stages already said (the shared decoding pass interleaves them)
-        # without stages: the mean of the stages seen
-        self.overall = Overall([s for s in stages if s != NOT_WORK] if stages is not None else None)
+        self.overall = Overall(stages)  # without stages: the mean of the stages seen
         self.started = self.last_line = clock()
-        self.done = 0.0  # the whole's fraction
-        self.last_done = 0.0  # ...at the last line of progress
+        self.last_done = 0.0  # the whole's fraction at the last line of progress
         self.bar = None
         if not quiet and self.stream.isatty():
             from tqdm import tqdm
@@ -42,9 +37,7 @@ class Progress:
 
     def update(self, stage: str, fraction: float, message: str = "") -> None:
         """``fraction``: how much of ``stage`` is done."""
-        if stage != NOT_WORK:
-            self.done = self.overall.update(stage, fraction)
-        done = self.done
+        done = self.overall.update(stage, fraction)
         if self.bar is not None:
             self.bar.n = round(done * 100, 1)
             self.bar.set_postfix_str(f"{stage}: {message}" if message else stage, refresh=False)
