@@ -21,9 +21,9 @@ The ONNX exports are made before the timings (once per machine, not per run).
 
 With ``--real``: clips of the real-footage corpus (benchmarks/corpus/, fetched by
 scripts/fetch-real-clips; by default those of two minutes or more, and of 720p and half a
-minute or more), each
-in a fresh process, the models loaded first on the 10-frame clip (that time printed apart as
-loading), then per stage the seconds inside its own work and its share of the analysis.
+minute or more), each in a fresh process, the models loaded first on the 10-frame clip (that
+time printed apart as loading), then per stage the seconds inside its own work and its share
+of the analysis.
 
 With ``--device cuda`` (start-up is not measured then): each clip three times, in one
 run: with the GPU visible, decoding on NVDEC and in software, and with it hidden

@@ -187,10 +187,10 @@ class Cascade:
     def _changes_picture(self, p: int) -> bool:
         """Whether the colours or the layout of the RETURN frames from position p on differ
         from those of the RETURN frames before it (see the module's docstring)."""
-        if p == 0:
+        if self._layout_change(p) >= self.t.same_layout:  # always at position 0: nothing before it
             return True
         colours = np.abs(_colours(self._hsv[max(0, p - RETURN):p]) - _colours(self._hsv[p:p + RETURN])).sum()
-        return bool(colours >= self.t.same_colours or self._layout_change(p) >= self.t.same_layout)
+        return bool(colours >= self.t.same_colours)
 
     def _layout_change(self, p: int) -> float:
         """How far the mean 6x4 grey thumbnails of the RETURN frames before position p and
