@@ -31,7 +31,7 @@ class VersionAction(argparse.Action):
 def cmd_gui(args: argparse.Namespace) -> int:
     from ..gui.app import run
 
-    return run(args.videos, screenshot=args.screenshot, at=args.at, size=args.size)
+    return run(args.videos, screenshot=args.screenshot, at=args.at, size=args.size, layout=args.layout)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="analyse, seek, save the window as a PNG and exit (0 on success)")
     p.add_argument("--at", type=float, default=None, metavar="SECONDS", help="with --screenshot: where to seek")
     p.add_argument("--size", default="1600x1000", metavar="WxH", help="with --screenshot: window size")
+    p.add_argument("--layout", choices=("review", "library", "summaries"), default=None,
+                   help="with --screenshot: the layout to show (default: the one last used)")
     p.set_defaults(run=cmd_gui)
     library.add_parsers(sub)
     models.add_parsers(sub)

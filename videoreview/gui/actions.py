@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
 from . import help
+from .layouts import KEYS, LAYOUTS, TITLES
 from .theme import THEMES, saved_theme
 
 Key = str | QKeySequence.StandardKey
@@ -108,10 +109,16 @@ MENUS: list[tuple[str, list]] = [
         Row("Fit timeline", lambda w: w.timeline.zoom_to_fit(), "Ctrl+0"),
         "themes",
         SEPARATOR,
+        *[Row(f"{TITLES[name]} layout", lambda w, n=name: w.layouts.switch(n), KEYS[name]) for name in LAYOUTS],
+        Row("Reset layout", lambda w: w.layouts.reset()),
+        Row("&Full screen", lambda w: w.picture_modes.toggle_full_screen(), "F"),
+        Row("&Picture in its own window", lambda w, on: w.picture_modes.set_floating(on), "Ctrl+Shift+P",
+            keep_as="float_action", checkable=True),
+        SEPARATOR,
         "docks",
     ]),
     ("&Analysis", [
-        Row("&Cancel analysis", lambda w: w.cancel_current(), "Esc"),
+        Row("&Cancel analysis", lambda w: w.escape(), "Esc"),  # (in full screen: leave it)
         Row("&Re-analyse this video", lambda w: w.reanalyse_current(), "Ctrl+R"),
         SEPARATOR,
         Row("&Models…", lambda w: w.show_models()),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from .. import __version__
@@ -26,9 +26,11 @@ def application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def run(videos: list[str], screenshot: str | None = None, at: float | None = None, size: str = "1600x1000") -> int:
+def run(videos: list[str], screenshot: str | None = None, at: float | None = None, size: str = "1600x1000",
+        layout: str | None = None) -> int:
     """The window, with ``videos`` opened; with ``screenshot``, render it to a PNG once
-    the first video is analysed (with no video: as it first opens) and exit."""
+    the first video is analysed (with no video: as it first opens) in ``layout`` (None:
+    the last one used) and exit."""
     data_dir()  # fail early, with the path, if the data directory cannot be made
     if screenshot is not None:
         try:
@@ -49,8 +51,11 @@ def run(videos: list[str], screenshot: str | None = None, at: float | None = Non
                 window.open_paths(videos)
             return app.exec()
         shot = Screenshot(window, screenshot, at)
+        window.setWindowState(Qt.WindowState.WindowNoState)  # (not maximized to the screen it has)
         window.resize(width, height)
         window.show()
+        if layout is not None:
+            window.layouts.switch(layout)
         QTimer.singleShot(0, lambda: shot.start(videos) if videos else shot.save())
         app.exec()
         return shot.status if not reporter.reports else 1
@@ -123,7 +128,11 @@ class Screenshot(QObject):
             self.fail(f"{self.out}: could not write the PNG")
             return
         where = f"at frame {self.target_frame}" if self.target_frame is not None else "of the window as opened"
-        print(f"{self.out}: {image.width()}x{image.height()} screenshot {where}", file=sys.stderr)
+        picture = self.window.view.picture_rect()
+        share = picture.width() * picture.height() / (image.width() * image.height())
+        print(f"{self.out}: {image.width()}x{image.height()} screenshot {where} in the "
+              f"{self.window.layouts.current} layout; picture {picture.width()}x{picture.height()}, "
+              f"{share:.0%} of the window", file=sys.stderr)
         self.status = 0
         self.window.close()
         QApplication.quit()

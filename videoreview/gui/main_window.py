@@ -2,7 +2,9 @@
 panels around, the job queue in the status bar. It owns one VideoDocument per open
 video; the analysis queue fills them from worker threads through signals (what each
 signal does: queue_events.py). The note keys are in note_marks.py, the review edits in
-review.py, the layout kept between sessions in window_settings.py."""
+review.py; the layouts by task (Review, Library, Summaries) in layouts.py, full screen and
+the floating picture in picture_modes.py, the window's size kept between sessions in
+window_settings.py."""
 
 from __future__ import annotations
 
@@ -31,12 +33,14 @@ from .document import VideoDocument
 from .identities_panel import IdentitiesPanel
 from .job_status import JobStatus
 from .jobs import AnalysisQueue
+from .layouts import Layouts, LayoutSwitcher
 from .library_client import LibraryClient
 from .library_panel import LibraryPanel
 from .note_marks import NoteMarks
 from .notes_panel import NotesPanel
 from .notice_bar import NoticeBar, OfferBar
 from .queue_events import QueueEvents
+from .picture_modes import PictureModes
 from .review import ReviewEdits
 from .summaries import SummaryPanel
 from .theme import apply_theme, saved_overlay_style
@@ -66,6 +70,7 @@ class MainWindow(QMainWindow):
         self._seek_on_open: tuple[str, float] | None = None  # a library result opening at its moment
         self.library = LibraryClient(self)
         self.review = ReviewEdits(self)
+        self._shown_once = False
 
         self.view = VideoView()
         self.player = self.view.player
@@ -74,8 +79,8 @@ class MainWindow(QMainWindow):
         self.notice_label = NoticeBar()
         self.offer_bar = OfferBar()
 
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
+        self.picture_box = QWidget()  # the picture and its transport bar (it may float: picture_modes.py)
+        top_layout = QVBoxLayout(self.picture_box)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.setSpacing(0)
         top_layout.addWidget(self.notice_label)
@@ -83,7 +88,7 @@ class MainWindow(QMainWindow):
         top_layout.addWidget(self.view, 1)
         top_layout.addWidget(self.transport)
         self.splitter = QSplitter(Qt.Vertical)
-        self.splitter.addWidget(top)
+        self.splitter.addWidget(self.picture_box)
         self.splitter.addWidget(self.timeline)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
@@ -115,9 +120,13 @@ class MainWindow(QMainWindow):
 
         self.job_status = JobStatus()
         self.statusBar().addPermanentWidget(self.job_status)
+        self.layouts = Layouts(self)
+        self.picture_modes = PictureModes(self)
 
-        build_menus(self, [self.videos_dock, self.library_dock, self.details_dock, self.identities_dock,
-                           self.notes_dock, self.summaries_dock])
+        build_menus(self, self.docks())
+        self.layout_switcher = LayoutSwitcher(self.layouts)
+        self.menuBar().setCornerWidget(self.layout_switcher, Qt.TopRightCorner)
+        self.picture_modes.floatingChanged.connect(self.float_action.setChecked)
         self._connect()
         self.upgrade = CaptionsUpgrade(self, self.offer_bar)  # after QueueEvents: it sees the document done
         self._restore_settings()
@@ -125,6 +134,10 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self.library_panel.resume)  # once the window is up
 
     # -- construction ---------------------------------------------------------------------
+    def docks(self) -> list[QDockWidget]:
+        return [self.videos_dock, self.library_dock, self.details_dock, self.identities_dock, self.notes_dock,
+                self.summaries_dock]
+
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{title.lower()}")  # saveState needs names
@@ -138,6 +151,7 @@ class MainWindow(QMainWindow):
         self.player.frameShown.connect(self._on_frame_shown)
         self.player.error.connect(self.notice)
         self.view.faceClicked.connect(lambda face: face.identity and self.select("identity", face.identity))
+        self.view.objectsShownChanged.connect(lambda on: self._show_overlay_checked("objects", on))
         self.view.faceMenuRequested.connect(lambda face, pos: self.review.face_menu(face).popup(pos))
         self.timeline.seekRequested.connect(self.player.seek)
         self.timeline.selected.connect(self.select)
@@ -345,6 +359,13 @@ class MainWindow(QMainWindow):
             self.show_document(back or (remaining[-1] if remaining else None))
         document.deleteLater()
 
+    def escape(self) -> None:
+        """Esc: out of full screen, else cancel the analysis."""
+        if self.picture_modes.full_screen():
+            self.picture_modes.leave_full_screen()
+        else:
+            self.cancel_current()
+
     def cancel_current(self) -> None:
         if self.current is not None and self.current.busy:
             self.queue.cancel(self.current.path)
@@ -380,6 +401,14 @@ class MainWindow(QMainWindow):
         self.view.set_overlay_visible(name, on)
         self.transport.set_overlay_checked(name, on)
         window_settings().setValue(f"overlay/{name}", on)
+
+    def _show_overlay_checked(self, name: str, on: bool) -> None:
+        """The menu and the bar show an overlay's state, changed by the view itself."""
+        action = self.overlay_actions[name]
+        action.blockSignals(True)
+        action.setChecked(on)
+        action.blockSignals(False)
+        self.transport.set_overlay_checked(name, on)
 
     def set_theme(self, theme: str) -> None:
         window_settings().setValue("theme", theme)
@@ -430,11 +459,24 @@ class MainWindow(QMainWindow):
         restore_layout(self)
         s = window_settings()
         for name, action in self.overlay_actions.items():
+            if name == "objects" and not s.contains("overlay/objects"):  # not chosen yet: by the picture's size
+                self.view.set_objects_auto()
+                self._show_overlay_checked(name, self.view.overlay_visible(name))
+                continue
             action.setChecked(s.value(f"overlay/{name}", True, type=bool))
             self.set_overlay(name, action.isChecked())
         self._fill_recent_menu()
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._shown_once:
+            self._shown_once = True
+            if self.layouts.on_default:  # laid out for the size it had before it was shown
+                QTimer.singleShot(0, self.layouts.apply_default)
+
     def closeEvent(self, event) -> None:
+        self.picture_modes.set_floating(False)
+        self.picture_modes.leave_full_screen()
         save_layout(self)
         self.queue.shutdown()
         self.upgrade.shutdown()

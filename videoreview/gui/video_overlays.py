@@ -21,7 +21,7 @@ from .colors import EDITED_COLOR, NOTE_COLORS
 from .shapes import paint_shapes
 
 Box = tuple[float, float, float, float]
-MIN_LABEL_PX = 11.0  # object labels' smallest text height on screen
+MIN_LABEL_PX = 10.0  # object labels' smallest text height on screen
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class OverlayStyle:
     caption_size: float = 1.0  # times the default text height, 4.5 % of the picture's
     caption_position: str = "bottom"  # or "top" (below the boundary label)
     caption_background: float = 0.65  # opacity of the box behind the caption
-    box_width: float = 2.5  # face boxes' line, in screen pixels (object boxes: a little thinner)
+    box_width: float = 2.5  # face boxes' line, in screen pixels (object boxes: 1 px)
 
     POSITIONS = ("bottom", "top")
 
@@ -269,32 +269,32 @@ class FaceOverlay(Overlay):
 
 
 class ObjectOverlay(Overlay):
-    """A box per object in its label's colour, the label on a tab inside its top-left
-    corner (a face's tab sits above its box, so a person's face and body stay told apart);
-    a box too small for the tab to leave it seen has none."""
+    """A thin box per object in its label's colour, the label small on a tab inside its
+    top-left corner (a face's tab sits above its box, so a person's face and body stay told
+    apart); a box too small for the tab to leave it seen has none. Objects are context:
+    they are drawn quieter than faces, which a reviewer acts on."""
 
     def paint(self, painter, option, widget=None) -> None:
         objects: tuple[ObjectShown, ...] | None = self.content
         if not objects:
             return
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        # As a face's tab, but never under MIN_LABEL_PX on screen: a video shown smaller
-        # than its size would shrink the labels past reading.
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # crisp 1 px lines (boxes are axis-aligned)
+        # Smaller than a face's tab, but never under MIN_LABEL_PX on screen: a video shown
+        # smaller than its size would shrink the labels past reading.
         scale = painter.worldTransform().m22() or 1.0
-        font = overlay_font(max(self.rect.height() * 0.03, MIN_LABEL_PX / scale), QFont.Weight.DemiBold)
+        font = overlay_font(max(self.rect.height() * 0.02, MIN_LABEL_PX / scale), QFont.Weight.Medium)
         metrics = QFontMetricsF(font)
-        line = max(1.0, self.style.box_width * 0.8)
         for shown in objects:
             box = QRectF(*shown.box).intersected(self.rect)
             if box.isEmpty():
                 continue
-            for color, width in ((QColor(0, 0, 0, 110), line + 2.5), (shown.color, line)):
+            for color, width in ((QColor(0, 0, 0, 90), 2.5), (shown.color, 1.0)):
                 pen = QPen(color, width)
                 pen.setCosmetic(True)  # the same on screen at any zoom
                 painter.setPen(pen)
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRect(box)
-            pad = font.pixelSize() * 0.35
+            pad = font.pixelSize() * 0.3
             if box.height() < 2.5 * (metrics.height() + pad * 0.4):
                 continue  # the tab would hide the thing (a crowd far off): the box alone
             # Wider than a small box if need be, but not past the picture's right edge.
@@ -303,7 +303,7 @@ class ObjectOverlay(Overlay):
             tab = QRectF(box.left(), box.top(), metrics.horizontalAdvance(text) + 2 * pad,
                          metrics.height() + pad * 0.4)
             fill = QColor(shown.color)
-            fill.setAlpha(225)
+            fill.setAlpha(170)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(fill)
             painter.drawRect(tab)

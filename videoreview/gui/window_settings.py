@@ -15,6 +15,7 @@ def window_settings() -> QSettings:
 
 
 CLUSTER = "library/cluster"
+FIRST_SIZE = (1500, 950)  # the window's size on the first run, where the screen has room
 
 
 def cluster_address() -> str:
@@ -29,28 +30,20 @@ def set_cluster_address(address: str) -> None:
 
 
 def restore_layout(window) -> None:
-    """The main window's size, docks and splitter as they were when it last closed; on the
-    first run, a narrow list of videos and room for the video itself."""
-    s = window_settings()
-    geometry, state = s.value("window/geometry"), s.value("window/state")
-    if geometry is not None:
-        window.restoreGeometry(geometry)
-    else:
-        window.resize(1500, 950)
-    if state is not None:
-        window.restoreState(state)
-    else:
-        window.resizeDocks([window.videos_dock, window.details_dock], [300, 340], Qt.Horizontal)
-        window.resizeDocks([window.videos_dock, window.library_dock], [140, 600], Qt.Vertical)
-        window.resizeDocks([window.summaries_dock], [360], Qt.Vertical)
-    splitter = s.value("window/splitter")
-    if splitter is not None:
-        window.splitter.restoreState(splitter)
+    """The main window's size as it was when it last closed, and its layout (layouts.py);
+    on the first run, maximized on a screen smaller than FIRST_SIZE, else that size."""
+    geometry = window_settings().value("window/geometry")
+    if geometry is None or not window.restoreGeometry(geometry):
+        available = window.screen().availableGeometry()
+        if available.width() < FIRST_SIZE[0] or available.height() < FIRST_SIZE[1]:
+            window.setWindowState(Qt.WindowState.WindowMaximized)  # a laptop: all of it
+        else:
+            window.resize(*FIRST_SIZE)
+    window.layouts.start()
 
 
 def save_layout(window) -> None:
     s = window_settings()
     s.setValue("window/geometry", window.saveGeometry())
-    s.setValue("window/state", window.saveState())
-    s.setValue("window/splitter", window.splitter.saveState())
+    window.layouts.remember()
     s.sync()

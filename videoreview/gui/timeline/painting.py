@@ -19,35 +19,44 @@ from .tracks import RULER_H, Track
 def paint(view, p: QPainter, rect: QRect, colors: Colors, tracks: list[Track],
           drag: tuple[Boundary, float] | None) -> None:
     """The part of the timeline in ``rect``; ``drag``: a boundary being dragged and where to."""
-    width, left = view.width(), view.left
+    left, right = view.left, view.left + view.content_width()
     bottom = view.tracks_bottom()
     p.fillRect(rect, colors.base)
-    content = QRect(left, 0, view.content_width(), bottom).intersected(rect)
+    # The ruler stays at the top; the tracks under it may be scrolled up behind it.
+    under_ruler = QRect(0, RULER_H, right, bottom - RULER_H)
+    content = QRect(left, 0, right - left, bottom).intersected(rect)
     if not content.isEmpty():
         p.save()
-        p.setClipRect(content)  # inside rect: tracks must not draw over the header
         for n, track in enumerate(tracks):
-            area = QRect(left, track.top, width - left, track.height)
-            if not area.intersects(content):
+            area = QRect(left, track.top, right - left, track.height)
+            clip = content if n == 0 else content.intersected(under_ruler)
+            if not area.intersects(clip):
                 continue
+            p.setClipRect(clip)  # inside rect: tracks must not draw over the header
             if n % 2:
                 p.fillRect(area, colors.stripe)
             margin = track.margin_px(view)  # the damaged part's times, plus items reaching into it
             track.paint(view, p, area, view.time_at(content.left() - margin),
                         view.time_at(content.right() + 1 + margin), colors)
+        p.setClipRect(content)
         paint_video_end(view, p, content, colors)
         if drag is not None:
             paint_drag(view, p, *drag, colors)
         paint_playhead(view, p, view.position(), colors)
         p.restore()
     if rect.left() < left:
+        p.save()
         p.fillRect(0, 0, left, bottom, colors.window)
-        for track in tracks:
+        for n, track in enumerate(tracks):
+            p.setClipRect(QRect(0, 0, left, RULER_H) if n == 0 else QRect(0, RULER_H, left, bottom - RULER_H))
             track.paint_header(view, p, QRect(10, track.top, left - 18, track.height), colors)
+        p.restore()
     p.setPen(colors.line)
     for track in tracks[1:]:
-        p.drawLine(0, track.top, width, track.top)
-    p.drawLine(0, bottom, width, bottom)
+        if RULER_H <= track.top <= bottom:
+            p.drawLine(0, track.top, right, track.top)
+    p.drawLine(0, RULER_H, right, RULER_H)
+    p.drawLine(0, bottom, right, bottom)
     p.drawLine(left - 1, 0, left - 1, bottom)
 
 

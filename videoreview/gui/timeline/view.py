@@ -1,7 +1,9 @@
 """The timeline widget: its tracks (tracks/) stacked like a video editor's under one zoom
 and scroll, painted in one paintEvent (painting.py) from the index's sorted arrays (a few
 milliseconds even with tens of thousands of items); it seeks, selects, drags boundaries,
-asks for thumbnails."""
+asks for thumbnails. Where the tracks are taller than the widget, the ruler stays at the
+top and the rest scrolls (a vertical scroll bar, the wheel over the track names, or
+Alt+wheel), so a short timeline leaves the picture its room."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ from .tracks import KEY_THUMB_H, RULER_H, THUMBNAIL_H, TRACKS, Hit, Track
 HEADER_W = 136  # the fixed column of track names on the left
 MAX_PX_PER_FRAME = 48  # deepest zoom
 ZOOM_STEP = 1.25  # per wheel notch
+LANE_SCROLL_PX = 26  # per wheel notch, scrolling the tracks up and down
+MIN_VISIBLE_TRACKS_PX = 3 * 26  # the least a timeline shows under its ruler
 BUTTON_ZOOM = 1.5  # per zoom_in() / zoom_out()
 THUMBNAIL_DEBOUNCE_MS = 60
 
@@ -68,10 +72,14 @@ class Timeline(QWidget):
         self.thumbs = Thumbnails()
         self._wanted: list[int] = []
         self._tracks: list[Track] = []
+        self._strip_h = THUMBNAIL_H  # the thumbnails' height now (less where the tracks do not all fit)
         self.last_paint_ms = 0.0
 
         self._scrollbar = QScrollBar(Qt.Orientation.Horizontal, self)
         self._scrollbar.valueChanged.connect(self._on_scrollbar)
+        self._lanes_bar = QScrollBar(Qt.Orientation.Vertical, self)  # shown when the tracks overflow
+        self._lanes_bar.hide()
+        self._lanes_bar.valueChanged.connect(self._on_lanes_bar)
         self._thumb_timer = QTimer(self)
         self._thumb_timer.setSingleShot(True)
         self._thumb_timer.setInterval(THUMBNAIL_DEBOUNCE_MS)
@@ -211,7 +219,26 @@ class Timeline(QWidget):
         return np.clip(xs, HEADER_W - 4, self.width() + 4)
 
     def content_width(self) -> int:
-        return max(1, self.width() - HEADER_W)
+        lanes_bar = self._lanes_bar.sizeHint().width() if self._lanes_bar.isVisibleTo(self) else 0
+        return max(1, self.width() - HEADER_W - lanes_bar)
+
+    def scroll_lanes(self, pixels: int) -> None:
+        """Scroll the tracks under the ruler by ``pixels`` (down: positive), where they overflow."""
+        self._lanes_bar.setValue(self._lanes_bar.value() + pixels)
+
+    def lanes_scroll(self) -> int:
+        """How far the tracks under the ruler are scrolled down, in pixels (0: not scrolled)."""
+        return self._lanes_bar.value()
+
+    def visible_tracks(self) -> list[str]:
+        """The tracks shown whole now (the ruler included)."""
+        bottom = self.view_bottom()
+        return [t.name for t in self._tracks
+                if t.name == "ruler" or (t.top >= RULER_H and t.top + t.height <= bottom)]
+
+    def view_bottom(self) -> int:
+        """Where the tracks' area ends: above the horizontal scroll bar."""
+        return self.height() - self._scrollbar.sizeHint().height()
 
     def track_rect(self, name: str) -> QRect:
         """The area of a track right of the header column: "ruler", "thumbnails",
@@ -238,7 +265,7 @@ class Timeline(QWidget):
     # -- thumbnails, for the strip and the keyframe track
 
     def tile_w(self) -> int:
-        return max(16, round(THUMBNAIL_H * self.model.aspect))
+        return max(16, round(self._strip_h * self.model.aspect))
 
     def key_thumb_w(self) -> int:
         return max(10, round(KEY_THUMB_H * self.model.aspect)) if self.model is not None else 0
@@ -263,15 +290,16 @@ class Timeline(QWidget):
     # ------------------------------------------------------------------ Qt overrides
 
     def sizeHint(self) -> QSize:
-        return QSize(900, max(260, self.minimumSizeHint().height()))
+        """Room for every track."""
+        tracks = sum(kind.reserved_height(self.model) for kind in TRACKS)
+        return QSize(900, max(260, tracks + self._scrollbar.sizeHint().height()))
 
     def minimumSizeHint(self) -> QSize:
-        tracks = sum(kind.reserved_height(self.model) for kind in TRACKS)
-        return QSize(HEADER_W + 240, tracks + self._scrollbar.sizeHint().height())
+        """The ruler and a few tracks: the rest scrolls."""
+        return QSize(HEADER_W + 240, RULER_H + MIN_VISIBLE_TRACKS_PX + self._scrollbar.sizeHint().height())
 
     def resizeEvent(self, event) -> None:
-        height = self._scrollbar.sizeHint().height()
-        self._scrollbar.setGeometry(HEADER_W, self.height() - height, self.content_width(), height)
+        self._layout_tracks()
         if self.model is not None:
             self._set_view(0.0 if self._fit else self.pps, self.offset)
         super().resizeEvent(event)
@@ -292,7 +320,10 @@ class Timeline(QWidget):
         if self.model is None or not delta:
             event.ignore()
             return
-        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+        over_names = event.position().x() < HEADER_W
+        if (over_names or event.modifiers() & Qt.KeyboardModifier.AltModifier) and self._lanes_bar.isVisibleTo(self):
+            self.scroll_lanes(round(-delta / 120 * LANE_SCROLL_PX))
+        elif event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self._zoom(ZOOM_STEP ** (delta / 120), event.position().x())
         else:
             self._set_view(self.pps, self.offset - delta / 120 * 0.1 * self._span())
@@ -418,16 +449,40 @@ class Timeline(QWidget):
     # ------------------------------------------------------------------ layout and hits
 
     def _layout_tracks(self) -> None:
+        """Stack the tracks; where they are taller than the widget, at their compact heights,
+        and if that is still too tall, with the lanes' scroll bar shifting the tracks under
+        the ruler."""
         tracks = [track for kind in TRACKS for track in kind.rows(self.model)]
+        if sum(track.height for track in tracks) > self.view_bottom():  # lanes follow the window's height
+            for track in tracks:
+                track.height = track.compact_height or track.height
+        self._strip_h = next((t.height - 2 for t in tracks if t.name == "thumbnails"), THUMBNAIL_H)
+        overflow = sum(track.height for track in tracks) - self.view_bottom()
+        bar = self._lanes_bar
+        bar.blockSignals(True)
+        bar.setVisible(overflow > 0)
+        bar.setRange(0, max(0, overflow))
+        bar.setPageStep(max(1, self.view_bottom() - RULER_H))
+        bar.setSingleStep(LANE_SCROLL_PX)
+        bar.blockSignals(False)
         top = 0
         for track in tracks:
-            track.top = top
+            track.top = top - (bar.value() if track.name != "ruler" else 0)
             top += track.height
         self._tracks = tracks
+        scroll_h = self._scrollbar.sizeHint().height()
+        self._scrollbar.setGeometry(HEADER_W, self.height() - scroll_h, self.content_width(), scroll_h)
+        width = bar.sizeHint().width()
+        bar.setGeometry(self.width() - width, RULER_H, width, self.view_bottom() - RULER_H)
+
+    def _on_lanes_bar(self, _value: int) -> None:
+        self._layout_tracks()
+        self.update()
 
     def tracks_bottom(self) -> int:
+        """The bottom of the last track, or of the tracks' area where they overflow it."""
         last = self._tracks[-1]
-        return last.top + last.height
+        return min(last.top + last.height, self.view_bottom())
 
     def _track_at(self, y: float) -> Track | None:
         for track in self._tracks:

@@ -33,6 +33,7 @@ class Track:
     name = ""
     label = ""
     height = 26
+    compact_height: int | None = None  # its height where the tracks do not all fit (None: the same)
     top = 0  # set by the timeline's layout
 
     @classmethod

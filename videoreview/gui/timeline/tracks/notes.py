@@ -16,7 +16,7 @@ class NotesTrack(Track):
     """The reviewer's notes: a flag per note at one frame, a block per range, in the tag's
     colour (resolved ones faded); and the range being marked with I and O."""
 
-    name, label, height = "notes", "Notes", 22
+    name, label, height, compact_height = "notes", "Notes", 22, 18
     FLAG_W = 9
     HIT_PX = 6
 

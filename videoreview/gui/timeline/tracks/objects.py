@@ -1,10 +1,13 @@
 """The Objects track: one bar per object track (one COCO label followed through a shot),
 from its first sample to the first sample without it, labelled and in its label's
-colour, in lanes (lanes.py)."""
+colour, in lanes (lanes.py); bars of one label a short gap apart are drawn as one."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+import math
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetrics
 
 from ....timecode import timecode
@@ -12,7 +15,7 @@ from ...analysis_index import in_range
 from ...colors import object_color
 from ..style import mix
 from .base import Hit, shows_hours
-from .lanes import LABEL_PX, LanedTrack, paint_block, paint_outline, whole_label
+from .lanes import LABEL_PX, LANE_H, LanedTrack, paint_block, paint_outline, whole_label
 
 
 class ObjectsTrack(LanedTrack):
@@ -23,6 +26,10 @@ class ObjectsTrack(LanedTrack):
     @staticmethod
     def records(analysis) -> tuple:
         return analysis.object_tracks
+
+    @staticmethod
+    def join_label(record) -> str | None:
+        return record.label
 
     def hit_at(self, view, t, y) -> Hit | None:
         found = self.bar_at(view, t, y)
@@ -45,23 +52,32 @@ class ObjectsTrack(LanedTrack):
         indices = in_range(bars.starts, bars.reach, t0, t1)
         if not len(indices):
             return
-        x0s = view.clamp_x(view.x_of(bars.starts[indices.start:indices.stop]))
+        joined = bars.joined_from[indices.start:indices.stop]
+        drawn_from = np.where(np.isnan(joined), bars.starts[indices.start:indices.stop], joined)
+        x0s = view.clamp_x(view.x_of(drawn_from))
         x1s = view.clamp_x(view.x_of(bars.ends[indices.start:indices.stop]))
         selected = view.selected_index("object", bars.index)
-        p.setFont(colors.small_font)
-        metrics = QFontMetrics(colors.small_font)
         fills: dict[str, tuple] = {}
         for k, i in enumerate(indices):
             track = bars.tracks[i]
             if track.label not in fills:
                 solid = object_color(track.label)
                 fills[track.label] = (solid, mix(colors.base, solid, 0.5))
-            bar = self.bar_rect(x0s[k], x1s[k], r.top(), int(bars.lanes[i]))
-            paint_block(p, bar, *fills[track.label])
-            text = whole_label(metrics, track.label, bar.width() - 7) if bar.width() >= LABEL_PX else ""
-            if text:
-                p.setPen(colors.text)
-                p.drawText(bar.adjusted(5, 0, -2, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                           text)
+            is_joined = not np.isnan(joined[k])
+            bar = self.bar_rect(x0s[k], x1s[k], r.top(), int(bars.lanes[i]), is_joined)
+            paint_block(p, bar, *fills[track.label], mark_start=not is_joined)
             if i == selected:
                 paint_outline(p, bar, colors)
+        # Over the bars, each run's label once, with the whole run's room.
+        p.setFont(colors.small_font)
+        p.setPen(colors.text)
+        metrics = QFontMetrics(colors.small_font)
+        for first in dict.fromkeys(bars.run_first[indices.start:indices.stop].tolist()):
+            track = bars.tracks[first]
+            left = math.floor(view.clamp_x(view.x_of(bars.starts[first])))
+            room = view.clamp_x(view.x_of(bars.run_ends[first])) - left - 8
+            text = whole_label(metrics, track.label, room) if room >= LABEL_PX else ""
+            if text:
+                top = self.lane_top(r.top(), int(bars.lanes[first])) + 1
+                p.drawText(QRectF(left + 5, top, room, LANE_H - 2),
+                           Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
