@@ -98,11 +98,14 @@ def fake_home(home, engines: dict[str, str] | None = None) -> Path:
 def main_window(qtbot=None, size: tuple[int, int] = (1400, 900)):
     """The main window as the window tests use it: shown at ``size``, closed afterwards.
     Without ``qtbot`` (a window kept for a module's tests) it is closed here alone."""
+    from PySide6.QtCore import Qt
+
     from videoreview.gui.main_window import MainWindow
 
     window = MainWindow()
     if qtbot is not None:
         qtbot.addWidget(window)
+    window.setWindowState(Qt.WindowState.WindowNoState)  # (a first run maximizes it on the small offscreen screen)
     window.resize(*size)
     window.show()
     try:

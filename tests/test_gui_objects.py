@@ -252,3 +252,55 @@ def test_a_label_that_does_not_fit_is_not_printed_cut(timeline):
     assert letters(2.0, 4.0) == 0
     assert letters(20.0, 22.5) > 10  # the whole word where it fits
     assert timeline.tooltip_at(QPointF(timeline.x_of(3.0), lane_y(timeline, "objects", 0))).startswith("person")
+
+
+# ------------------------------------------------------------ short gaps, uncertain tracks, small pictures
+
+
+def test_bars_of_one_label_a_short_gap_apart_are_drawn_as_one(timeline):
+    # a person missed for a sample (6 s to 7 s) is one bar; 8 s later, a bar of their own
+    timeline.set_analysis(timeline_analysis([(0, "person", 2.0, 6.0), (1, "person", 7.0, 12.0),
+                                             (2, "person", 20.0, 25.0)]))
+    packed = Packed.of(object_tracks([(0, "person", 2.0, 6.0), (1, "person", 7.0, 12.0),
+                                      (2, "person", 20.0, 25.0)]), lambda track: track.label)
+    assert packed.lanes.tolist() == [0, 0, 0] and packed.joined_from[1] == 6.0 and np.isnan(packed.joined_from[2])
+    assert packed.run_first.tolist() == [0, 0, 2] and packed.run_ends[0] == 12.0
+    image = rgb(timeline.grab().toImage())
+    y = lane_y(timeline, "objects", 0, 0.85)  # under the letters
+    fill = image[y, round(timeline.x_of(4.0))]
+    assert (np.abs(image[y, round(timeline.x_of(6.5))].astype(int) - fill).max() <= 12)  # the gap is filled
+    assert (np.abs(image[y, round(timeline.x_of(16.0))].astype(int) - fill).max() > 40)  # a long gap is not
+    # one label for the run, none on the joined bar; a click in the gap finds the bar drawn there
+    rows = slice(lane_y(timeline, "objects", 0, 0.2), lane_y(timeline, "objects", 0, 0.8))
+    letters = (image[rows, round(timeline.x_of(7.0)) + 2:round(timeline.x_of(12.0)) - 1].max(axis=2) < 100).sum()
+    assert letters == 0
+    assert timeline.item_at(QPointF(timeline.x_of(6.5), lane_y(timeline, "objects", 0))) == ("object", 1)
+
+
+def test_boxes_of_uncertain_tracks_are_not_drawn(qtbot, view, index_video):
+    open_video(qtbot, view, index_video)
+    analysis = boxes_analysis(index_video)
+    tracks = list(analysis.object_tracks)
+    tracks[1] = ObjectTrack(1, "car", 1.0, 3.0, 0.5, 2)  # the car track: mean score 0.5
+    view.set_analysis(Analysis(analysis.video, boundaries=analysis.boundaries, objects=analysis.objects,
+                               object_tracks=tuple(tracks)))
+    show(qtbot, view, 30)
+    assert view.object_boxes() == [("cup", CUP)]
+
+
+def test_object_boxes_follow_the_picture_size_until_the_user_chooses(qtbot, view, index_video):
+    open_video(qtbot, view, index_video)
+    view.set_analysis(boxes_analysis(index_video))
+    shown = []
+    view.objectsShownChanged.connect(shown.append)
+    view.resize(640, 360)
+    view.set_objects_auto()
+    show(qtbot, view, 30)
+    assert view.picture_height() < 400 and not view.overlay_visible("objects") and view.object_boxes() == []
+    view.resize(1000, 560)
+    qtbot.waitUntil(lambda: view.overlay_visible("objects"))
+    assert view.picture_height() >= 400 and shown == [False, True] and view.object_boxes() == BOXES[25]
+    view.set_overlay_visible("objects", True)  # chosen: it stays, whatever the size
+    view.resize(640, 360)
+    qtbot.wait(20)
+    assert not view.objects_auto() and view.overlay_visible("objects") and shown == [False, True]

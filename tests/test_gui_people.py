@@ -217,3 +217,17 @@ def test_objects_button_and_menu_action_stay_in_step(qtbot, home):
     with main_window(qtbot) as again:  # remembered, on both
         assert not again.transport.overlay_buttons["objects"].isChecked()
         assert not again.overlay_actions["objects"].isChecked()
+
+
+def test_spans_of_one_status_a_short_gap_apart_are_drawn_as_one(timeline):
+    from videoreview.gui.timeline.tracks.people import shown_spans
+
+    people = [(0, "P1", 2.0, 20.0, [(2.0, 8.0, "walking"), (8.5, 14.0, "walking"), (17.0, 20.0, "walking")])]
+    track = person_tracks(people)[0]
+    assert shown_spans(track) == [(2.0, 14.0, "walking", 0), (17.0, 20.0, "walking", 2)]
+    timeline.set_analysis(analysis(people, objects=False))
+    y = lane_y(timeline, "people", 0)
+    gap = timeline.item_at(QPointF(timeline.x_of(8.25), y))
+    assert gap == ("person", (0, 0))  # the joined span
+    assert "walking: 00:02.00 – 00:14.00" in timeline.tooltip_at(QPointF(timeline.x_of(8.25), y))
+    assert timeline.item_at(QPointF(timeline.x_of(15.5), y)) == ("person", (0, None))  # a long gap: not known

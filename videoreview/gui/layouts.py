@@ -84,7 +84,6 @@ class Layouts(QObject):
 
     # -- the defaults --------------------------------------------------------------------
     def apply_default(self) -> None:
-        w = self.window
         for dock in self._docks():
             dock.setFloating(False)
         getattr(self, f"_default_{self.current}")()

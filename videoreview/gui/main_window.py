@@ -39,8 +39,8 @@ from .library_panel import LibraryPanel
 from .note_marks import NoteMarks
 from .notes_panel import NotesPanel
 from .notice_bar import NoticeBar, OfferBar
-from .queue_events import QueueEvents
 from .picture_modes import PictureModes
+from .queue_events import QueueEvents
 from .review import ReviewEdits
 from .summaries import SummaryPanel
 from .theme import apply_theme, saved_overlay_style

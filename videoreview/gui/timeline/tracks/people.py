@@ -10,7 +10,6 @@ import bisect
 import math
 
 import numpy as np
-
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetrics
 
