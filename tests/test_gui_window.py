@@ -285,6 +285,7 @@ def test_layout_and_toggles_are_remembered(qtbot, home):
     (home / "settings.ini").unlink(missing_ok=True)
     first = MainWindow()
     qtbot.addWidget(first)
+    first.setWindowState(Qt.WindowState.WindowNoState)  # (the first run maximizes it on the small offscreen screen)
     first.resize(1234, 600)
     first.show()
     first.overlay_actions["faces"].setChecked(False)

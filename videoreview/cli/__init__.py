@@ -31,7 +31,8 @@ class VersionAction(argparse.Action):
 def cmd_gui(args: argparse.Namespace) -> int:
     from ..gui.app import run
 
-    return run(args.videos, screenshot=args.screenshot, at=args.at, size=args.size, layout=args.layout)
+    return run(args.videos, screenshot=args.screenshot, at=args.at, size=args.size, layout=args.layout,
+               search=args.search)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", default="1600x1000", metavar="WxH", help="with --screenshot: window size")
     p.add_argument("--layout", choices=("review", "library", "summaries"), default=None,
                    help="with --screenshot: the layout to show (default: the one last used)")
+    p.add_argument("--search", default=None, metavar="TEXT", help="with --screenshot: search the library first")
     p.set_defaults(run=cmd_gui)
     library.add_parsers(sub)
     models.add_parsers(sub)

@@ -27,10 +27,10 @@ def application(argv: list[str] | None = None) -> QApplication:
 
 
 def run(videos: list[str], screenshot: str | None = None, at: float | None = None, size: str = "1600x1000",
-        layout: str | None = None) -> int:
+        layout: str | None = None, search: str | None = None) -> int:
     """The window, with ``videos`` opened; with ``screenshot``, render it to a PNG once
     the first video is analysed (with no video: as it first opens) in ``layout`` (None:
-    the last one used) and exit."""
+    the last one used), with the library searched for ``search``, and exit."""
     data_dir()  # fail early, with the path, if the data directory cannot be made
     if screenshot is not None:
         try:
@@ -50,7 +50,7 @@ def run(videos: list[str], screenshot: str | None = None, at: float | None = Non
             if videos:
                 window.open_paths(videos)
             return app.exec()
-        shot = Screenshot(window, screenshot, at)
+        shot = Screenshot(window, screenshot, at, search)
         window.setWindowState(Qt.WindowState.WindowNoState)  # (not maximized to the screen it has)
         window.resize(width, height)
         window.show()
@@ -65,14 +65,16 @@ def run(videos: list[str], screenshot: str | None = None, at: float | None = Non
 
 class Screenshot(QObject):
     """Open, wait for the analysis, seek, wait for the frame and the thumbnails, save the
-    window as a PNG, quit. Every step is driven by signals: nothing blocks."""
+    window as a picture (PNG, or JPEG by the suffix), quit. Every step is driven by signals:
+    nothing blocks. In the Summaries layout the builtin summaries are built first, and with
+    ``search`` the library is searched, so the picture shows what each layout is for."""
 
     THUMBNAIL_WAIT_MS = 4000
     POLL_MS = 100
 
-    def __init__(self, window: MainWindow, out: str, at: float | None) -> None:
+    def __init__(self, window: MainWindow, out: str, at: float | None, search: str | None = None) -> None:
         super().__init__(window)
-        self.window, self.out, self.at = window, os.path.abspath(out), at
+        self.window, self.out, self.at, self.search = window, os.path.abspath(out), at, search
         self.status = 1
         self.target_frame: int | None = None
 
@@ -108,6 +110,14 @@ class Screenshot(QObject):
         self.window.player.frameShown.disconnect(self._frame_shown)
         self.target_frame = frame
         self._waited_ms = 0
+        if self.window.layouts.current == "summaries":
+            self.window.summary_panel.build()
+        if self.search:
+            page = self.window.library_panel.search_page
+            page.resultsShown.connect(lambda _moments: self._save_when_thumbnails_shown())
+            page.query.setText(self.search)
+            page.search()
+            return
         self._save_when_thumbnails_shown()
 
     def _save_when_thumbnails_shown(self) -> None:
@@ -124,8 +134,8 @@ class Screenshot(QObject):
     def save(self) -> None:
         QApplication.processEvents()
         image = self.window.grab()
-        if image.isNull() or not image.save(self.out, "PNG"):
-            self.fail(f"{self.out}: could not write the PNG")
+        if image.isNull() or not image.save(self.out, quality=85):  # the format by the suffix (.png, .jpg, ...)
+            self.fail(f"{self.out}: could not write the picture")
             return
         where = f"at frame {self.target_frame}" if self.target_frame is not None else "of the window as opened"
         picture = self.window.view.picture_rect()

@@ -52,6 +52,7 @@ class Layouts(QObject):
             raise ValueError(f"unknown layout {name!r}; one of {', '.join(LAYOUTS)}")
         if name == self.current:
             return
+        self.window.picture_modes.leave_full_screen()  # (a layout is of the whole window)
         if self.current is not None:
             self.remember()
         self.current = name

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
+    QGridLayout,
     QMainWindow,
     QSplitter,
     QStackedWidget,
@@ -83,9 +84,7 @@ class MainWindow(QMainWindow):
         top_layout = QVBoxLayout(self.picture_box)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.setSpacing(0)
-        top_layout.addWidget(self.notice_label)
-        top_layout.addWidget(self.offer_bar)
-        top_layout.addWidget(self.view, 1)
+        top_layout.addWidget(self._over_the_picture(self.notice_label, self.offer_bar), 1)
         top_layout.addWidget(self.transport)
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.addWidget(self.picture_box)
@@ -137,6 +136,21 @@ class MainWindow(QMainWindow):
     def docks(self) -> list[QDockWidget]:
         return [self.videos_dock, self.library_dock, self.details_dock, self.identities_dock, self.notes_dock,
                 self.summaries_dock]
+
+    def _over_the_picture(self, *bars: QWidget) -> QWidget:
+        """The video view with ``bars`` lying over its top: a message does not shrink the picture."""
+        stage = QWidget()
+        grid = QGridLayout(stage)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.view, 0, 0)
+        column = QWidget()
+        rows = QVBoxLayout(column)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(0)
+        for bar in bars:
+            rows.addWidget(bar)
+        grid.addWidget(column, 0, 0, Qt.AlignmentFlag.AlignTop)
+        return stage
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)

@@ -40,6 +40,7 @@ def restore_layout(window) -> None:
         else:
             window.resize(*FIRST_SIZE)
     window.layouts.start()
+    window.layout().activate()  # the window's least size as the layout now has it, not as it was built
 
 
 def save_layout(window) -> None:

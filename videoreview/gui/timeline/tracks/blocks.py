@@ -93,10 +93,14 @@ def paint_blocks(view, p, r, indices, items, label, fill, colors, selected: int 
         p.fillRect(block, fill(item))
         if getattr(item, "edited", False):
             p.fillRect(QRectF(block.left(), r.bottom() - 4, block.width(), 3), EDITED_COLOR)
-        if block.width() >= CAPTION_TEXT_PX:
+        # The text stops where the next block starts: lines on screen together do not print over each other.
+        next_x = view.x_of(items[i + 1].start) if i + 1 < len(items) else math.inf
+        room = min(block.right(), next_x) - block.left()
+        if room >= CAPTION_TEXT_PX:
             p.setPen(colors.text)
-            text = metrics.elidedText(label(item), Qt.TextElideMode.ElideRight, int(block.width()) - 8)
-            p.drawText(block.adjusted(4, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+            text = metrics.elidedText(label(item), Qt.TextElideMode.ElideRight, int(room) - 8)
+            p.drawText(QRectF(block.left() + 4, top, room - 8, height),
+                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
         if i == selected:
             p.setPen(QPen(colors.highlight, 2))
             p.setBrush(Qt.BrushStyle.NoBrush)
