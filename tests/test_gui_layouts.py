@@ -177,3 +177,14 @@ def test_the_picture_in_a_window_of_its_own(qtbot, first_run, busy_clip):
         assert window.picture_modes.floating is None and not window.float_action.isChecked()
         assert window.splitter.widget(0) is window.picture_box and window.view.window() is window
         assert window.view.picture_rect().height() > 300
+
+
+def test_reveal_scrolls_a_track_into_view(qtbot, first_run, busy_clip):
+    with main_window(qtbot, LAPTOP) as window:
+        opened(qtbot, window, busy_clip)
+        timeline = window.timeline
+        assert "keyframes" not in timeline.visible_tracks()
+        timeline.reveal("keyframes")
+        assert "keyframes" in timeline.visible_tracks()
+        timeline.reveal("thumbnails")
+        assert "thumbnails" in timeline.visible_tracks() and timeline.lanes_scroll() == 0

@@ -38,10 +38,12 @@ def window_steps(window) -> list[Step]:
 
     def track_area(*names: str) -> Callable[[], QRect]:
         def area() -> QRect:
+            timeline.reveal(*names)  # scrolled into view where the lanes overflow
+            shown = QRect(0, 0, timeline.width(), timeline.view_bottom())
             rect = QRect()
             for name in names:
-                track = timeline.track_rect(name)
-                if not track.isNull():
+                track = timeline.track_rect(name).intersected(shown)
+                if not track.isEmpty():
                     rect = rect.united(QRect(timeline.mapTo(window, track.topLeft()), track.size()))
             return rect
         return area

@@ -226,6 +226,17 @@ class Timeline(QWidget):
         """Scroll the tracks under the ruler by ``pixels`` (down: positive), where they overflow."""
         self._lanes_bar.setValue(self._lanes_bar.value() + pixels)
 
+    def reveal(self, *names: str) -> None:
+        """Scroll the tracks under the ruler so the named ones show (from the first, as many as fit)."""
+        tracks = [t for t in self._tracks if t.name in names and t.name != "ruler"]
+        if not tracks or not self._lanes_bar.isVisibleTo(self):
+            return
+        first, last = min(t.top for t in tracks), max(t.top + t.height for t in tracks)
+        if first < RULER_H:
+            self.scroll_lanes(first - RULER_H)
+        elif last > self.view_bottom():
+            self.scroll_lanes(min(last - self.view_bottom(), first - RULER_H))
+
     def lanes_scroll(self) -> int:
         """How far the tracks under the ruler are scrolled down, in pixels (0: not scrolled)."""
         return self._lanes_bar.value()
