@@ -251,3 +251,35 @@ def view(qtbot):
     v.show()
     yield v
     v.player.close()
+
+
+# -- the team library's PostgreSQL ------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL with pgvector on 127.0.0.1 for the session (scripts/postgres's
+    code), its data in a folder of /tmp (the server runs as nobody under root, and pytest's
+    own folders are closed to others); stopped by its pid and removed at the end."""
+    from videoreview.library.team import server
+
+    folder = tempfile.mkdtemp(prefix="videoreview-pg-")
+    try:
+        yield server.start(folder)
+    finally:
+        server.stop(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def team_url(postgres_server):
+    """A URL to a new, empty database of the session's server, dropped after the test."""
+    import uuid
+
+    import psycopg
+
+    name = f"test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as db:
+        db.execute(f'CREATE DATABASE "{name}"')
+    yield postgres_server.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(postgres_server, autocommit=True) as db:
+        db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

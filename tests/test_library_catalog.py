@@ -33,9 +33,27 @@ def files(tmp_path):
     return paths
 
 
+def open_catalog(backend: str, tmp_path, request):
+    if backend == "sqlite":
+        return Catalog(tmp_path / "library.sqlite3")
+    from videoreview.library.team.catalog import TeamCatalog
+
+    return TeamCatalog(request.getfixturevalue("team_url"))
+
+
 @pytest.fixture()
 def library(tmp_path, files):
-    catalog = Catalog(tmp_path / "library.sqlite3")
+    """The local catalog with the kitchen and the garden indexed."""
+    yield from _indexed(Catalog(tmp_path / "library.sqlite3"), files)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def either_library(request, tmp_path, files):
+    """The same on each backend: the local SQLite catalog, then the team one on PostgreSQL."""
+    yield from _indexed(open_catalog(request.param, tmp_path, request), files)
+
+
+def _indexed(catalog, files):
     words = Words()
     for name, make in (("kitchen.mp4", kitchen), ("garden.mp4", garden)):
         analysis = make(str(files[name]))
@@ -107,8 +125,8 @@ def test_an_older_catalog_is_migrated_and_keeps_its_videos(tmp_path, files):
         assert catalog.query("SELECT count(*) FROM unit_notes")[0][0] == 0  # schema 4's notes
 
 
-def test_search_finds_the_moment_and_the_video(library, files):
-    _, searcher = library
+def test_search_finds_the_moment_and_the_video(either_library, files):
+    _, searcher = either_library
     best = searcher.search("where does the man chop onions?")[0]
     assert (best.path, best.start, best.end) == (os.path.realpath(files["kitchen.mp4"]), 0.0, 3.0)
     dog = searcher.search("dog digging")[0]
@@ -118,15 +136,15 @@ def test_search_finds_the_moment_and_the_video(library, files):
 
 @pytest.mark.parametrize("query", ['onions" OR "dog', "onions) AND (", "onions*", "NEAR(onions", "onions -- ;",
                                    "onions'; DROP TABLE units; --", "man:chops", "^onions", "{onions}"])
-def test_fts_and_sql_syntax_in_a_query_is_just_text(library, query):
-    catalog, searcher = library
+def test_fts_and_sql_syntax_in_a_query_is_just_text(either_library, query):
+    catalog, searcher = either_library
     moments = searcher.search(query)
     assert moments and any("onions" in m.text for m in moments)
     assert catalog.query("SELECT count(*) FROM units")[0][0] > 0
 
 
-def test_empty_long_and_unicode_queries(library):
-    _, searcher = library
+def test_empty_long_and_unicode_queries(either_library):
+    _, searcher = either_library
     for empty in ("", "   ", "?!", "***"):
         with pytest.raises(VideoReviewError, match="query"):
             searcher.search(empty)
@@ -137,8 +155,8 @@ def test_empty_long_and_unicode_queries(library):
     assert fts_query(['a"b']) == '"a""b"' and fts_query(["where", "is", "tea"]) == '"tea"'
 
 
-def test_filters_by_video_and_by_identity_id_or_name(library):
-    catalog, searcher = library
+def test_filters_by_video_and_by_identity_id_or_name(either_library):
+    catalog, searcher = either_library
     garden_id = next(v.id for v in catalog.videos() if v.path.endswith("garden.mp4"))
     assert {m.video_id for m in searcher.search("tea dog onions", top=20, video_id=garden_id)} == {garden_id}
     ada = searcher.search("tea dog onions chops", top=20, identity="ada")
@@ -148,8 +166,8 @@ def test_filters_by_video_and_by_identity_id_or_name(library):
     assert searcher.search("onions", identity="nobody") == []
 
 
-def test_moved_and_missing_files(library, files, tmp_path):
-    catalog, searcher = library
+def test_moved_and_missing_files(either_library, files, tmp_path):
+    catalog, searcher = either_library
     kitchen_id = next(v.id for v in catalog.videos() if v.path.endswith("kitchen.mp4"))
     moved = tmp_path / "elsewhere" / "kitchen renamed.mp4"
     moved.parent.mkdir()
@@ -166,7 +184,7 @@ def test_moved_and_missing_files(library, files, tmp_path):
 
 def test_the_vector_index_is_rebuilt_when_missing_damaged_or_behind(library, tmp_path):
     catalog, searcher = library
-    vectors = searcher.vectors
+    vectors = catalog.vector_index
     assert searcher.search("pours") and vectors.path.exists() and vectors.rebuilt  # built on first use
     fresh = VectorIndex(catalog)
     assert fresh.index() is not None and not fresh.rebuilt  # read back from the file
@@ -185,7 +203,7 @@ def test_the_vector_index_is_rebuilt_when_missing_damaged_or_behind(library, tmp
 
 def test_the_vector_index_follows_the_catalog_incrementally(library, files, monkeypatch):
     catalog, searcher = library
-    vectors = searcher.vectors
+    vectors = catalog.vector_index
     searcher.search("pours")
     before = vectors.index().ntotal
     # A new video: its units' vectors are added, nothing is rebuilt; a fresh load adds them too.

@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -410,6 +411,42 @@ class Catalog:
 
     def embedding_count(self) -> int:
         return self.query("SELECT count(*) FROM units WHERE embedding IS NOT NULL")[0][0]
+
+    # -- the two rankings of a search --------------------------------------------------
+    def text_ranks(self, words: list[str], limit: int, where: str, params: Sequence) -> list[int]:
+        """Unit ids whose text has any of ``words`` (stemmed), best first by BM25;
+        ``where``: SQL over units ``u`` (the search's filters)."""
+        from .search import fts_query
+
+        sql = "SELECT f.rowid FROM units_fts f JOIN units u ON u.id = f.rowid WHERE units_fts MATCH ?"
+        rows = self.query(f"{sql}{' AND ' + where if where else ''} ORDER BY bm25(units_fts) LIMIT ?",
+                          [fts_query(words), *params, limit])
+        return [r[0] for r in rows]
+
+    @cached_property
+    def vector_index(self):
+        """The FAISS index of the units' text vectors, kept beside the catalog (vectors.py)."""
+        from .vectors import VectorIndex
+
+        return VectorIndex(self)
+
+    def vector_ranks(self, vector: np.ndarray, limit: int, allowed: set[int] | None) -> list[tuple[int, float]]:
+        """(unit id, inner product) of the units nearest to ``vector``: by the FAISS
+        index, or exactly among ``allowed`` (one video or one person)."""
+        if allowed is None:
+            return self.vector_index.search(vector, limit)
+        wanted = sorted(allowed)
+        rows = []
+        for start in range(0, len(wanted), 900):  # SQLite's limit on parameters
+            chunk = wanted[start:start + 900]
+            rows += self.query(f"SELECT id, embedding FROM units WHERE embedding IS NOT NULL AND id IN "
+                               f"({','.join('?' * len(chunk))})", chunk)
+        ids, vectors = stacked(rows)
+        if not len(ids):
+            return []
+        scores = vectors @ vector
+        order = np.argsort(-scores)[:limit]
+        return [(int(ids[i]), float(scores[i])) for i in order]
 
 
 def stacked(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:

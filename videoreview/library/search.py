@@ -1,4 +1,5 @@
-"""Hybrid search over the library: FTS5 (BM25) and vector search over the same units,
+"""Hybrid search over the library: full-text search (SQLite's FTS5 with BM25, or
+PostgreSQL's text search) and vector search (FAISS, or pgvector) over the same units,
 and with an image-text model the caption units' frames (library/frames.py), fused by
 reciprocal rank (RRF, k = 60, as Cormack et al. 2009), returning moments.
 
@@ -17,9 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import VideoReviewError
-from .catalog import Catalog, stacked
+from .catalog import Catalog
 from .frames import MIN_PROBABILITY
-from .vectors import VectorIndex
 
 RRF_K = 60
 MAX_QUERY_CHARS = 1000
@@ -108,14 +108,14 @@ def _filters(video_id: int | None, identity: str | None, kind: str | None = None
 
 
 class Searcher:
-    """Searches one catalog; ``embedder`` (a TextEmbedder) turns on the vector half, and
-    ``frames`` (a library.frames.FrameEmbedder) the frame ranking."""
+    """Searches one catalog (the local SQLite one or the team one: each ranks by its own
+    text index and vector index); ``embedder`` (a TextEmbedder) turns on the vector half,
+    and ``frames`` (a library.frames.FrameEmbedder) the frame ranking."""
 
-    def __init__(self, catalog: Catalog, embedder=None, frames=None):
+    def __init__(self, catalog, embedder=None, frames=None):
         self.catalog = catalog
         self.embedder = embedder
         self.frames = frames
-        self.vectors = VectorIndex(catalog) if embedder is not None else None
         self._frame_matrix: tuple[int, np.ndarray, np.ndarray] | None = None  # (generation, ids, vectors)
 
     def search(self, query: str, top: int = 10, video_id: int | None = None, identity: str | None = None,
@@ -123,11 +123,13 @@ class Searcher:
         words = query_words(query)
         where, params = _filters(video_id, identity, kind, notes)
         wanted = max(1, top) * CANDIDATES
-        ranked = [self._text_ranks(words, wanted, where, params)]
+        ranked = [self.catalog.text_ranks(words, wanted, where, params)]
         if self.embedder is not None:
             allowed = None if not where else {r[0] for r in self.catalog.query(
                 f"SELECT u.id FROM units u WHERE {where}", params)}
-            ranked.append(self._vector_ranks(query[:MAX_QUERY_CHARS], wanted, allowed))
+            vector = self.embedder.embed([query[:MAX_QUERY_CHARS]])[0]
+            ranked.append([unit_id for unit_id, score in self.catalog.vector_ranks(vector, wanted, allowed)
+                           if score >= MIN_SIMILARITY])
         if self.frames is not None:
             ranked.append(self._frame_ranks(query[:MAX_QUERY_CHARS], wanted, where, params))
         fused: dict[int, float] = {}
@@ -135,25 +137,6 @@ class Searcher:
             for rank, unit_id in enumerate(ranking):
                 fused[unit_id] = fused.get(unit_id, 0.0) + 1.0 / (RRF_K + rank + 1)
         return self._moments(sorted(fused.items(), key=lambda kv: -kv[1]), top)
-
-    # -- the two rankings -------------------------------------------------------------
-    def _text_ranks(self, words: list[str], limit: int, where: str, params: list) -> list[int]:
-        sql = "SELECT f.rowid FROM units_fts f JOIN units u ON u.id = f.rowid WHERE units_fts MATCH ?"
-        rows = self.catalog.query(f"{sql}{' AND ' + where if where else ''} ORDER BY bm25(units_fts) LIMIT ?",
-                                  [fts_query(words), *params, limit])
-        return [r[0] for r in rows]
-
-    def _vector_ranks(self, text: str, limit: int, allowed: set[int] | None) -> list[int]:
-        vector = self.embedder.embed([text])[0]
-        if allowed is None:
-            return [unit_id for unit_id, score in self.vectors.search(vector, limit) if score >= MIN_SIMILARITY]
-        # A filtered search: exact, over the allowed units' vectors (one video or one person).
-        ids, vectors = self._vectors_of(allowed)
-        if not len(ids):
-            return []
-        scores = vectors @ vector
-        order = np.argsort(-scores)[:limit]
-        return [int(ids[i]) for i in order if scores[i] >= MIN_SIMILARITY]
 
     def _frame_ranks(self, text: str, limit: int, where: str, params: list) -> list[int]:
         """Caption units whose frame matches the query (exact search: the frame vectors of
@@ -172,15 +155,6 @@ class Searcher:
         keep = self.frames.probabilities(scores[order]) >= MIN_PROBABILITY
         return [int(ids[i]) for i, ok in zip(order, keep) if ok]
 
-    def _vectors_of(self, unit_ids: set[int]) -> tuple[np.ndarray, np.ndarray]:
-        wanted = sorted(unit_ids)
-        rows = []
-        for start in range(0, len(wanted), 900):  # SQLite's limit on parameters
-            chunk = wanted[start:start + 900]
-            rows += self.catalog.query(f"SELECT id, embedding FROM units WHERE embedding IS NOT NULL AND id IN "
-                                       f"({','.join('?' * len(chunk))})", chunk)
-        return stacked(rows)
-
     # -- results ------------------------------------------------------------------------
     def _moments(self, scored: list[tuple[int, float]], top: int) -> list[Moment]:
         """Moments for the best units: one per (video, span), the best text kept."""
@@ -189,7 +163,7 @@ class Searcher:
         for start in range(0, len(scored), 200):
             chunk = scored[start:start + 200]
             rows = self.catalog.query(
-                f"SELECT u.id, u.video_id, v.path, u.start, u.end, u.text, u.kind, u.people FROM units u "
+                f"SELECT u.id, u.video_id, v.path, u.start, u.\"end\", u.text, u.kind, u.people FROM units u "
                 f"JOIN videos v ON v.id = u.video_id WHERE u.id IN ({','.join('?' * len(chunk))})",
                 [unit_id for unit_id, _ in chunk])
             by_id = {r[0]: r for r in rows}

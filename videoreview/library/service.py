@@ -203,8 +203,14 @@ class LibraryService:
         video_id, _ = self.catalog.add_video(path, content_hash)
         count = self.catalog.index_analysis(video_id, analysis, self.embedder.embed, self.frames)
         if self._searcher is not None:  # take the new vectors in now, not in the user's next search
-            self._searcher.vectors.index()
+            self._warm_vectors()
         return count
+
+    def _warm_vectors(self) -> None:
+        """The local library's FAISS index brought up to date (the team library's is on the server)."""
+        index = getattr(self.catalog, "vector_index", None)
+        if index is not None:
+            index.index()
 
     def failed(self, path: str, message: str) -> None:
         """An analysis failed: a catalogued video says why (others are not added)."""
@@ -236,7 +242,7 @@ class LibraryService:
             self._searcher = Searcher(self.catalog, self.embedder, frames)
         elif self._indexed_beside.is_set():  # a cluster run indexed videos since the last search
             self._indexed_beside.clear()
-            self._searcher.vectors.index()
+            self._warm_vectors()
         return self._searcher.search(query, top=top, video_id=video_id, identity=identity or None, kind=kind,
                                      notes=NoteFilter(tag, status, author))
 

@@ -1,0 +1,424 @@
+"""The team catalog: the library's tables on PostgreSQL with pgvector, for several
+reviewers and the cluster at once (library/catalog.py is the same catalog in one SQLite
+file; both answer the same methods, which is all the rest of the library uses).
+
+Where SQLite has FTS5, PostgreSQL has a generated ``tsvector`` column with a GIN index
+(English stemming, ranked by ``ts_rank``); where the local library keeps a FAISS index
+beside its file, the units' text vectors are a pgvector column with an HNSW index (made
+when the first vectors arrive, as their dimension is known then). Each video's Analysis is
+kept whole (JSONB), so any member's machine can open it. The schema is versioned in
+``schema_version`` and brought up to date by the migrations below in one transaction,
+under an advisory lock, so two machines starting at once migrate once; a database from a
+newer videoreview is refused, never changed. The server must be PostgreSQL 14 or newer
+with the ``vector`` extension.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+import numpy as np
+
+from ...errors import LibraryError
+from ...records import Analysis
+from ..catalog import STATUSES, Video, stacked
+from ..units import Unit, units_of
+from .url import connect, display
+
+MIN_SERVER = 140000  # PostgreSQL 14
+MIGRATION_LOCK = 46_0001  # pg_advisory_xact_lock key: one migration at a time
+
+MIGRATIONS = (
+    """
+    CREATE TABLE videos (
+        id bigserial PRIMARY KEY,
+        path text NOT NULL UNIQUE,
+        content_hash text,
+        size_bytes bigint,
+        mtime_ns bigint,
+        duration double precision,
+        fps double precision,
+        width integer,
+        height integer,
+        status text NOT NULL DEFAULT 'new'
+            CHECK (status IN ('new', 'analysing', 'done', 'failed', 'missing')),
+        error text,
+        added_at double precision NOT NULL,
+        analysed_at double precision
+    );
+    CREATE INDEX videos_hash ON videos (content_hash);
+    CREATE TABLE analyses (
+        video_id bigint PRIMARY KEY REFERENCES videos (id) ON DELETE CASCADE,
+        content_hash text NOT NULL,
+        engines jsonb NOT NULL,
+        indexed_at double precision NOT NULL,
+        analysis jsonb
+    );
+    CREATE TABLE identities (
+        video_id bigint NOT NULL REFERENCES videos (id) ON DELETE CASCADE,
+        pid text NOT NULL,
+        name text,
+        PRIMARY KEY (video_id, pid)
+    );
+    CREATE TABLE units (
+        id bigserial PRIMARY KEY,
+        video_id bigint NOT NULL REFERENCES videos (id) ON DELETE CASCADE,
+        kind text NOT NULL,
+        start double precision NOT NULL,
+        "end" double precision NOT NULL,
+        text text NOT NULL,
+        people text NOT NULL DEFAULT '',
+        embedding vector,
+        frame_embedding bytea,
+        frame_model text,
+        words tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED
+    );
+    CREATE INDEX units_video ON units (video_id);
+    CREATE INDEX units_words ON units USING gin (words);
+    CREATE INDEX units_frame_model ON units (frame_model) WHERE frame_model IS NOT NULL;
+    CREATE TABLE unit_people (
+        unit_id bigint NOT NULL REFERENCES units (id) ON DELETE CASCADE,
+        video_id bigint NOT NULL,
+        pid text NOT NULL,
+        PRIMARY KEY (unit_id, pid)
+    );
+    CREATE INDEX unit_people_pid ON unit_people (video_id, pid);
+    CREATE TABLE unit_notes (
+        unit_id bigint PRIMARY KEY REFERENCES units (id) ON DELETE CASCADE,
+        note_id text NOT NULL,
+        frame integer NOT NULL,
+        last_frame integer NOT NULL,
+        tag text NOT NULL,
+        status text NOT NULL,
+        author text NOT NULL
+    );
+    CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class TeamCatalog:
+    """An open team catalog at ``url`` (postgresql://...). Use as a context manager, or
+    call ``close``."""
+
+    vector_index = None  # (the vectors are indexed on the server)
+
+    def __init__(self, url: str, readonly: bool = False):
+        self.url, self.readonly = url, readonly
+        self.path = display(url)  # what messages name: the URL without its password
+        self.db = connect(url)
+        try:
+            self._check_server()
+            self._migrate()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def __enter__(self) -> TeamCatalog:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- schema ----------------------------------------------------------------------
+    def _check_server(self) -> None:
+        version = self.db.info.server_version
+        if version < MIN_SERVER:
+            raise LibraryError(self.path, f"is PostgreSQL {version // 10000}; the team library needs 14 or newer")
+        if not self.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"):
+            raise LibraryError(self.path, "has no pgvector extension (the 'vector' extension); install pgvector "
+                                          "on the server, or use scripts/postgres")
+
+    def _migrate(self) -> None:
+        with self.transaction() as db:
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+            row = db.execute("SELECT version FROM schema_version").fetchone()
+            version = row[0] if row else 0
+            if version > SCHEMA_VERSION:
+                raise LibraryError(self.path, f"was written by a newer videoreview (library schema {version}; this "
+                                              f"version knows up to {SCHEMA_VERSION}); it is left as it is")
+            for script in MIGRATIONS[version:]:
+                db.execute(script)
+            if row is None:
+                db.execute("INSERT INTO schema_version (version) VALUES (%s)", (SCHEMA_VERSION,))
+            elif version < SCHEMA_VERSION:
+                db.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION,))
+
+    @contextmanager
+    def transaction(self) -> Iterator:
+        """One transaction; rolled back on any error, which is reported as a LibraryError."""
+        import psycopg
+
+        try:
+            with self.db.transaction():
+                yield self.db
+        except psycopg.Error as exc:
+            raise _library_error(self.path, exc) from None
+
+    def query(self, sql: str, params: Sequence = ()) -> list[tuple]:
+        """A read in the catalogs' shared SQL (``?`` placeholders, as SQLite's)."""
+        import psycopg
+
+        try:
+            with self.db.transaction():
+                cursor = self.db.execute(sql.replace("%", "%%").replace("?", "%s"), list(params))
+                return cursor.fetchall() if cursor.description else []
+        except psycopg.Error as exc:
+            raise _library_error(self.path, exc) from None
+
+    # -- meta ------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def _set_meta(self, db, key: str, value: str) -> None:
+        db.execute("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
+                   "excluded.value", (key, value))
+
+    def generation(self) -> int:
+        """Counts changes to the units (the frame matrix cached by a search is of one)."""
+        return int(self.get_meta("generation") or 0)
+
+    def _bump(self, db) -> None:
+        db.execute("INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE SET "
+                   "value = (meta.value::bigint + 1)::text")
+
+    # -- videos ----------------------------------------------------------------------
+    def add_video(self, path: str | os.PathLike, content_hash: str | None = None) -> tuple[int, str]:
+        """As Catalog.add_video: (id, "added" | "known" | "moved"). Two machines adding the
+        same path at once get one row."""
+        real = os.path.realpath(path)
+        stat = os.stat(real)
+        with self.transaction() as db:
+            row = db.execute("INSERT INTO videos (path, content_hash, size_bytes, mtime_ns, added_at) "
+                             "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (path) DO NOTHING RETURNING id",
+                             (real, content_hash, stat.st_size, stat.st_mtime_ns, time.time())).fetchone()
+            if row is None:
+                known = db.execute("UPDATE videos SET status = CASE WHEN status = 'missing' THEN 'new' ELSE status "
+                                   "END WHERE path = %s RETURNING id", (real,)).fetchone()
+                return known[0], "known"
+            if content_hash is not None:
+                gone = [r for r in db.execute("SELECT id, path FROM videos WHERE content_hash = %s AND id != %s "
+                                              "ORDER BY id", (content_hash, row[0])).fetchall()
+                        if not os.path.exists(r[1])]
+                if gone:  # the file moved: its row follows it (the one just made goes)
+                    db.execute("DELETE FROM videos WHERE id = %s", (row[0],))
+                    db.execute("UPDATE videos SET path = %s, mtime_ns = %s, status = CASE WHEN status = 'missing' "
+                               "THEN (CASE WHEN analysed_at IS NULL THEN 'new' ELSE 'done' END) ELSE status END "
+                               "WHERE id = %s", (real, stat.st_mtime_ns, gone[0][0]))
+                    return gone[0][0], "moved"
+            return row[0], "added"
+
+    def set_status(self, video_id: int, status: str, error: str | None = None) -> None:
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status!r}")
+        with self.transaction() as db:
+            db.execute("UPDATE videos SET status = %s, error = %s WHERE id = %s", (status, error, video_id))
+
+    def mark_missing(self) -> list[int]:
+        rows = self.query("SELECT id, path FROM videos WHERE status != 'missing'")
+        gone = [vid for vid, path in rows if not os.path.exists(path)]
+        if gone:
+            with self.transaction() as db:
+                db.execute("UPDATE videos SET status = 'missing' WHERE id = ANY(%s)", (gone,))
+        return gone
+
+    def needs_analysis(self, video_id: int) -> bool:
+        row = self.query("SELECT path, size_bytes, mtime_ns, analysed_at, status FROM videos WHERE id = ?",
+                         (video_id,))
+        if not row:
+            return False
+        path, size, mtime, analysed, status = row[0]
+        if analysed is None or status in ("new", "analysing", "failed"):
+            return True
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return False
+        return (stat.st_size, stat.st_mtime_ns) != (size, mtime)
+
+    def remove(self, video_id: int) -> bool:
+        with self.transaction() as db:
+            gone = db.execute("DELETE FROM videos WHERE id = %s", (video_id,)).rowcount
+            if gone:
+                self._bump(db)
+        return bool(gone)
+
+    def videos(self) -> list[Video]:
+        return self._videos("", ())
+
+    def video(self, video_id: int) -> Video | None:
+        return next(iter(self._videos("WHERE id = ?", (video_id,))), None)
+
+    def find(self, path: str | os.PathLike) -> Video | None:
+        return next(iter(self._videos("WHERE path = ?", (os.path.realpath(path),))), None)
+
+    def _videos(self, where: str, params: Sequence) -> list[Video]:
+        rows = self.query(f"SELECT id, path, content_hash, status, duration, error FROM videos {where} ORDER BY id",
+                          params)
+        people: dict[int, list[tuple[str, str | None]]] = {}
+        for vid, pid, name in self.query(f"SELECT video_id, pid, name FROM identities WHERE video_id IN "
+                                         f"(SELECT id FROM videos {where}) ORDER BY video_id, pid", params):
+            people.setdefault(vid, []).append((pid, name))
+        return [Video(*row, identities=tuple(people.get(row[0], ()))) for row in rows]
+
+    # -- analyses and units ------------------------------------------------------------
+    def index_analysis(self, video_id: int, analysis: Analysis, embed=None, frames=None) -> int:
+        """As Catalog.index_analysis, and the Analysis kept whole for any member to open."""
+        units = units_of(analysis)
+        vectors = embed([u.text for u in units]) if embed is not None and units else None
+        frame_vectors = self._frame_vectors(video_id, analysis, units, frames) if frames is not None else {}
+        frame_model = frames.model if frames is not None else None
+        info = analysis.video
+        path = self.query("SELECT path FROM videos WHERE id = ?", (video_id,))
+        if not path:
+            raise LibraryError(self.path, f"no video with id {video_id}")
+        try:
+            stat = os.stat(path[0][0])
+            size, mtime = stat.st_size, stat.st_mtime_ns
+        except OSError:
+            size = mtime = None
+        with self.transaction() as db:
+            db.execute("SELECT 1 FROM videos WHERE id = %s FOR UPDATE", (video_id,))  # one indexer of a video at a time
+            db.execute("DELETE FROM units WHERE video_id = %s", (video_id,))
+            db.execute("DELETE FROM identities WHERE video_id = %s", (video_id,))
+            db.execute("UPDATE videos SET content_hash = %s, duration = %s, fps = %s, width = %s, height = %s, "
+                       "size_bytes = COALESCE(%s, size_bytes), mtime_ns = COALESCE(%s, mtime_ns), status = 'done', "
+                       "error = NULL, analysed_at = %s WHERE id = %s",
+                       (analysis.content_hash, info.duration, info.fps, info.width, info.height, size, mtime,
+                        time.time(), video_id))
+            db.execute("INSERT INTO analyses (video_id, content_hash, engines, indexed_at, analysis) "
+                       "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (video_id) DO UPDATE SET content_hash = "
+                       "excluded.content_hash, engines = excluded.engines, indexed_at = excluded.indexed_at, "
+                       "analysis = excluded.analysis",
+                       (video_id, analysis.content_hash, json.dumps(analysis.engines), time.time(),
+                        analysis.to_json()))
+            with db.cursor() as cursor:
+                cursor.executemany("INSERT INTO identities (video_id, pid, name) VALUES (%s, %s, %s)",
+                                   [(video_id, i.id, i.name) for i in analysis.identities])
+            for n, unit in enumerate(units):
+                frame = frame_vectors.get(n)
+                vector = _vector_text(vectors[n]) if vectors is not None else None
+                unit_id = db.execute(
+                    'INSERT INTO units (video_id, kind, start, "end", text, people, embedding, frame_embedding, '
+                    "frame_model) VALUES (%s, %s, %s, %s, %s, %s, %s::vector, %s, %s) RETURNING id",
+                    (video_id, unit.kind, unit.start, unit.end, unit.text, " ".join(unit.people), vector, frame,
+                     frame_model if frame is not None else None)).fetchone()[0]
+                with db.cursor() as cursor:
+                    cursor.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (%s, %s, %s)",
+                                       [(unit_id, video_id, pid) for pid in unit.people])
+                if unit.note is not None:
+                    note = unit.note
+                    db.execute("INSERT INTO unit_notes (unit_id, note_id, frame, last_frame, tag, status, author) "
+                               "VALUES (%s, %s, %s, %s, %s, %s, %s)", (unit_id, note.id, note.frame, note.last_frame,
+                                                                      note.tag, note.status, note.author))
+            if vectors is not None and len(units):
+                self._vector_index(db, vectors.shape[1])
+            self._bump(db)
+        return len(units)
+
+    def _vector_index(self, db, dimension: int) -> None:
+        """The HNSW index over the text vectors, made once their dimension is known."""
+        row = db.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
+        if row is not None:
+            if int(row[0]) != dimension:
+                raise LibraryError(self.path, f"holds text vectors of {row[0]} dimensions, not {dimension}: "
+                                              "rebuild the library with one text embedding model")
+            return
+        self._set_meta(db, "embedding_dim", str(dimension))
+        db.execute(f"CREATE INDEX units_embedding ON units USING hnsw ((embedding::vector({dimension})) "
+                   "vector_ip_ops)")
+
+    def _frame_vectors(self, video_id: int, analysis: Analysis, units, frames) -> dict[int, bytes]:
+        old = {round(t, 3): bytes(v) for t, v in self.query(
+            "SELECT start, frame_embedding FROM units WHERE video_id = ? AND kind = 'caption' AND frame_model = ?",
+            (video_id, frames.model))}
+        wanted = {n: round(u.start, 3) for n, u in enumerate(units) if u.kind == "caption"}
+        new = sorted({t for t in wanted.values() if t not in old})
+        if new:
+            made = frames.embed_frames(analysis, new)
+            if made is not None:
+                old.update((t, v.astype(np.float32).tobytes()) for t, v in zip(new, made))
+        return {n: old[t] for n, t in wanted.items() if t in old}
+
+    def frame_embeddings(self, model: str, where: str = "", params: Sequence = ()) -> tuple[np.ndarray, np.ndarray]:
+        return stacked([(i, bytes(v)) for i, v in self.query(
+            f"SELECT u.id, u.frame_embedding FROM units u WHERE u.frame_model = ?"
+            f"{' AND ' + where if where else ''} ORDER BY u.id", [model, *params])])
+
+    def analysis(self, video_id: int) -> Analysis | None:
+        """The Analysis indexed for a video, as kept in the catalog."""
+        rows = self.query("SELECT analysis FROM analyses WHERE video_id = ?", (video_id,))
+        return Analysis.from_dict(rows[0][0]) if rows and rows[0][0] is not None else None
+
+    def indexed(self) -> list[tuple[int, str, str, float]]:
+        return self.query("SELECT v.id, v.path, a.content_hash, a.indexed_at FROM videos v "
+                          "JOIN analyses a ON a.video_id = v.id WHERE v.status = 'done' ORDER BY v.id")
+
+    def units(self, video_id: int) -> list[Unit]:
+        rows = self.query('SELECT kind, start, "end", text, people FROM units WHERE video_id = ? ORDER BY start, id',
+                          (video_id,))
+        return [Unit(kind, start, end, text, tuple(people.split())) for kind, start, end, text, people in rows]
+
+    def embedding_count(self) -> int:
+        return self.query("SELECT count(*) FROM units WHERE embedding IS NOT NULL")[0][0]
+
+    # -- the two rankings of a search --------------------------------------------------
+    def text_ranks(self, words: list[str], limit: int, where: str, params: Sequence) -> list[int]:
+        """Unit ids whose text has any of ``words`` (stemmed), best first; ``where``: SQL
+        over units ``u`` (the search's filters)."""
+        query = " | ".join(_lexeme(w) for w in words if _lexeme(w))
+        if not query:
+            return []
+        rows = self.query("SELECT u.id FROM units u, to_tsquery('english', ?) q WHERE u.words @@ q"
+                          f"{' AND ' + where if where else ''} ORDER BY ts_rank(u.words, q) DESC, u.id LIMIT ?",
+                          [query, *params, limit])
+        return [r[0] for r in rows]
+
+    def vector_ranks(self, vector: np.ndarray, limit: int, allowed: set[int] | None) -> list[tuple[int, float]]:
+        """(unit id, inner product) of the units nearest to ``vector``: by the HNSW index,
+        or exactly among ``allowed``."""
+        dimension = self.get_meta("embedding_dim")
+        if dimension is None or len(vector) != int(dimension):
+            return []
+        cast = f"vector({int(dimension)})"
+        target = _vector_text(vector)
+        if allowed is None:
+            rows = self.query(f"SELECT id, -(embedding::{cast} <#> ?::{cast}) FROM units WHERE embedding IS NOT NULL "
+                              f"ORDER BY embedding::{cast} <#> ?::{cast} LIMIT ?", [target, target, limit])
+        else:
+            rows = self.query(f"SELECT id, -(embedding::{cast} <#> ?::{cast}) AS score FROM units WHERE "
+                              f"embedding IS NOT NULL AND id = ANY(?) ORDER BY score DESC LIMIT ?",
+                              [target, sorted(allowed), limit])
+        return [(int(i), float(s)) for i, s in rows]
+
+
+def _vector_text(vector: np.ndarray) -> str:
+    """pgvector's text form of a vector ('[0.1,0.2,...]'), as the driver sends it."""
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def _lexeme(word: str) -> str:
+    """A query word as a to_tsquery operand: letters and digits only, so no word is syntax."""
+    return "".join(ch for ch in word if ch.isalnum())
+
+
+def _library_error(where: str, exc) -> LibraryError:
+    """The server's refusal or failure as one line a user can act on."""
+    import psycopg
+
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+        return LibraryError(where, f"refused: your role may not do this ({exc.diag.message_primary})")
+    if isinstance(exc, psycopg.OperationalError):
+        return LibraryError(where, f"cannot be reached ({str(exc).strip().splitlines()[0]})")
+    return LibraryError(where, f"PostgreSQL error: {str(exc).strip().splitlines()[0]}")
