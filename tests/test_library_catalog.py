@@ -15,8 +15,8 @@ from helpers import Words, garden, kitchen
 from videoreview.errors import LibraryError, VideoReviewError
 from videoreview.library import catalog as catalog_module
 from videoreview.library import vectors as vectors_module
-from videoreview.library.catalog import SCHEMA_VERSION, Catalog
-from videoreview.library.search import Searcher, fts_query
+from videoreview.library.catalog import SCHEMA_VERSION, Catalog, fts_query
+from videoreview.library.search import Searcher
 from videoreview.library.units import DRAWING_ONLY, file_words, units_of
 from videoreview.library.vectors import VectorIndex
 from videoreview.notes import changes

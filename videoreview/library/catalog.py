@@ -416,8 +416,6 @@ class Catalog:
     def text_ranks(self, words: list[str], limit: int, where: str, params: Sequence) -> list[int]:
         """Unit ids whose text has any of ``words`` (stemmed), best first by BM25;
         ``where``: SQL over units ``u`` (the search's filters)."""
-        from .search import fts_query
-
         sql = "SELECT f.rowid FROM units_fts f JOIN units u ON u.id = f.rowid WHERE units_fts MATCH ?"
         rows = self.query(f"{sql}{' AND ' + where if where else ''} ORDER BY bm25(units_fts) LIMIT ?",
                           [fts_query(words), *params, limit])
@@ -447,6 +445,15 @@ class Catalog:
         scores = vectors @ vector
         order = np.argsort(-scores)[:limit]
         return [(int(ids[i]), float(scores[i])) for i in order]
+
+
+def fts_query(words: list[str]) -> str:
+    """The words quoted (so none is FTS5 syntax) and OR-ed, function words left out
+    unless there is nothing else; the index stems them (Porter), so "chop" finds "chops"."""
+    from ..summary.visil import english_stop_words
+
+    content = [w for w in words if w not in english_stop_words()] or words
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in content)
 
 
 def stacked(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:

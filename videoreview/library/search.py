@@ -56,15 +56,6 @@ def query_words(query: str) -> list[str]:
     return words
 
 
-def fts_query(words: list[str]) -> str:
-    """The words quoted (so none is FTS5 syntax) and OR-ed, function words left out
-    unless there is nothing else; the index stems them (Porter), so "chop" finds "chops"."""
-    from ..summary.visil import english_stop_words
-
-    content = [w for w in words if w not in english_stop_words()] or words
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in content)
-
-
 @dataclass(frozen=True)
 class NoteFilter:
     """Which notes: None for any tag, status or author (names in any case)."""
