@@ -47,6 +47,7 @@ def run(*args, cwd=None, home=None) -> Result:
 
     out, err = io.StringIO(), io.StringIO()
     saved_home, saved_cwd = os.environ.get("VIDEOREVIEW_HOME"), os.getcwd()
+    saved_library = os.environ.get("VIDEOREVIEW_LIBRARY")  # --library sets it for the command's processes
     if home is not None:
         os.environ["VIDEOREVIEW_HOME"] = str(home)
     try:
@@ -59,6 +60,10 @@ def run(*args, cwd=None, home=None) -> Result:
                 code = exit.code if isinstance(exit.code, int) else (0 if exit.code is None else 2)
     finally:
         os.chdir(saved_cwd)
+        if saved_library is None:
+            os.environ.pop("VIDEOREVIEW_LIBRARY", None)
+        else:
+            os.environ["VIDEOREVIEW_LIBRARY"] = saved_library
         if home is not None:
             if saved_home is None:
                 os.environ.pop("VIDEOREVIEW_HOME", None)

@@ -20,15 +20,40 @@ def data_dir() -> Path:
 
 
 LOCATION_FILE = "library-location.json"
+LIBRARY_ENV = "VIDEOREVIEW_LIBRARY"  # a folder, or a team library's postgresql:// URL
+TEAM_SCHEMES = ("postgresql://", "postgres://")
+
+
+def library_choice() -> str | None:
+    """The library chosen: ``VIDEOREVIEW_LIBRARY`` (which ``--library`` sets), else
+    Settings > Library (LOCATION_FILE); None for the default, the data folder."""
+    chosen = os.environ.get(LIBRARY_ENV, "").strip()
+    if chosen:
+        return chosen
+    try:
+        return str(json.loads((data_dir() / LOCATION_FILE).read_text(encoding="utf-8"))["location"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def team_library_url() -> str | None:
+    """The team library's URL when the chosen library is one, else None (a local one)."""
+    chosen = library_choice()
+    return chosen if chosen and chosen.startswith(TEAM_SCHEMES) else None
 
 
 def library_location() -> tuple[Path, str | None]:
     """The library's folder (the catalog of analysed videos and their saved Analyses with
     the reviewer's edits) and, when the chosen one cannot be used, one line saying why
-    (the data folder is used then). Chosen in Settings; the data folder by default."""
+    (the data folder is used then). Chosen in Settings or by VIDEOREVIEW_LIBRARY; the data
+    folder by default, and for a team library (its catalog is on the server) the saved
+    Analyses' folder."""
     file = data_dir() / LOCATION_FILE
+    env = os.environ.get(LIBRARY_ENV, "").strip()
+    if team_library_url() is not None:
+        return data_dir(), None
     try:
-        chosen = Path(json.loads(file.read_text(encoding="utf-8"))["location"])
+        chosen = Path(env) if env else Path(json.loads(file.read_text(encoding="utf-8"))["location"])
     except FileNotFoundError:
         return data_dir(), None
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -12,6 +12,7 @@ import os
 import sys
 
 from ..errors import Cancelled, VideoReviewError
+from ..paths import LIBRARY_ENV
 from . import analyze, evaluate, library, models, notes, speech, summarize
 from .common import EXIT_ERROR, EXIT_USAGE, chosen, print_error
 
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):  # no command: the window, as a double-click would open it
         args = parser.parse_args(["gui"])
+    if getattr(args, "library_choice", None):  # --library: for this command and the processes it starts
+        os.environ[LIBRARY_ENV] = args.library_choice
     try:
         return args.run(args)
     except Cancelled:

@@ -44,3 +44,9 @@ def add_analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="recompute every stage")
     p.add_argument("--backend", choices=["auto", "decord", "pyav"], default="auto", help="video decoder")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def add_library_option(parser) -> None:
+    parser.add_argument("--library", dest="library_choice", metavar="URL|FOLDER",
+                        help="the library to use: a team library's postgresql:// URL, or a folder (as "
+                             "VIDEOREVIEW_LIBRARY; default: the one chosen in Settings, else the data folder)")

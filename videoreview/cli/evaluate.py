@@ -196,7 +196,7 @@ def _eval_captions(args: argparse.Namespace) -> int:
 
 def _eval_retrieval(args: argparse.Namespace) -> int:
     """The library's search on a query file: R@1/5/10, mAP, ReBias, grounding F1."""
-    from ..library.catalog import Catalog
+    from ..library.choice import open_catalog
     from ..library.evaluate import evaluate, load_queries
     from ..library.indexer import text_embedder
     from ..library.search import Searcher
@@ -207,7 +207,7 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     tolerances = [float(t) for t in args.tolerances.split(",")] if args.tolerances else list(TOLERANCES)
     queries = load_queries(args.predicted)
-    with Catalog(readonly=True) as catalog:
+    with open_catalog(readonly=True) as catalog:
         report = evaluate(catalog, Searcher(catalog, text_embedder()), queries, args.predicted, tolerances)
     if args.json:
         print(json.dumps(report, indent=2))

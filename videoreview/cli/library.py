@@ -9,7 +9,7 @@ import os
 import sys
 
 from ..records import NOTE_STATUSES, NOTE_TAGS
-from .common import EXIT_ERROR, EXIT_USAGE, parse_engines, print_error
+from .common import EXIT_ERROR, EXIT_USAGE, add_library_option, parse_engines, print_error
 
 
 def add_parsers(sub) -> None:
@@ -62,16 +62,19 @@ def add_parsers(sub) -> None:
     r = commands.add_parser("rebuild", help="rebuild the catalog's index from the saved analyses (and the "
                                             "vector index); a damaged catalog is moved aside first")
     r.set_defaults(run=cmd_rebuild)
-    loc = commands.add_parser("location", help="print where the library is kept, or move it to FOLDER (the "
-                                               "catalog and saved analyses are copied there when it has none)")
-    loc.add_argument("folder", nargs="?", metavar="FOLDER")
+    loc = commands.add_parser("location", help="print which library is in use, or move it to FOLDER (the "
+                                               "catalog and saved analyses are copied there when it has none), "
+                                               "or choose a team library by its postgresql:// URL")
+    loc.add_argument("folder", nargs="?", metavar="FOLDER|URL")
     loc.set_defaults(run=cmd_location)
+    for action in commands.choices.values():
+        add_library_option(action)
 
 
 def _catalog(readonly: bool = False):
-    from ..library.catalog import Catalog
+    from ..library.choice import open_catalog
 
-    return Catalog(readonly=readonly)
+    return open_catalog(readonly=readonly)
 
 
 def cmd_add(args: argparse.Namespace, engines: dict) -> int:
@@ -227,14 +230,15 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_location(args: argparse.Namespace) -> int:
+    from ..library.choice import describe
     from ..library.location import change_location
     from ..paths import library_location
 
     if args.folder is None:
-        folder, problem = library_location()
+        _, problem = library_location()
         if problem:
             print_error(problem)
-        print(folder)
+        print(describe())
         return 0
     print(change_location(args.folder))
     return 0

@@ -10,7 +10,7 @@ import json
 import sys
 
 from ..errors import VideoReviewError
-from .common import EXIT_ERROR, print_error
+from .common import EXIT_ERROR, add_library_option, print_error
 
 
 def add_parsers(sub) -> None:
@@ -19,6 +19,7 @@ def add_parsers(sub) -> None:
                                    ".json .csv .srt .vtt .otio .edl (DaVinci Resolve markers) .xml (Final Cut "
                                    "Pro 7 / Premiere) .fcpxml. Imports: .json .csv .edl .otio, merged by note id.")
     p.add_argument("video", metavar="VIDEO")
+    add_library_option(p)
     p.add_argument("--add", nargs=2, metavar=("TIME", "TEXT"),
                    help="add a note at TIME (seconds, m:ss.s or a timecode HH:MM:SS:FF)")
     p.add_argument("--to", metavar="TIME", help="with --add: the note covers TIME to this time")
@@ -36,6 +37,7 @@ def add_parsers(sub) -> None:
 
 
 def cmd_notes(args: argparse.Namespace) -> int:
+    from ..library.indexer import index_again
     from ..notes import changes
     from ..notes.author import set_reviewer_name
     from ..notes.files import export_notes, import_notes
@@ -61,6 +63,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
             analysis = changes.change_note(analysis, _by_prefix(analysis, prefix).id, status="resolved")
         if analysis != before:
             store.save(analysis)
+            index_again(args.video, analysis)  # the library lists it now, on every reviewer's machine
             if fresh:
                 print(f"videoreview: {args.video} is not analysed yet: its notes are kept, and analysing it "
                       "keeps them", file=sys.stderr)
@@ -81,6 +84,7 @@ def _analysis(path: str):
     A saved one is found by content hash alone: probing reads the whole file."""
     from pathlib import Path
 
+    from ..library.indexer import analysis_in_library
     from ..media import probe
     from ..pipeline import store
     from ..pipeline.cache import StageCache
@@ -89,7 +93,7 @@ def _analysis(path: str):
     if not Path(path).is_file():
         probe(path)  # the one clear error for what is not a file (missing, a folder)
     content_hash = StageCache().content_hash(path)
-    saved = store.load_saved(content_hash)
+    saved = store.load_saved(content_hash) or analysis_in_library(path)  # another reviewer's, in a team library
     if saved is not None:
         return saved, False
     return Analysis(video=probe(path), content_hash=content_hash), True  # probe: the error for a non-video

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 from ..engines import registry
 from ..errors import VideoReviewError
 from ..library.catalog import Catalog
+from ..library.choice import open_catalog
 from ..library.indexer import AddResult, Report, catalogue, saved, text_embedder
 from ..pipeline import CancelToken, StageCache, store
 from ..records import Analysis
@@ -158,7 +159,7 @@ def add_on_cluster(paths: Iterable[str | os.PathLike], address: str, engines: di
     cancel = cancel or CancelToken()
     ray = connect(address, notice=lambda line: report("", "notice", line), cancel=cancel)
     own = catalog is None
-    catalog = catalog or Catalog()
+    catalog = catalog or open_catalog()
     result = AddResult()
     pool = None
     try:

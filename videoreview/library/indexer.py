@@ -14,9 +14,11 @@ from pathlib import Path
 
 from ..errors import Cancelled, LibraryError, MediaError, RecordError
 from ..media.files import find_videos
+from ..paths import team_library_url
 from ..pipeline import CancelToken, StageCache, analyze, store
 from ..records import Analysis
 from .catalog import Catalog, default_path
+from .choice import open_catalog
 
 # video path, what happened ("added", "moved", "unchanged", "indexed", "failed", ...), detail
 Report = Callable[[str, str, str], None]
@@ -45,7 +47,7 @@ def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = N
     report = report or (lambda path, what, detail: None)
     cancel = cancel or CancelToken()
     own = catalog is None
-    catalog = catalog or Catalog()
+    catalog = catalog or open_catalog()
     result = AddResult()
     cache = StageCache()
     try:
@@ -124,17 +126,7 @@ def rebuild(embedder=None, report: Report | None = None, frames=None) -> tuple[C
     one made; then every saved analysis is indexed again and the vector index rebuilt.
     Returns the catalog and where the old file went (None when it was kept)."""
     report = report or (lambda path, what, detail: None)
-    path, moved = default_path(), None
-    try:
-        catalog = Catalog(path)
-    except LibraryError as exc:
-        if "locked" in exc.reason or "read-only" in exc.reason:
-            raise
-        moved = path.with_name(f"{path.name}.unusable-{time.strftime('%Y%m%d-%H%M%S')}")
-        for suffix in ("", "-wal", "-shm"):
-            if Path(f"{path}{suffix}").exists():
-                os.replace(f"{path}{suffix}", f"{moved}{suffix}")
-        catalog = Catalog(path)
+    catalog, moved = (open_catalog(), None) if team_library_url() else _open_or_move_aside(default_path())
     embedder = embedder or text_embedder()
     known = {v.content_hash: v for v in catalog.videos()}
     for saved in sorted(store.saved_dir().glob("*.analysis.json")):
@@ -154,7 +146,45 @@ def rebuild(embedder=None, report: Report | None = None, frames=None) -> tuple[C
         catalog.index_analysis(video_id, analysis, embedder.embed, frames)
         report(analysis.video.path, "indexed", "")
     catalog.mark_missing()
-    from .vectors import VectorIndex
-
-    VectorIndex(catalog).rebuild()
+    if catalog.vector_index is not None:  # (a team library's vectors are indexed on the server)
+        catalog.vector_index.rebuild()
     return catalog, os.fspath(moved) if moved else None
+
+
+def _open_or_move_aside(path: Path) -> tuple[Catalog, Path | None]:
+    """The local catalog at ``path``; one that cannot be opened is moved aside (never
+    deleted) and a new one made. Returns it and where the old file went."""
+    try:
+        return Catalog(path), None
+    except LibraryError as exc:
+        if "locked" in exc.reason or "read-only" in exc.reason:
+            raise
+    moved = path.with_name(f"{path.name}.unusable-{time.strftime('%Y%m%d-%H%M%S')}")
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{path}{suffix}").exists():
+            os.replace(f"{path}{suffix}", f"{moved}{suffix}")
+    return Catalog(path), moved
+
+
+def index_again(path: str | os.PathLike, analysis: Analysis) -> bool:
+    """Index ``analysis`` (changed outside the window: a note added from the command line)
+    where its video is in the chosen library; False where it is not."""
+    if team_library_url() is None and not default_path().exists():
+        return False  # no library here yet: nothing to make one for
+    with open_catalog() as catalog:
+        video = catalog.find(path)
+        if video is None:
+            return False
+        catalog.index_analysis(video.id, analysis, text_embedder().embed)
+        return True
+
+
+def analysis_in_library(path: str | os.PathLike) -> Analysis | None:
+    """The video's Analysis as the team library keeps it (None in a local library, whose
+    analyses are this machine's saved files, or where the video is not in it)."""
+    if team_library_url() is None:
+        return None
+    with open_catalog(readonly=True) as catalog:
+        video = catalog.find(path)
+        return catalog.analysis(video.id) if video is not None else None
+

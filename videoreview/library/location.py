@@ -17,7 +17,7 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import LibraryError
-from ..paths import LOCATION_FILE, data_dir, library_dir
+from ..paths import LOCATION_FILE, TEAM_SCHEMES, data_dir, library_dir
 from ..records import write_atomic
 from .catalog import DB_NAME
 
@@ -25,8 +25,11 @@ INDEX_FILES = ("library.faiss", "library.faiss.json")  # vectors.py keeps them b
 
 
 def change_location(new: str | os.PathLike) -> str:
-    """Use ``new`` for the library from now on; returns one line saying what was done.
-    LibraryError names the folder when it cannot be used (nothing is changed then)."""
+    """Use ``new`` for the library from now on (a folder, or a team library's URL);
+    returns one line saying what was done. LibraryError names the folder or the server
+    when it cannot be used (nothing is changed then)."""
+    if str(new).startswith(TEAM_SCHEMES):
+        return _choose_team(str(new))
     old, new = library_dir().resolve(), Path(new).expanduser().resolve()
     if new == old:
         return f"The library stays in {old}."
@@ -54,6 +57,17 @@ def change_location(new: str | os.PathLike) -> str:
         write_atomic(data_dir() / LOCATION_FILE, (json.dumps({"location": chosen}, indent=2) + "\n").encode())
     what = f"; {' and '.join(copied)} copied there from {old}, which is left as it was" if copied else ""
     return f"The library is now in {new}{what}."
+
+
+def _choose_team(url: str) -> str:
+    """A team library from now on, once its server has been reached and its catalog made
+    or checked. Nothing is copied: ``library export`` / ``import`` move a library."""
+    from .team.catalog import TeamCatalog
+    from .team.url import display
+
+    TeamCatalog(url).close()
+    write_atomic(data_dir() / LOCATION_FILE, (json.dumps({"location": url}, indent=2) + "\n").encode())
+    return f"The library is now the team library at {display(url)}."
 
 
 def _copy_catalog(source: Path, target: Path) -> None:

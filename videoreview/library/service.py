@@ -27,6 +27,7 @@ from collections.abc import Callable
 from ..errors import Cancelled, LibraryError, VideoReviewError
 from ..pipeline import CancelToken, StageCache, store
 from .catalog import Catalog, Video
+from .choice import open_catalog
 from .frames import chosen_frame_embedder
 from .indexer import AddResult, catalogue, rebuild, text_embedder
 from .search import LibraryNote, Moment, NoteFilter, Searcher, list_notes, query_words
@@ -77,7 +78,7 @@ class LibraryService:
     @property
     def catalog(self) -> Catalog:
         if self._catalog is None:  # opened on demand: a damaged file is reported by each request
-            self._catalog = Catalog()
+            self._catalog = open_catalog()
         return self._catalog
 
     @property
@@ -140,7 +141,7 @@ class LibraryService:
         if self.cluster_cancel is not None:
             raise VideoReviewError("library: a run on the cluster is going on: stop it, or wait for it, first")
         cancel = self.cluster_cancel = CancelToken()
-        catalog = Catalog()  # its own connection: the requests answered meanwhile use the other
+        catalog = open_catalog()  # its own connection: the requests answered meanwhile use the other
         result = AddResult()
         wanted: list[str] = []
         indexed: list[str] = []

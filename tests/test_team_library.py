@@ -1,0 +1,154 @@
+"""The team library on a real PostgreSQL with pgvector (started by the session's
+postgres_server fixture, scripts/postgres's code): the script itself, connecting safely,
+the schema's version, concurrent adds of one path, and two reviewers' homes sharing one
+library through the command line, each finding the other's videos and notes. The search
+behaviour both backends share is tested on both in test_library_catalog.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from faces import SCENE, make_face_video
+from fake_engines import WITH_PEOPLE
+from helpers import fake_home, kitchen, run
+from videoreview.errors import LibraryError
+from videoreview.library.team import server
+from videoreview.library.team.catalog import SCHEMA_VERSION, TeamCatalog
+from videoreview.library.team.url import connection_options, display
+from videos import make_cuts_video
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_scripts_postgres_starts_a_server_on_loopback_and_stops_it_by_its_pid(tmp_path):
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="videoreview-pg-script-")
+    try:
+        started = subprocess.run([str(ROOT / "scripts" / "postgres"), "start", folder], capture_output=True,
+                                 text=True, timeout=120)
+        assert started.returncode == 0, started.stderr
+        url = started.stdout.strip()
+        assert url.startswith("postgresql://videoreview@127.0.0.1:") and url.endswith("/videoreview")
+        pid = server.pid(folder)
+        assert pid is not None
+        with TeamCatalog(url) as catalog:
+            assert catalog.videos() == []
+        again = subprocess.run([str(ROOT / "scripts" / "postgres"), "start", folder], capture_output=True,
+                               text=True, timeout=60)
+        assert again.stdout.strip() == url and server.pid(folder) == pid  # the running one, left as it is
+        stopped = subprocess.run([str(ROOT / "scripts" / "postgres"), "stop", folder], capture_output=True,
+                                 text=True, timeout=60)
+        assert stopped.returncode == 0 and server.pid(folder) is None
+        with pytest.raises(OSError):
+            os.kill(pid, 0)
+        with pytest.raises(LibraryError, match="cannot be reached"):
+            TeamCatalog(url)
+    finally:
+        server.stop(folder)
+
+
+def test_urls_keep_secrets_out_and_other_machines_encrypted():
+    with pytest.raises(LibraryError, match="holds a password"):
+        connection_options("postgresql://ada:secret@db.example.org/videos")
+    assert display("postgresql://ada:secret@db.example.org/videos") == "postgresql://ada:***@db.example.org/videos"
+    assert connection_options("postgresql://ada@db.example.org/videos")["sslmode"] == "require"
+    assert connection_options("postgresql://ada@db.example.org/videos?sslmode=verify-full")["sslmode"] == "verify-full"
+    for weak in ("allow", "prefer"):
+        with pytest.raises(LibraryError, match="unencrypted"):
+            connection_options(f"postgresql://ada@db.example.org/videos?sslmode={weak}")
+    assert connection_options("postgresql://ada@db.example.org/videos?sslmode=disable")["sslmode"] == "disable"
+    assert "sslmode" not in connection_options("postgresql://ada@127.0.0.1:5432/videos")  # loopback: as given
+    with pytest.raises(LibraryError, match="not a PostgreSQL URL"):
+        connection_options("postgresql://ada@db.example.org/videos?nosuchoption=1")
+
+
+def test_the_schema_is_versioned_and_a_newer_one_refused_unchanged(team_url):
+    with TeamCatalog(team_url) as catalog:
+        assert catalog.query("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+        catalog.query("UPDATE schema_version SET version = 99")
+    with pytest.raises(LibraryError, match="newer videoreview"):
+        TeamCatalog(team_url)
+    import psycopg
+
+    with psycopg.connect(team_url) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchone() == (99,)
+
+
+def test_two_machines_adding_one_path_at_once_get_one_row(team_url, tmp_path):
+    video = tmp_path / "shared.mp4"
+    video.write_bytes(b"x")
+
+    def add(_):
+        with TeamCatalog(team_url) as catalog:
+            return catalog.add_video(video, "h" * 64)
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(add, range(8)))
+    assert len({video_id for video_id, _ in results}) == 1
+    assert sorted(what for _, what in results) == ["added"] + ["known"] * 7
+
+
+def test_the_analysis_is_kept_whole_for_every_member(team_url, tmp_path):
+    path = tmp_path / "kitchen.mp4"
+    path.write_bytes(b"kitchen")
+    analysis = kitchen(str(path))
+    with TeamCatalog(team_url) as catalog:
+        video_id, _ = catalog.add_video(path, analysis.content_hash)
+        catalog.index_analysis(video_id, analysis)
+    with TeamCatalog(team_url) as other:  # another machine's connection
+        assert other.analysis(video_id) == analysis
+
+
+def add_process(video: Path, home: Path, url: str) -> subprocess.Popen:
+    env = dict(os.environ, VIDEOREVIEW_HOME=str(home))
+    return subprocess.Popen([sys.executable, "-m", "videoreview", "library", "add", str(video), "--library", url,
+                             "-q"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_two_homes_share_one_team_library(team_url, tmp_path):
+    """Two reviewers (two homes) add different videos at the same time into one team
+    library; each finds the other's video by text, and a note one writes is listed by the
+    other's ``library notes`` with its author."""
+    (tmp_path / "videos").mkdir()
+    cuts = make_cuts_video(tmp_path / "videos", name="cuts clip.mp4").path
+    faces = tmp_path / "videos" / "people.mp4"
+    make_face_video(faces, SCENE)
+    ada, grace = fake_home(tmp_path / "ada", WITH_PEOPLE), fake_home(tmp_path / "grace", WITH_PEOPLE)
+    adding = [add_process(cuts, ada, team_url), add_process(faces, grace, team_url)]
+    for proc in adding:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        assert out.strip() == "1 indexed, 0 unchanged, 0 failed"
+
+    listed = run("library", "list", "--json", "--library", team_url, home=ada)
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(Path(v["path"]).name for v in json.loads(listed.stdout)) == ["cuts clip.mp4",
+                                                                                          "people.mp4"]
+    found = run("library", "search", "people", "--json", "--library", team_url, home=ada)  # Grace's video
+    assert found.returncode == 0, found.stderr
+    assert any(Path(m["path"]).name == "people.mp4" for m in json.loads(found.stdout))
+
+    noted = run("notes", str(cuts), "--add", "1.0", "The logo is cut off", "--author", "Ada", "--library", team_url,
+                home=ada)
+    assert noted.returncode == 0, noted.stderr
+    notes = run("library", "notes", "--json", "--library", team_url, home=grace)
+    assert notes.returncode == 0, notes.stderr
+    assert [(Path(n["path"]).name, n["text"], n["author"]) for n in json.loads(notes.stdout)] == [
+        ("cuts clip.mp4", "The logo is cut off", "Ada")]
+    # Grace opens Ada's video's analysis from the library and adds her own note to it.
+    again = run("notes", str(cuts), "--add", "2.0", "And the fade", "--author", "Grace", "--library", team_url,
+                home=grace)
+    assert again.returncode == 0, again.stderr
+    notes = run("library", "notes", "--json", "--library", team_url, home=ada)
+    assert sorted((n["text"], n["author"]) for n in json.loads(notes.stdout)) == [
+        ("And the fade", "Grace"), ("The logo is cut off", "Ada")]
+    where = run("library", "location", "--library", team_url, home=ada)
+    assert where.stdout.strip() == f"{team_url} (a team library on PostgreSQL)"
