@@ -152,3 +152,40 @@ def test_two_homes_share_one_team_library(team_url, tmp_path):
         ("And the fade", "Grace"), ("The logo is cut off", "Ada")]
     where = run("library", "location", "--library", team_url, home=ada)
     assert where.stdout.strip() == f"{team_url} (a team library on PostgreSQL)"
+
+
+def test_export_and_import_move_a_library_both_ways_with_nothing_lost(team_url, tmp_path):
+    from helpers import garden
+    from videoreview.library.catalog import Catalog
+    from videoreview.notes import changes
+
+    analyses = {}
+    for name, make in (("kitchen.mp4", kitchen), ("garden.mp4", garden)):
+        path = tmp_path / "videos" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(name.encode())
+        analysis = make(str(path))
+        note = changes.new_note(analysis, 50, f"A note on {name}", tag="red", author="Ada")
+        analyses[str(path)] = changes.add_note(analysis, note)
+    ada, grace = tmp_path / "ada", tmp_path / "grace"
+    ada.mkdir()
+    with Catalog(ada / "library.sqlite3") as local:  # Ada's local library, as the window leaves it
+        for path, analysis in analyses.items():
+            video_id, _ = local.add_video(path, analysis.content_hash)
+            local.keep_analysis(analysis)
+            local.index_analysis(video_id, analysis)
+
+    exported = run("library", "export", team_url, home=ada)
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.strip() == f"2 videos (2 analysed, 2 notes) exported to {team_url}"
+    with TeamCatalog(team_url) as team:
+        assert {v.path: team.analysis(v.id) for v in team.videos()} == analyses
+
+    imported = run("library", "import", team_url, home=grace)  # and back into another local library
+    assert imported.returncode == 0, imported.stderr
+    with Catalog(grace / "library.sqlite3") as local:
+        assert {v.path: local.analysis(v.id) for v in local.videos()} == analyses
+        assert all(v.status == "done" for v in local.videos())
+    found = run("library", "notes", "--json", home=grace)
+    assert sorted((Path(n["path"]).name, n["author"]) for n in json.loads(found.stdout)) == [
+        ("garden.mp4", "Ada"), ("kitchen.mp4", "Ada")]

@@ -1,4 +1,5 @@
-"""`videoreview library add PATH... | list | remove ID | search QUERY | notes | rebuild`."""
+"""`videoreview library add PATH... | list | remove ID | search QUERY | notes | rebuild | location |
+export | import`."""
 
 from __future__ import annotations
 
@@ -62,6 +63,14 @@ def add_parsers(sub) -> None:
     r = commands.add_parser("rebuild", help="rebuild the catalog's index from the saved analyses (and the "
                                             "vector index); a damaged catalog is moved aside first")
     r.set_defaults(run=cmd_rebuild)
+    e = commands.add_parser("export", help="copy the library in use to another: a folder, or a team library's "
+                                           "postgresql:// URL (videos, analyses, edits, notes and authors)")
+    e.add_argument("destination", metavar="FOLDER|URL")
+    e.set_defaults(run=cmd_export)
+    i = commands.add_parser("import", help="copy another library (a folder, or a team library's URL) into the "
+                                           "one in use")
+    i.add_argument("source", metavar="FOLDER|URL")
+    i.set_defaults(run=cmd_import)
     loc = commands.add_parser("location", help="print which library is in use, or move it to FOLDER (the "
                                                "catalog and saved analyses are copied there when it has none), "
                                                "or choose a team library by its postgresql:// URL")
@@ -308,3 +317,27 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
         print(f"the old catalog could not be used and was moved to {moved}")
     print(f"rebuilt: {count} videos")
     return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ..library.transfer import open_at
+
+    return _copy(_catalog(readonly=True), open_at(args.destination), f"exported to {args.destination}")
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from ..library.transfer import open_at
+
+    return _copy(open_at(args.source, readonly=True), _catalog(), f"imported from {args.source}")
+
+
+def _copy(source, target, done: str) -> int:
+    from ..library.indexer import text_embedder
+    from ..library.transfer import copy_library
+
+    with source, target:
+        moved = copy_library(source, target, text_embedder().embed,
+                             lambda path, what: print(f"{what}  {path}", file=sys.stderr))
+    print(f"{moved.summary()} {done}")
+    return 0
+

@@ -393,6 +393,17 @@ class Catalog:
         return stacked(self.query(f"SELECT u.id, u.frame_embedding FROM units u WHERE u.frame_model = ?"
                                   f"{' AND ' + where if where else ''} ORDER BY u.id", [model, *params]))
 
+    def analysis(self, video_id: int) -> Analysis | None:
+        """The video's Analysis as saved beside this catalog (``analyses/``, by content
+        hash: the window's saved file, with the reviewers' edits and notes)."""
+        rows = self.query("SELECT content_hash FROM analyses WHERE video_id = ?", (video_id,))
+        file = self.path.parent / "analyses" / f"{rows[0][0]}.analysis.json" if rows else None
+        return Analysis.load(file) if file is not None and file.exists() else None
+
+    def keep_analysis(self, analysis: Analysis) -> None:
+        """Save ``analysis`` beside this catalog, where its window finds it."""
+        analysis.save(self.path.parent / "analyses" / f"{analysis.content_hash}.analysis.json")
+
     def indexed(self) -> list[tuple[int, str, str, float]]:
         """(video id, path, content hash, when indexed) of each video with an analysis indexed."""
         return self.query("SELECT v.id, v.path, a.content_hash, a.indexed_at FROM videos v "

@@ -361,6 +361,9 @@ class TeamCatalog:
         rows = self.query("SELECT analysis FROM analyses WHERE video_id = ?", (video_id,))
         return Analysis.from_dict(rows[0][0]) if rows and rows[0][0] is not None else None
 
+    def keep_analysis(self, analysis: Analysis) -> None:
+        """(index_analysis keeps the Analysis in the catalog: nothing more to save)"""
+
     def indexed(self) -> list[tuple[int, str, str, float]]:
         return self.query("SELECT v.id, v.path, a.content_hash, a.indexed_at FROM videos v "
                           "JOIN analyses a ON a.video_id = v.id WHERE v.status = 'done' ORDER BY v.id")
