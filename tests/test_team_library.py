@@ -189,3 +189,24 @@ def test_export_and_import_move_a_library_both_ways_with_nothing_lost(team_url, 
     found = run("library", "notes", "--json", home=grace)
     assert sorted((Path(n["path"]).name, n["author"]) for n in json.loads(found.stdout)) == [
         ("garden.mp4", "Ada"), ("kitchen.mp4", "Ada")]
+
+
+def test_a_cluster_worker_indexes_into_the_team_library_itself(team_url, cuts_video, fresh_home):
+    """With a team library the actor (called here as the cluster calls it) indexes the
+    Analysis into the server and sends back only that it did."""
+    from fake_engines import ENGINES
+    from videoreview.cluster.worker import Analyser
+    from videoreview.pipeline import StageCache
+
+    path = str(cuts_video.path)
+    digest = StageCache().content_hash(path)
+    with TeamCatalog(team_url) as catalog:
+        video_id, _ = catalog.add_video(path, digest)
+    done = Analyser(ENGINES, [], library=team_url).analyse(path, digest, None, video_id)
+    assert done.get("indexed") is True and "analysis" not in done, done
+    with TeamCatalog(team_url) as catalog:
+        assert catalog.video(video_id).status == "done" and catalog.analysis(video_id).content_hash == digest
+        assert catalog.units(video_id) and catalog.embedding_count() > 0
+    broken = Analyser(ENGINES, [], library=team_url.rsplit("/", 1)[0] + "/no_such_database")
+    problem = broken.analyse(path, digest, None, video_id)["problem"]
+    assert "analysed on" in problem and "not indexed" in problem and "no_such_database" in problem

@@ -1,6 +1,7 @@
 """The asking side of ``library add --cluster``: catalogue here, send each video that needs
 analysing to a pool of actors on the cluster, and index each Analysis here as it comes
-back, in order of completion.
+back, in order of completion. With a team library the workers index into it themselves
+(the asking machine is not the single writer) and send back only that they did.
 
 Nothing lost, nothing twice:
 - a video is marked 'analysing' when it is sent and indexed in one transaction when its
@@ -29,6 +30,7 @@ from ..errors import VideoReviewError
 from ..library.catalog import Catalog
 from ..library.choice import open_catalog
 from ..library.indexer import AddResult, Report, catalogue, saved, text_embedder
+from ..paths import team_library_url
 from ..pipeline import CancelToken, StageCache, store
 from ..records import Analysis
 from .connect import connect, disconnect
@@ -79,7 +81,8 @@ def engine_names(engines_json: str) -> dict[str, str]:
 class Pool:
     """The actors on the cluster: started, ready (idle), busy, and replaced when lost."""
 
-    def __init__(self, ray, engines: dict[str, str], size: int | None, report: Report) -> None:
+    def __init__(self, ray, engines: dict[str, str], size: int | None, report: Report,
+                 library: str | None = None) -> None:
         self.ray = ray
         self.report = report
         resources = ray.cluster_resources()
@@ -87,7 +90,7 @@ class Pool:
         self.size = size or max(1, gpus or int(resources.get("CPU", 1)))
         self.remote = ray.remote(Analyser).options(num_cpus=1, num_gpus=1 if gpus else 0, max_restarts=0,
                                                    max_task_retries=0)
-        self.args = (engines, server_entries(engines))
+        self.args = (engines, server_entries(engines), library)
         self.starting: dict[object, object] = {}  # ready ref -> actor
         self.idle: deque = deque()
         self.where: dict[object, str] = {}  # actor -> node name
@@ -163,7 +166,8 @@ def add_on_cluster(paths: Iterable[str | os.PathLike], address: str, engines: di
     result = AddResult()
     pool = None
     try:
-        pool = Pool(ray, engines, actors, report)
+        library = team_library_url()  # the workers index into a team library themselves
+        pool = Pool(ray, engines, actors, report, library)
         run = _Run(ray, pool, catalog, result, report, embedder, frames)
         deadline = time.monotonic() + WAIT_FOR_WORKERS
 
@@ -223,11 +227,13 @@ class _Run:
             job, actor = self.queue.popleft(), self.pool.idle.popleft()
             job.attempts += 1
             self.catalog.set_status(job.video_id, "analysing")  # a stop leaves it to be sent again
-            previous = saved(job.content_hash)  # the reviewer's edits and notes are kept, as locally
-            ref = actor.analyse.remote(job.path, job.content_hash, previous.to_json() if previous else None)
+            # The reviewer's edits and notes are kept, as locally (a team library's are in its catalog).
+            previous = saved(job.content_hash) or self.catalog.analysis(job.video_id)
+            ref = actor.analyse.remote(job.path, job.content_hash, previous.to_json() if previous else None,
+                                       job.video_id)
             self.busy[ref] = (job, actor)
             self.report(job.path, "running", self.pool.where[actor])
-        if self.busy and self.embedder is None:
+        if self.busy and self.embedder is None and self.catalog.vector_index is not None:
             self.embedder = text_embedder()  # loads (seconds) while the first videos are analysed
 
     def _finished(self, ref) -> None:
@@ -242,6 +248,10 @@ class _Run:
             self.report(job.path, "notice", line)
         if "problem" in done:
             self._failed(job, done["problem"])
+            return
+        if done.get("indexed"):  # by the worker, into the team library
+            self.result.indexed.append(job.path)
+            self.report(job.path, "indexed", f"{done['seconds']:.1f} s on {done['node']}, by it")
             return
         try:
             analysis = Analysis.from_dict(json.loads(done["analysis"]))

@@ -38,8 +38,10 @@ def node_name() -> str:
 class Analyser:
     """One actor: ``ready()`` once, then ``analyse(path, content hash, previous)`` per video."""
 
-    def __init__(self, engines: dict[str, str], servers: list[dict]) -> None:
+    def __init__(self, engines: dict[str, str], servers: list[dict], library: str | None = None) -> None:
         self.engines = dict(engines)
+        self.library = library  # a team library's URL: this worker indexes into it itself
+        self._indexer = None  # (team catalog, text embedder), made on the first video
         self.node = node_name()
         self.cache = StageCache()
         self.stages: dict[str, str] = {}
@@ -57,8 +59,9 @@ class Analyser:
     def ready(self) -> dict:
         return {"node": self.node, "stages": self.stages, "problem": self.problem}
 
-    def analyse(self, path: str, content_hash: str, previous: str | None) -> dict:
-        """{"analysis": JSON text, ...} or {"problem": one line naming the file}; never
+    def analyse(self, path: str, content_hash: str, previous: str | None, video_id: int | None = None) -> dict:
+        """{"analysis": JSON text, ...}, with a team library {"indexed": True, ...} once
+        indexed there under ``video_id``, or {"problem": one line naming the file}; never
         raises for a video's problem, so one bad file fails alone."""
         started = time.monotonic()
         notices: list[str] = []
@@ -76,7 +79,24 @@ class Analyser:
         if analysis.content_hash != content_hash:
             return {**done, "problem": f"{path}: the file on {self.node} is not the one on this machine (its "
                                        f"content differs); {SHARED}"}
+        if self.library and video_id is not None:
+            try:
+                self._index(video_id, analysis)
+            except VideoReviewError as exc:  # the server refused or cannot be reached from here
+                return {**done, "problem": f"{path}: analysed on {self.node} but not indexed ({exc})"}
+            return {**done, "indexed": True, "seconds": round(time.monotonic() - started, 3)}
         return {**done, "analysis": analysis.to_json(), "seconds": round(time.monotonic() - started, 3)}
+
+    def _index(self, video_id: int, analysis: Analysis) -> None:
+        """Index into the team library from this worker: the asking machine is not the
+        single writer (its catalog connection and the text embedding are made once)."""
+        if self._indexer is None:
+            from ..library.indexer import text_embedder
+            from ..library.team.catalog import TeamCatalog
+
+            self._indexer = (TeamCatalog(self.library), text_embedder())
+        catalog, embedder = self._indexer
+        catalog.index_analysis(video_id, analysis, embedder.embed)
 
 
 def _readable(path: str, node: str) -> None:

@@ -54,7 +54,7 @@ MIGRATIONS = (
     CREATE TABLE analyses (
         video_id bigint PRIMARY KEY REFERENCES videos (id) ON DELETE CASCADE,
         content_hash text NOT NULL,
-        engines jsonb NOT NULL,
+        engines text NOT NULL,  -- JSON text, as the local catalog's: both read it the same way
         indexed_at double precision NOT NULL,
         analysis jsonb
     );
