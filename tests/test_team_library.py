@@ -210,3 +210,42 @@ def test_a_cluster_worker_indexes_into_the_team_library_itself(team_url, cuts_vi
     broken = Analyser(ENGINES, [], library=team_url.rsplit("/", 1)[0] + "/no_such_database")
     problem = broken.analyse(path, digest, None, video_id)["problem"]
     assert "analysed on" in problem and "not indexed" in problem and "no_such_database" in problem
+
+
+def test_notes_written_at_once_are_all_kept_and_heard_by_others(team_url, tmp_path):
+    """Two reviewers add notes to one video from stale copies of its analysis: both notes
+    stay; two edits of one note keep the later and the history keeps both; a member
+    listening hears of each write at its commit."""
+    import time
+
+    from videoreview.library.team.changes import Changes
+    from videoreview.notes import changes
+
+    path = tmp_path / "kitchen.mp4"
+    path.write_bytes(b"kitchen")
+    base = kitchen(str(path))
+    with TeamCatalog(team_url) as catalog, Changes(team_url) as listening:
+        video_id, _ = catalog.add_video(path, base.content_hash)
+        catalog.index_analysis(video_id, base)
+        assert [c.video for c in listening.wait(2.0)] == [video_id]
+        ada = changes.add_note(base, changes.new_note(base, 25, "Ada's note", author="Ada"))
+        grace = changes.add_note(base, changes.new_note(base, 50, "Grace's note", author="Grace"))  # stale copy
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda a: TeamCatalog(team_url).index_analysis(video_id, a), (ada, grace)))
+        heard, waited = [], time.monotonic()
+        while len(heard) < 2 and time.monotonic() - waited < 2.0:
+            heard += listening.wait(2.0)
+        assert len(heard) == 2 and time.monotonic() - waited < 2.0
+        assert sorted(n.text for n in catalog.analysis(video_id).notes) == ["Ada's note", "Grace's note"]
+
+        shared = catalog.analysis(video_id)
+        note = next(n for n in shared.notes if n.author == "Ada")
+        first = changes.change_note(shared, note.id, text="Ada's note, first edit")
+        time.sleep(0.01)  # (changed is a timestamp)
+        later = changes.change_note(shared, note.id, text="Ada's note, later edit")
+        catalog.index_analysis(video_id, later)
+        catalog.index_analysis(video_id, first)  # arrives last but was changed first
+        kept = next(n for n in catalog.analysis(video_id).notes if n.id == note.id)
+        assert kept.text == "Ada's note, later edit"
+        assert [v["text"] for v in catalog.note_history(video_id, note.id)] == [
+            "Ada's note", "Ada's note, first edit", "Ada's note, later edit"]

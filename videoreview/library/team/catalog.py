@@ -24,12 +24,15 @@ from contextlib import contextmanager
 import numpy as np
 
 from ...errors import LibraryError
+from ...notes.changes import merge_notes
 from ...records import Analysis
 from ..catalog import STATUSES, Video, stacked
 from ..units import Unit, units_of
 from .url import connect, display
 
 MIN_SERVER = 140000  # PostgreSQL 14
+MERGE_TRIES = 5  # a writer that keeps losing the race to others gives up after this
+CHANNEL = "videoreview_library"  # NOTIFY's channel: a video's analysis was written (changes.py)
 MIGRATION_LOCK = 46_0001  # pg_advisory_xact_lock key: one migration at a time
 
 MIGRATIONS = (
@@ -97,6 +100,19 @@ MIGRATIONS = (
         author text NOT NULL
     );
     CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+    """,
+    # Several reviewers at once: each Analysis written counts a revision (a writer that read
+    # an older one merges again), and every version of every note is kept.
+    """
+    ALTER TABLE analyses ADD COLUMN revision bigint NOT NULL DEFAULT 0;
+    CREATE TABLE note_history (
+        video_id bigint NOT NULL REFERENCES videos (id) ON DELETE CASCADE,
+        note_id text NOT NULL,
+        changed text NOT NULL,
+        author text NOT NULL,
+        note jsonb NOT NULL,
+        PRIMARY KEY (video_id, note_id, changed, author)
+    );
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -274,7 +290,27 @@ class TeamCatalog:
 
     # -- analyses and units ------------------------------------------------------------
     def index_analysis(self, video_id: int, analysis: Analysis, embed=None, frames=None) -> int:
-        """As Catalog.index_analysis, and the Analysis kept whole for any member to open."""
+        """As Catalog.index_analysis, and the Analysis kept whole for any member to open.
+        The notes another reviewer wrote meanwhile are merged in, not lost (of two edits of
+        one note the later is kept, and note_history keeps both); a writer that raced
+        another merges again. Members listening (changes.py) hear of it at the commit."""
+        for _ in range(MERGE_TRIES):
+            stored, revision = self._stored(video_id)
+            merged = merge_notes(analysis, stored.notes)[0] if stored is not None else analysis
+            try:
+                return self._write(video_id, merged, revision, (analysis, merged), embed, frames)
+            except _Raced:
+                continue
+        raise LibraryError(self.path, f"video {video_id} was changed by others {MERGE_TRIES} times while this "
+                                      "was indexed; try again")
+
+    def _stored(self, video_id: int) -> tuple[Analysis | None, int]:
+        rows = self.query("SELECT analysis, revision FROM analyses WHERE video_id = ?", (video_id,))
+        if not rows:
+            return None, 0
+        return (Analysis.from_dict(rows[0][0]) if rows[0][0] is not None else None), rows[0][1]
+
+    def _write(self, video_id: int, analysis: Analysis, revision: int, versions, embed, frames) -> int:
         units = units_of(analysis)
         vectors = embed([u.text for u in units]) if embed is not None and units else None
         frame_vectors = self._frame_vectors(video_id, analysis, units, frames) if frames is not None else {}
@@ -289,7 +325,10 @@ class TeamCatalog:
         except OSError:
             size = mtime = None
         with self.transaction() as db:
-            db.execute("SELECT 1 FROM videos WHERE id = %s FOR UPDATE", (video_id,))  # one indexer of a video at a time
+            db.execute("SELECT 1 FROM videos WHERE id = %s FOR UPDATE", (video_id,))  # one writer of a video at a time
+            now = db.execute("SELECT revision FROM analyses WHERE video_id = %s", (video_id,)).fetchone()
+            if (now[0] if now else 0) != revision:
+                raise _Raced()  # another wrote since it was read: merge again
             db.execute("DELETE FROM units WHERE video_id = %s", (video_id,))
             db.execute("DELETE FROM identities WHERE video_id = %s", (video_id,))
             db.execute("UPDATE videos SET content_hash = %s, duration = %s, fps = %s, width = %s, height = %s, "
@@ -297,15 +336,19 @@ class TeamCatalog:
                        "error = NULL, analysed_at = %s WHERE id = %s",
                        (analysis.content_hash, info.duration, info.fps, info.width, info.height, size, mtime,
                         time.time(), video_id))
-            db.execute("INSERT INTO analyses (video_id, content_hash, engines, indexed_at, analysis) "
-                       "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (video_id) DO UPDATE SET content_hash = "
+            db.execute("INSERT INTO analyses (video_id, content_hash, engines, indexed_at, analysis, revision) "
+                       "VALUES (%s, %s, %s, %s, %s, 1) ON CONFLICT (video_id) DO UPDATE SET content_hash = "
                        "excluded.content_hash, engines = excluded.engines, indexed_at = excluded.indexed_at, "
-                       "analysis = excluded.analysis",
+                       "analysis = excluded.analysis, revision = analyses.revision + 1",
                        (video_id, analysis.content_hash, json.dumps(analysis.engines), time.time(),
                         analysis.to_json()))
             with db.cursor() as cursor:
                 cursor.executemany("INSERT INTO identities (video_id, pid, name) VALUES (%s, %s, %s)",
                                    [(video_id, i.id, i.name) for i in analysis.identities])
+                cursor.executemany("INSERT INTO note_history (video_id, note_id, changed, author, note) VALUES "
+                                   "(%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                                   [(video_id, n.id, n.changed, n.author, json.dumps(n.to_dict()))
+                                    for version in versions for n in version.notes])
             for n, unit in enumerate(units):
                 frame = frame_vectors.get(n)
                 vector = _vector_text(vectors[n]) if vectors is not None else None
@@ -325,7 +368,14 @@ class TeamCatalog:
             if vectors is not None and len(units):
                 self._vector_index(db, vectors.shape[1])
             self._bump(db)
+            db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(
+                {"video": video_id, "path": path[0][0], "content_hash": analysis.content_hash})))
         return len(units)
+
+    def note_history(self, video_id: int, note_id: str) -> list[dict]:
+        """Every version of a note written to the library, oldest change first."""
+        return [row[0] for row in self.query("SELECT note FROM note_history WHERE video_id = ? AND note_id = ? "
+                                             "ORDER BY changed, author", (video_id, note_id))]
 
     def _vector_index(self, db, dimension: int) -> None:
         """The HNSW index over the text vectors, made once their dimension is known."""
@@ -404,6 +454,10 @@ class TeamCatalog:
                               f"embedding IS NOT NULL AND id = ANY(?) ORDER BY score DESC LIMIT ?",
                               [target, sorted(allowed), limit])
         return [(int(i), float(s)) for i, s in rows]
+
+
+class _Raced(Exception):
+    """Another writer changed the video's analysis between the read and the write."""
 
 
 def _vector_text(vector: np.ndarray) -> str:
