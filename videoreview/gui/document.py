@@ -84,6 +84,28 @@ class VideoDocument(QObject):
         self.undo_stack.push(_EditCommand(self, text, self.analysis, after))
         return None
 
+    def take_from_library(self, theirs: Analysis) -> bool:
+        """Another reviewer's work on this video, from the team library: theirs, with this
+        window's notes merged in (of two edits of one note the later is kept). Saved here
+        without indexing it again (it came from the library). The undo history is reset,
+        as after an analysis: its snapshots predate the others' work. False when it
+        changes nothing here, or while an analysis runs (its result comes next)."""
+        from ..notes.changes import merge_notes
+
+        if self.analysis is None or self.busy or theirs.content_hash != self.analysis.content_hash:
+            return False
+        merged = merge_notes(theirs, self.analysis.notes)[0]
+        if merged == self.analysis:
+            return False
+        self.undo_stack.clear()
+        self.analysis = merged
+        try:
+            store.save(merged)
+        except (OSError, VideoReviewError) as exc:
+            self.saveFailed.emit(f"{store.saved_path(merged.content_hash)}: could not save ({exc})")
+        self.changed.emit(merged)
+        return True
+
     def _show(self, analysis: Analysis | None, save: bool) -> None:
         self.analysis = analysis
         if save and analysis is not None:

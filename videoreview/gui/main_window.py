@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
-    QGridLayout,
     QMainWindow,
     QSplitter,
     QStackedWidget,
@@ -40,10 +39,11 @@ from .library_panel import LibraryPanel
 from .note_marks import NoteMarks
 from .notes_panel import NotesPanel
 from .notice_bar import NoticeBar, OfferBar
-from .picture_modes import PictureModes
+from .picture_modes import PictureModes, over_the_picture
 from .queue_events import QueueEvents
 from .review import ReviewEdits
 from .summaries import SummaryPanel
+from .team_listener import listen_for
 from .theme import apply_theme, saved_overlay_style
 from .thumbnails import ThumbnailLoader
 from .timeline import Timeline
@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         top_layout = QVBoxLayout(self.picture_box)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.setSpacing(0)
-        top_layout.addWidget(self._over_the_picture(self.notice_label, self.offer_bar), 1)
+        top_layout.addWidget(over_the_picture(self.view, self.notice_label, self.offer_bar), 1)
         top_layout.addWidget(self.transport)
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.addWidget(self.picture_box)
@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.upgrade = CaptionsUpgrade(self, self.offer_bar)  # after QueueEvents: it sees the document done
         self._restore_settings()
+        self.team_listener = listen_for(self)  # a team library: others' notes reach the open videos
         self.show_document(None)
         QTimer.singleShot(0, self.library_panel.resume)  # once the window is up
 
@@ -136,21 +137,6 @@ class MainWindow(QMainWindow):
     def docks(self) -> list[QDockWidget]:
         return [self.videos_dock, self.library_dock, self.details_dock, self.identities_dock, self.notes_dock,
                 self.summaries_dock]
-
-    def _over_the_picture(self, *bars: QWidget) -> QWidget:
-        """The video view with ``bars`` lying over its top: a message does not shrink the picture."""
-        stage = QWidget()
-        grid = QGridLayout(stage)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.addWidget(self.view, 0, 0)
-        column = QWidget()
-        rows = QVBoxLayout(column)
-        rows.setContentsMargins(0, 0, 0, 0)
-        rows.setSpacing(0)
-        for bar in bars:
-            rows.addWidget(bar)
-        grid.addWidget(column, 0, 0, Qt.AlignmentFlag.AlignTop)
-        return stage
 
     def _dock(self, title: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -489,6 +475,8 @@ class MainWindow(QMainWindow):
                 QTimer.singleShot(0, self.layouts.apply_default)
 
     def closeEvent(self, event) -> None:
+        if self.team_listener is not None:
+            self.team_listener.stop()
         self.picture_modes.set_floating(False)
         self.picture_modes.leave_full_screen()
         save_layout(self)

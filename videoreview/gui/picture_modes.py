@@ -1,12 +1,29 @@
-"""The picture alone: full screen (F: the picture and its transport bar fill the screen,
-F or Esc brings the window back as it was) and the picture in a window of its own, to move
-to a second monitor (View > Picture in its own window; closing that window puts the
-picture back). The window's keys work in both."""
+"""The picture: messages lie over it rather than above it (``over_the_picture``), and the
+picture alone: full screen (F: the picture and its transport bar fill the screen, F or
+Esc brings the window back as it was) and the picture in a window of its own, to move to
+a second monitor (View > Picture in its own window; closing that window puts the picture
+back). The window's keys work in both."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QVBoxLayout, QWidget
+
+
+def over_the_picture(view: QWidget, *bars: QWidget) -> QWidget:
+    """``view`` with ``bars`` lying over its top: a message does not shrink the picture."""
+    stage = QWidget()
+    grid = QGridLayout(stage)
+    grid.setContentsMargins(0, 0, 0, 0)
+    grid.addWidget(view, 0, 0)
+    column = QWidget()
+    rows = QVBoxLayout(column)
+    rows.setContentsMargins(0, 0, 0, 0)
+    rows.setSpacing(0)
+    for bar in bars:
+        rows.addWidget(bar)
+    grid.addWidget(column, 0, 0, Qt.AlignmentFlag.AlignTop)
+    return stage
 
 
 class PictureWindow(QWidget):
