@@ -249,3 +249,95 @@ def test_notes_written_at_once_are_all_kept_and_heard_by_others(team_url, tmp_pa
         assert kept.text == "Ada's note, later edit"
         assert [v["text"] for v in catalog.note_history(video_id, note.id)] == [
             "Ada's note", "Ada's note, first edit", "Ada's note, later edit"]
+
+
+ODD = ["", " ", "'", "''", '"', "\\", "%", "_", "%_%", "?", "$1", ":name", "%s", "%(x)s", "; DROP TABLE videos; --",
+       "' OR 1=1 --", "\x00", "a\x00b", "\u202e", "日本語", "🎬", "é" * 300, "x" * 5000, "NULL", "\n\r\t", "&|!<->()",
+       "to_tsquery('x')", "E'\\\\x41'", "$$", "/* */", "\ufeff", "\udcff".encode("utf-8", "surrogatepass").decode(
+           "utf-8", "replace")]
+
+
+def test_odd_search_strings_and_note_texts_reach_the_server_as_data(team_url, tmp_path):
+    """Every query is parameterised: odd strings (quotes, placeholders, SQL, NUL, tsquery
+    operators, long and non-Latin text) are searched for and kept as notes, as text."""
+    import random
+
+    from helpers import Words
+    from videoreview.errors import VideoReviewError
+    from videoreview.library.search import Searcher
+    from videoreview.notes import changes
+
+    path = tmp_path / "kitchen.mp4"
+    path.write_bytes(b"kitchen")
+    analysis = kitchen(str(path))
+    rng = random.Random(46)
+    texts = ODD + ["".join(rng.choice(ODD[:20] + ["a", " ", "onions"]) for _ in range(rng.randint(1, 12)))
+                   for _ in range(40)]
+    texts = [t for t in texts if t.strip()]  # (a note needs some text)
+    for n, text in enumerate(texts):
+        analysis = changes.add_note(analysis, changes.new_note(analysis, n, text, author=text[:40]))
+    with TeamCatalog(team_url) as catalog:
+        video_id, _ = catalog.add_video(path, analysis.content_hash)
+        catalog.index_analysis(video_id, analysis, Words().embed)
+        kept = catalog.analysis(video_id)
+        assert len(kept.notes) == len(texts)
+        assert "a\ufffdb" in {n.text for n in kept.notes}  # PostgreSQL holds no U+0000: kept as U+FFFD
+        searcher = Searcher(catalog, Words())
+        for query in texts:
+            try:
+                searcher.search(query)
+            except VideoReviewError as exc:  # a query with no words: said as such
+                assert "query" in str(exc)
+        assert catalog.query("SELECT count(*) FROM videos") == [(1,)]  # nothing dropped, nothing run
+        assert searcher.search("onions")
+
+
+KILLED_WRITER = """
+import sys, time
+sys.path.insert(0, {tests!r})
+from helpers import kitchen
+from videoreview.library.team.catalog import TeamCatalog
+from videoreview.records import FrameCaption
+from dataclasses import replace
+analysis = kitchen({path!r})
+many = tuple(FrameCaption(t * 0.001, t, f"caption number {{t}} of many") for t in range(20000))
+big = replace(analysis, captions=many)
+with TeamCatalog({url!r}) as catalog:
+    print("writing", flush=True)
+    while True:
+        catalog.index_analysis({video_id}, big)
+"""
+
+
+def test_a_writer_killed_mid_transaction_loses_nothing(team_url, tmp_path):
+    """``kill -9`` of a process in the middle of writing a 20,000-unit analysis leaves the
+    video as it was before that write (or after a whole one): units, notes and the kept
+    Analysis agree."""
+    import signal
+    import time
+
+    from videoreview.library.units import units_of
+    from videoreview.notes import changes
+
+    path = tmp_path / "kitchen.mp4"
+    path.write_bytes(b"kitchen")
+    before = kitchen(str(path))
+    before = changes.add_note(before, changes.new_note(before, 25, "Kept through the kill", author="Ada"))
+    with TeamCatalog(team_url) as catalog:
+        video_id, _ = catalog.add_video(path, before.content_hash)
+        catalog.index_analysis(video_id, before)
+    script = KILLED_WRITER.format(tests=str(Path(__file__).parent), path=str(path), url=team_url, video_id=video_id)
+    writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert writer.stdout.readline().strip() == "writing"
+    time.sleep(1.5)  # inside a transaction inserting units (one takes seconds)
+    with TeamCatalog(team_url) as catalog:  # the writer's server process is in a transaction now
+        assert catalog.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+                             "pid != pg_backend_pid() AND xact_start IS NOT NULL")[0][0] == 1
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait(timeout=30)
+    with TeamCatalog(team_url) as catalog:
+        kept = catalog.analysis(video_id)
+        count = catalog.query("SELECT count(*) FROM units WHERE video_id = ?", (video_id,))[0][0]
+        assert count == len(units_of(kept))  # the units are those of the Analysis kept, all of them
+        assert [n.text for n in kept.notes] == ["Kept through the kill"]
+        assert catalog.video(video_id).status == "done"

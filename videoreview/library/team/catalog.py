@@ -294,6 +294,7 @@ class TeamCatalog:
         The notes another reviewer wrote meanwhile are merged in, not lost (of two edits of
         one note the later is kept, and note_history keeps both); a writer that raced
         another merges again. Members listening (changes.py) hear of it at the commit."""
+        analysis = without_nul(analysis)
         for _ in range(MERGE_TRIES):
             stored, revision = self._stored(video_id)
             merged = merge_notes(analysis, stored.notes)[0] if stored is not None else analysis
@@ -454,6 +455,25 @@ class TeamCatalog:
                               f"embedding IS NOT NULL AND id = ANY(?) ORDER BY score DESC LIMIT ?",
                               [target, sorted(allowed), limit])
         return [(int(i), float(s)) for i, s in rows]
+
+
+def without_nul(analysis: Analysis) -> Analysis:
+    """``analysis`` with every U+0000 in its texts made U+FFFD: PostgreSQL's text and
+    JSONB cannot hold that character (SQLite can), and a note pasted with one would
+    otherwise not be kept at all."""
+    if "\\u0000" not in analysis.to_json():
+        return analysis
+
+    def clean(value):
+        if isinstance(value, str):
+            return value.replace("\x00", "\ufffd")
+        if isinstance(value, list | tuple):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    return Analysis.from_dict(clean(analysis.to_dict()))
 
 
 class _Raced(Exception):
