@@ -341,3 +341,58 @@ def test_a_writer_killed_mid_transaction_loses_nothing(team_url, tmp_path):
         assert count == len(units_of(kept))  # the units are those of the Analysis kept, all of them
         assert [n.text for n in kept.notes] == ["Kept through the kill"]
         assert catalog.video(video_id).status == "done"
+
+
+ROLES = """
+CREATE ROLE {reviewer} NOLOGIN;
+GRANT USAGE ON SCHEMA public TO {reviewer};
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO {reviewer};
+GRANT INSERT, UPDATE, DELETE ON analyses, units, unit_people, unit_notes, identities, note_history, meta
+    TO {reviewer};
+GRANT UPDATE ON videos TO {reviewer};
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {reviewer};
+CREATE ROLE {editor} NOLOGIN IN ROLE {reviewer};
+GRANT INSERT, DELETE ON videos TO {editor};
+CREATE ROLE {ada} LOGIN IN ROLE {reviewer};
+CREATE ROLE {grace} LOGIN IN ROLE {editor};
+"""
+
+
+def test_roles_from_the_docs_and_a_refused_action_in_one_line(team_url, tmp_path):
+    """docs/library.md's roles: a reviewer adds notes to what is there but adds no video,
+    and is told so in one line; an editor adds videos."""
+    import uuid
+
+    import psycopg
+
+    from videoreview.notes import changes
+
+    names = {k: f"{k}_{uuid.uuid4().hex[:6]}" for k in ("reviewer", "editor", "ada", "grace")}
+    path = tmp_path / "kitchen.mp4"
+    path.write_bytes(b"kitchen")
+    analysis = kitchen(str(path))
+    with TeamCatalog(team_url) as catalog:  # made by its owner
+        video_id, _ = catalog.add_video(path, analysis.content_hash)
+        catalog.index_analysis(video_id, analysis)
+    with psycopg.connect(team_url, autocommit=True) as db:
+        db.execute(ROLES.format(**names))
+    as_user = team_url.replace("videoreview@", f"{names['ada']}@")
+    try:
+        with TeamCatalog(as_user) as ada:
+            noted = changes.add_note(analysis, changes.new_note(analysis, 25, "From a reviewer", author="Ada"))
+            ada.index_analysis(video_id, noted)
+            assert [n.text for n in ada.analysis(video_id).notes] == ["From a reviewer"]
+            other = tmp_path / "garden.mp4"
+            other.write_bytes(b"garden")
+            with pytest.raises(LibraryError) as refused:
+                ada.add_video(other)
+        assert "refused: your role may not do this" in str(refused.value) and "\n" not in str(refused.value)
+        added = run("library", "add", str(other), "--library", as_user, "-q")
+        assert added.returncode != 0 and "refused: your role may not do this" in added.stderr
+        with TeamCatalog(team_url.replace("videoreview@", f"{names['grace']}@")) as grace:
+            assert grace.add_video(other)[1] == "added"
+    finally:
+        with psycopg.connect(team_url, autocommit=True) as db:
+            db.execute("DROP OWNED BY " + ", ".join(names.values()))
+            for name in ("ada", "grace", "editor", "reviewer"):
+                db.execute(f"DROP ROLE {names[name]}")

@@ -153,7 +153,16 @@ class TeamCatalog:
             raise LibraryError(self.path, "has no pgvector extension (the 'vector' extension); install pgvector "
                                           "on the server, or use scripts/postgres")
 
+    def _version(self, db) -> int | None:
+        if db.execute("SELECT to_regclass('schema_version')").fetchone()[0] is None:
+            return None
+        row = db.execute("SELECT version FROM schema_version").fetchone()
+        return row[0] if row else None
+
     def _migrate(self) -> None:
+        with self.transaction() as db:  # up to date: nothing to create (a reviewer's role may not create)
+            if self._version(db) == SCHEMA_VERSION:
+                return
         with self.transaction() as db:
             db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
             db.execute("CREATE EXTENSION IF NOT EXISTS vector")
