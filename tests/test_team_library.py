@@ -396,3 +396,20 @@ def test_roles_from_the_docs_and_a_refused_action_in_one_line(team_url, tmp_path
             db.execute("DROP OWNED BY " + ", ".join(names.values()))
             for name in ("ada", "grace", "editor", "reviewer"):
                 db.execute(f"DROP ROLE {names[name]}")
+
+
+def test_a_video_being_analysed_by_one_machine_is_not_started_by_another(team_url, cuts_video, tmp_path):
+    """A claim is a session lock: another process's add leaves the video alone while it is
+    held, and takes it once the holder lets go (or dies, its connection with it)."""
+    home = fake_home(tmp_path / "home")
+    with TeamCatalog(team_url) as first:
+        video_id, _ = first.add_video(cuts_video.path)
+        assert first.claim(video_id)
+        with TeamCatalog(team_url) as second:
+            assert not second.claim(video_id)
+        added = run("library", "add", str(cuts_video.path), "--library", team_url, "-q", home=home)
+        assert added.returncode == 0, added.stderr
+        assert added.stdout.strip() == "0 indexed, 0 unchanged, 0 failed, 1 being analysed elsewhere"
+    # the holder closed (as a process that dies): the next add analyses it
+    added = run("library", "add", str(cuts_video.path), "--library", team_url, "-q", home=home)
+    assert added.stdout.strip() == "1 indexed, 0 unchanged, 0 failed", added.stderr

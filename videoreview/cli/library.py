@@ -131,8 +131,9 @@ def _added(result) -> int:
         print("refused:", file=sys.stderr)
         for _path, problem in result.failed:
             print(f"  {problem}", file=sys.stderr)  # the problem names the file
-    print(f"{len(result.indexed)} indexed, {len(result.unchanged)} unchanged, {len(result.failed)} failed")
-    in_library = result.indexed or result.unchanged
+    elsewhere = f", {len(result.elsewhere)} being analysed elsewhere" if result.elsewhere else ""
+    print(f"{len(result.indexed)} indexed, {len(result.unchanged)} unchanged, {len(result.failed)} failed{elsewhere}")
+    in_library = result.indexed or result.unchanged or result.elsewhere
     return EXIT_ERROR if not in_library and (result.failed or result.skipped) else 0
 
 
@@ -180,7 +181,7 @@ class ClusterBar:
         elif what == "running":
             self.queued.discard(path)
             self.running.add(path)
-        elif what in ("indexed", "failed"):
+        elif what in ("indexed", "failed", "elsewhere"):
             self.queued.discard(path)
             self.running.discard(path)
             self.done += what == "indexed"

@@ -224,7 +224,12 @@ class _Run:
 
     def _send(self) -> None:
         while self.queue and self.pool.idle:
-            job, actor = self.queue.popleft(), self.pool.idle.popleft()
+            job = self.queue.popleft()
+            if job.attempts == 0 and not self.catalog.claim(job.video_id):  # (kept through retries)
+                self.result.elsewhere.append(job.path)
+                self.report(job.path, "elsewhere", "being analysed by another machine")
+                continue
+            actor = self.pool.idle.popleft()
             job.attempts += 1
             self.catalog.set_status(job.video_id, "analysing")  # a stop leaves it to be sent again
             # The reviewer's edits and notes are kept, as locally (a team library's are in its catalog).
@@ -244,6 +249,13 @@ class _Run:
             self._lost(job, actor, exc)
             return
         self.pool.idle.append(actor)
+        try:
+            self._take(job, done)
+        finally:
+            self.catalog.release(job.video_id)
+
+    def _take(self, job: Job, done: dict) -> None:
+        """What an actor sent back for ``job``: indexed here, by it, or failed."""
         for line in done.get("notices", ()):
             self.report(job.path, "notice", line)
         if "problem" in done:
@@ -273,6 +285,7 @@ class _Run:
         self.pool.replace()
         if job.attempts >= ATTEMPTS:
             self._failed(job, f"{job.path}: {why}, {job.attempts} times")
+            self.catalog.release(job.video_id)
             return
         self.queue.appendleft(job)
         self.report(job.path, "retrying", why)

@@ -261,6 +261,13 @@ class Catalog:
                                 "VALUES (?, ?, ?, ?, ?)", (real, content_hash, stat.st_size, stat.st_mtime_ns, now))
             return int(cursor.lastrowid), "added"
 
+    def claim(self, video_id: int) -> bool:
+        """Whether this process may analyse the video now: always, on one machine's library."""
+        return True
+
+    def release(self, video_id: int) -> None:
+        """(what claim took: nothing here)"""
+
     def set_status(self, video_id: int, status: str, error: str | None = None) -> None:
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")

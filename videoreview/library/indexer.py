@@ -30,6 +30,7 @@ class AddResult:
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # path, problem (one line naming the file)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # not videos, unreadable folders
+    elsewhere: list[str] = field(default_factory=list)  # being analysed by another machine (a team library)
 
 
 def text_embedder():
@@ -52,8 +53,16 @@ def add_paths(paths: Iterable[str | os.PathLike], *, catalog: Catalog | None = N
     cache = StageCache()
     try:
         for path, video_id, digest in catalogue(paths, catalog, result, report, cancel, cache):
+            if not catalog.claim(video_id):
+                result.elsewhere.append(path)
+                report(path, "elsewhere", "being analysed by another machine")
+                continue
             embedder = embedder or text_embedder()
-            problem = index_one(catalog, video_id, path, digest, engines, embedder, cache, cancel, progress, frames)
+            try:
+                problem = index_one(catalog, video_id, path, digest, engines, embedder, cache, cancel, progress,
+                                    frames)
+            finally:
+                catalog.release(video_id)
             if problem:
                 result.failed.append((path, problem))
                 report(path, "failed", problem)

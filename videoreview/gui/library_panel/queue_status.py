@@ -27,6 +27,7 @@ CLUSTER_STATES = {
     "retrying": lambda detail: f"queued again: {detail}",
     "indexed": lambda detail: f"indexed ({detail})",
     "failed": lambda detail: f"failed: {detail}",
+    "elsewhere": lambda detail: detail,  # being analysed by another machine of a team library
 }
 
 

@@ -34,6 +34,7 @@ MIN_SERVER = 140000  # PostgreSQL 14
 MERGE_TRIES = 5  # a writer that keeps losing the race to others gives up after this
 CHANNEL = "videoreview_library"  # NOTIFY's channel: a video's analysis was written (changes.py)
 MIGRATION_LOCK = 46_0001  # pg_advisory_xact_lock key: one migration at a time
+CLAIM_LOCKS = 46_0002  # the first key of a video's claim (pg_try_advisory_lock(CLAIM_LOCKS, video id))
 
 MIGRATIONS = (
     """
@@ -243,6 +244,15 @@ class TeamCatalog:
                                "WHERE id = %s", (real, stat.st_mtime_ns, gone[0][0]))
                     return gone[0][0], "moved"
             return row[0], "added"
+
+    def claim(self, video_id: int) -> bool:
+        """Whether this process may analyse the video now: False while another machine's
+        process holds it. The claim is a session advisory lock, so a process that dies
+        lets go of it with its connection."""
+        return bool(self.query("SELECT pg_try_advisory_lock(?, ?)", (CLAIM_LOCKS, video_id))[0][0])
+
+    def release(self, video_id: int) -> None:
+        self.query("SELECT pg_advisory_unlock(?, ?)", (CLAIM_LOCKS, video_id))
 
     def set_status(self, video_id: int, status: str, error: str | None = None) -> None:
         if status not in STATUSES:
