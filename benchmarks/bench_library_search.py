@@ -131,7 +131,7 @@ def main() -> None:
             start = time.perf_counter()
             searcher.search(query, top=10)
             update_ms = (time.perf_counter() - start) * 1000
-            update = f"{searcher.vectors.added} vectors {'rebuilt' if searcher.vectors.rebuilt else 'added'}"
+            update = f"{catalog.vector_index.added} vectors {'rebuilt' if catalog.vector_index.rebuilt else 'added'}"
     median = statistics.median(latencies)
     print(f"search     median {median:.1f} ms, p99 {np.percentile(latencies, 99):.1f} ms over {args.queries} "
           f"queries of 2-5 words ({found} with results); query embedding included")

@@ -413,3 +413,23 @@ def test_a_video_being_analysed_by_one_machine_is_not_started_by_another(team_ur
     # the holder closed (as a process that dies): the next add analyses it
     added = run("library", "add", str(cuts_video.path), "--library", team_url, "-q", home=home)
     assert added.stdout.strip() == "1 indexed, 0 unchanged, 0 failed", added.stderr
+
+
+def test_writers_whose_first_vectors_arrive_together_do_not_deadlock(team_url, tmp_path):
+    """The vector index is made once its dimension is known: eight writers indexing their
+    first videos at once all get through (it had deadlocked)."""
+    from helpers import Words
+
+    def index(n: int) -> int:
+        path = tmp_path / f"video{n}.mp4"
+        path.write_bytes(str(n).encode())
+        analysis = kitchen(str(path))
+        with TeamCatalog(team_url) as catalog:
+            video_id, _ = catalog.add_video(path, f"{n:064x}")
+            return catalog.index_analysis(video_id, analysis, Words().embed)
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(list(pool.map(index, range(8))))
+    with TeamCatalog(team_url) as catalog:
+        assert catalog.get_meta("embedding_dim") == str(Words.dim)
+        assert catalog.query("SELECT count(*) FROM pg_indexes WHERE indexname = 'units_embedding'") == [(1,)]

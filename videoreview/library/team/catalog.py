@@ -34,6 +34,7 @@ MIN_SERVER = 140000  # PostgreSQL 14
 MERGE_TRIES = 5  # a writer that keeps losing the race to others gives up after this
 CHANNEL = "videoreview_library"  # NOTIFY's channel: a video's analysis was written (changes.py)
 MIGRATION_LOCK = 46_0001  # pg_advisory_xact_lock key: one migration at a time
+INDEX_LOCK = 46_0003  # making the vector index: one writer does it
 CLAIM_LOCKS = 46_0002  # the first key of a video's claim (pg_try_advisory_lock(CLAIM_LOCKS, video id))
 
 MIGRATIONS = (
@@ -344,6 +345,8 @@ class TeamCatalog:
             size, mtime = stat.st_size, stat.st_mtime_ns
         except OSError:
             size = mtime = None
+        if vectors is not None and len(units):
+            self._vector_index(vectors.shape[1])
         with self.transaction() as db:
             db.execute("SELECT 1 FROM videos WHERE id = %s FOR UPDATE", (video_id,))  # one writer of a video at a time
             now = db.execute("SELECT revision FROM analyses WHERE video_id = %s", (video_id,)).fetchone()
@@ -385,8 +388,6 @@ class TeamCatalog:
                     db.execute("INSERT INTO unit_notes (unit_id, note_id, frame, last_frame, tag, status, author) "
                                "VALUES (%s, %s, %s, %s, %s, %s, %s)", (unit_id, note.id, note.frame, note.last_frame,
                                                                       note.tag, note.status, note.author))
-            if vectors is not None and len(units):
-                self._vector_index(db, vectors.shape[1])
             self._bump(db)
             db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(
                 {"video": video_id, "path": path[0][0], "content_hash": analysis.content_hash})))
@@ -397,17 +398,24 @@ class TeamCatalog:
         return [row[0] for row in self.query("SELECT note FROM note_history WHERE video_id = ? AND note_id = ? "
                                              "ORDER BY changed, author", (video_id, note_id))]
 
-    def _vector_index(self, db, dimension: int) -> None:
-        """The HNSW index over the text vectors, made once their dimension is known."""
-        row = db.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
-        if row is not None:
-            if int(row[0]) != dimension:
-                raise LibraryError(self.path, f"holds text vectors of {row[0]} dimensions, not {dimension}: "
-                                              "rebuild the library with one text embedding model")
-            return
-        self._set_meta(db, "embedding_dim", str(dimension))
-        db.execute(f"CREATE INDEX units_embedding ON units USING hnsw ((embedding::vector({dimension})) "
-                   "vector_ip_ops)")
+    def _vector_index(self, dimension: int) -> None:
+        """The HNSW index over the text vectors, made once their dimension is known, in a
+        transaction of its own under a lock (made inside a writer's transaction, two
+        writers' first vectors deadlocked: each held the units the other's index waited
+        for)."""
+        known = self.get_meta("embedding_dim")
+        if known is None:
+            with self.transaction() as db:
+                db.execute("SELECT pg_advisory_xact_lock(%s)", (INDEX_LOCK,))
+                row = db.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
+                if row is None:
+                    self._set_meta(db, "embedding_dim", str(dimension))
+                    db.execute(f"CREATE INDEX units_embedding ON units USING hnsw ((embedding::vector({dimension})) "
+                               "vector_ip_ops)")
+                known = row[0] if row is not None else str(dimension)
+        if int(known) != dimension:
+            raise LibraryError(self.path, f"holds text vectors of {known} dimensions, not {dimension}: "
+                                          "rebuild the library with one text embedding model")
 
     def _frame_vectors(self, video_id: int, analysis: Analysis, units, frames) -> dict[int, bytes]:
         old = {round(t, 3): bytes(v) for t, v in self.query(
@@ -515,6 +523,6 @@ def _library_error(where: str, exc) -> LibraryError:
 
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
         return LibraryError(where, f"refused: your role may not do this ({exc.diag.message_primary})")
-    if isinstance(exc, psycopg.OperationalError):
-        return LibraryError(where, f"cannot be reached ({str(exc).strip().splitlines()[0]})")
+    if isinstance(exc, psycopg.OperationalError) and (exc.sqlstate is None or exc.sqlstate.startswith("08")):
+        return LibraryError(where, f"cannot be reached ({str(exc).strip().splitlines()[0]})")  # no connection
     return LibraryError(where, f"PostgreSQL error: {str(exc).strip().splitlines()[0]}")
