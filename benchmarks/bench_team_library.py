@@ -241,7 +241,7 @@ def note_rows(admin_url: str, notes: int, scratch: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--units", type=int, nargs="+", default=[300_000, 1_000_000])
+    parser.add_argument("--units", type=int, nargs="*", default=[300_000, 1_000_000], help="none: no search rows")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--writers", type=int, nargs="+", default=[1, 4, 8])
     parser.add_argument("--notes", type=int, default=100)

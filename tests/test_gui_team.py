@@ -74,3 +74,20 @@ def test_a_server_that_stops_is_said_once_and_heard_again(qtbot, home, monkeypat
             qtbot.waitUntil(lambda: bool(back), timeout=15_000)
     finally:
         server.stop(folder)
+
+
+def test_settings_take_a_team_librarys_url(qtbot, home, team_url, monkeypatch):
+    monkeypatch.delenv("VIDEOREVIEW_LIBRARY", raising=False)
+    (home / "library-location.json").unlink(missing_ok=True)
+    with main_window(qtbot) as window:
+        assert window.team_listener is None
+        window.show_settings()
+        dialog = window.settings_dialog
+        dialog.library.setText("postgresql://ada:secret@db.example.org/videos")
+        dialog.change_library(dialog.library.text())
+        assert "holds a password" in dialog.status.text() and window.team_listener is None  # nothing changed
+        dialog.change_library(team_url)
+        assert dialog.status.text() == f"The library is now the team library at {team_url}."
+        assert dialog.library.text() == team_url and window.team_listener is not None
+        dialog.close()
+    (home / "library-location.json").unlink()

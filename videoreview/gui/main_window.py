@@ -129,7 +129,8 @@ class MainWindow(QMainWindow):
         self._connect()
         self.upgrade = CaptionsUpgrade(self, self.offer_bar)  # after QueueEvents: it sees the document done
         self._restore_settings()
-        self.team_listener = listen_for(self)  # a team library: others' notes reach the open videos
+        self.team_listener = None
+        self.listen_to_library()
         self.show_document(None)
         QTimer.singleShot(0, self.library_panel.resume)  # once the window is up
 
@@ -184,6 +185,12 @@ class MainWindow(QMainWindow):
         self.notes_panel.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.notes_panel.problem.connect(self.notice)
         self.details.selectRequested.connect(lambda kind, key: self.select(kind or None, key))
+
+    def listen_to_library(self) -> None:
+        """With a team library chosen, others' notes and corrections reach the open videos."""
+        if self.team_listener is not None:
+            self.team_listener.stop()
+        self.team_listener = listen_for(self)
 
     # -- opening videos ---------------------------------------------------------------------
     def open_paths(self, paths: list[str]) -> list[str]:

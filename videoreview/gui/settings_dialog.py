@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from ..cluster.connect import parse_address
 from ..errors import VideoReviewError
 from ..notes.author import reviewer_name, set_reviewer_name
-from ..paths import cache_dir, folder_size, library_location
+from ..paths import cache_dir, folder_size, library_location, team_library_url
 from .engine_choices import EngineChoices
 from .servers_box import ServersBox
 from .theme import THEMES, save_overlay_style, saved_theme
@@ -75,15 +75,17 @@ class SettingsDialog(QDialog):
     def _general(self) -> QWidget:
         page = QWidget()
         form = QFormLayout(page)
-        self.library = QLineEdit(readOnly=True)
+        self.library = QLineEdit(placeholderText="a folder, or a team library's postgresql://USER@HOST/DATABASE")
+        self.library.returnPressed.connect(lambda: self.change_library(self.library.text().strip()))
         change = QPushButton("Change…")
         change.clicked.connect(self.ask_library)
         row = QHBoxLayout()
         row.addWidget(self.library, 1)
         row.addWidget(change)
         form.addRow("Library location", row)
-        form.addRow("", QLabel("The catalog of analysed videos and their analyses, with your corrections.",
-                               wordWrap=True))
+        form.addRow("", QLabel("The catalog of analysed videos and their analyses, with your corrections: a "
+                               "folder, or a team library's URL (type it and press Enter; its password goes in "
+                               "~/.pgpass, never here).", wordWrap=True))
         self.cluster = QLineEdit(cluster_address(), placeholderText="empty: analyse here (or ray://HOST:10001, "
                                                                     "HOST:6379, auto)")
         self.cluster.editingFinished.connect(self.apply_cluster)
@@ -109,8 +111,11 @@ class SettingsDialog(QDialog):
         return page
 
     def show_library(self) -> None:
+        from ..library.team.url import display
+
         folder, problem = library_location()
-        self.library.setText(str(folder))
+        url = team_library_url()
+        self.library.setText(display(url) if url else str(folder))
         if problem:
             self.status.setText(problem)
 
@@ -120,7 +125,8 @@ class SettingsDialog(QDialog):
             self.change_library(folder)
 
     def change_library(self, folder: str) -> None:
-        """Use the library in ``folder`` (the current one is copied there when it has none)."""
+        """Use the library in ``folder`` (the current one is copied there when it has
+        none), or the team library at a postgresql:// URL (once it has been reached)."""
         from ..errors import LibraryError
         from ..library.location import change_location
 
@@ -131,6 +137,7 @@ class SettingsDialog(QDialog):
         else:
             self.window_.library.restart()  # the library process opens the catalog where it now is
             self.window_.library_panel.refresh()
+            self.window_.listen_to_library()  # a team library's changes reach the open videos
         self.show_library()
 
     def apply_cluster(self) -> None:

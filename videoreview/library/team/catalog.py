@@ -372,26 +372,38 @@ class TeamCatalog:
                                    "(%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                                    [(video_id, n.id, n.changed, n.author, json.dumps(n.to_dict()))
                                     for version in versions for n in version.notes])
-            for n, unit in enumerate(units):
-                frame = frame_vectors.get(n)
-                vector = _vector_text(vectors[n]) if vectors is not None else None
-                unit_id = db.execute(
-                    'INSERT INTO units (video_id, kind, start, "end", text, people, embedding, frame_embedding, '
-                    "frame_model) VALUES (%s, %s, %s, %s, %s, %s, %s::vector, %s, %s) RETURNING id",
-                    (video_id, unit.kind, unit.start, unit.end, unit.text, " ".join(unit.people), vector, frame,
-                     frame_model if frame is not None else None)).fetchone()[0]
-                with db.cursor() as cursor:
-                    cursor.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (%s, %s, %s)",
-                                       [(unit_id, video_id, pid) for pid in unit.people])
-                if unit.note is not None:
-                    note = unit.note
-                    db.execute("INSERT INTO unit_notes (unit_id, note_id, frame, last_frame, tag, status, author) "
-                               "VALUES (%s, %s, %s, %s, %s, %s, %s)", (unit_id, note.id, note.frame, note.last_frame,
-                                                                      note.tag, note.status, note.author))
+            unit_ids = self._insert_units(db, video_id, units, vectors, frame_vectors, frame_model)
+            with db.cursor() as cursor:  # (executemany: pipelined, one round trip for all the rows)
+                cursor.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (%s, %s, %s)",
+                                   [(uid, video_id, pid) for uid, unit in zip(unit_ids, units) for pid in unit.people])
+                cursor.executemany("INSERT INTO unit_notes (unit_id, note_id, frame, last_frame, tag, status, author) "
+                                   "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                                   [(uid, u.note.id, u.note.frame, u.note.last_frame, u.note.tag, u.note.status,
+                                     u.note.author) for uid, u in zip(unit_ids, units) if u.note is not None])
             self._bump(db)
             db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(
                 {"video": video_id, "path": path[0][0], "content_hash": analysis.content_hash})))
         return len(units)
+
+    @staticmethod
+    def _insert_units(db, video_id: int, units, vectors, frame_vectors, frame_model) -> list[int]:
+        """The units' rows, in one pipelined batch; their ids in the units' order."""
+        rows = []
+        for n, unit in enumerate(units):
+            frame = frame_vectors.get(n)
+            rows.append((video_id, unit.kind, unit.start, unit.end, unit.text, " ".join(unit.people),
+                         _vector_text(vectors[n]) if vectors is not None else None, frame,
+                         frame_model if frame is not None else None))
+        ids = []
+        with db.cursor() as cursor:
+            cursor.executemany('INSERT INTO units (video_id, kind, start, "end", text, people, embedding, '
+                               "frame_embedding, frame_model) VALUES (%s, %s, %s, %s, %s, %s, %s::vector, %s, %s) "
+                               "RETURNING id", rows, returning=True)
+            while rows:
+                ids.append(cursor.fetchone()[0])
+                if not cursor.nextset():
+                    break
+        return ids
 
     def note_history(self, video_id: int, note_id: str) -> list[dict]:
         """Every version of a note written to the library, oldest change first."""
