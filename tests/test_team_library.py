@@ -329,11 +329,13 @@ def test_a_writer_killed_mid_transaction_loses_nothing(team_url, tmp_path):
     script = KILLED_WRITER.format(tests=str(Path(__file__).parent), path=str(path), url=team_url, video_id=video_id)
     writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert writer.stdout.readline().strip() == "writing"
-    time.sleep(1.5)  # inside a transaction inserting units (one takes seconds)
-    with TeamCatalog(team_url) as catalog:  # the writer's server process is in a transaction now
-        assert catalog.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
-                             "pid != pg_backend_pid() AND xact_start IS NOT NULL")[0][0] == 1
-    os.kill(writer.pid, signal.SIGKILL)
+    with TeamCatalog(team_url) as catalog:  # killed as soon as its server process is inside a transaction
+        deadline = time.monotonic() + 60
+        while not catalog.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+                                "pid != pg_backend_pid() AND xact_start IS NOT NULL AND query LIKE 'INSERT%'")[0][0]:
+            assert time.monotonic() < deadline, "the writer never got inside a transaction"
+            time.sleep(0.005)
+        os.kill(writer.pid, signal.SIGKILL)
     writer.wait(timeout=30)
     with TeamCatalog(team_url) as catalog:
         kept = catalog.analysis(video_id)

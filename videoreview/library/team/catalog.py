@@ -133,6 +133,8 @@ class TeamCatalog:
         try:
             self._check_server()
             self._migrate()
+            if readonly:  # a search or a listing: the server refuses any write on this connection
+                self.db.execute("SET default_transaction_read_only = on")
         except BaseException:
             self.db.close()
             raise
