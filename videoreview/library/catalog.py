@@ -20,7 +20,6 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -29,7 +28,8 @@ import numpy as np
 from ..errors import LibraryError
 from ..paths import library_dir
 from ..records import Analysis
-from .units import Unit, units_of
+from .catalog_reads import CatalogReads
+from .units import units_of
 
 DB_NAME = "library.sqlite3"
 BUSY_SECONDS = 5.0  # how long to wait for another process's write before calling it locked
@@ -125,22 +125,12 @@ MIGRATIONS = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-@dataclass(frozen=True)
-class Video:
-    id: int
-    path: str
-    content_hash: str | None
-    status: str
-    duration: float | None
-    error: str | None
-    identities: tuple[tuple[str, str | None], ...] = ()  # (id, name)
-
 
 def default_path() -> Path:
     return library_dir() / DB_NAME
 
 
-class Catalog:
+class Catalog(CatalogReads):
     """An open catalog. Use as a context manager, or call ``close``."""
 
     def __init__(self, path: str | os.PathLike | None = None, readonly: bool = False):
@@ -220,17 +210,9 @@ class Catalog:
             raise _library_error(self.path, exc) from None
 
     # -- meta ------------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
-        return rows[0][0] if rows else None
-
     def set_meta(self, db: sqlite3.Connection, key: str, value: str) -> None:
         db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                    (key, value))
-
-    def generation(self) -> int:
-        """Counts changes to the units: the vector index records the one it was built at."""
-        return int(self.get_meta("generation") or 0)
 
     def _bump(self, db: sqlite3.Connection) -> None:
         self.set_meta(db, "generation", str(self.generation() + 1))
@@ -283,21 +265,6 @@ class Catalog:
                 db.executemany("UPDATE videos SET status = 'missing' WHERE id = ?", [(v,) for v in gone])
         return gone
 
-    def needs_analysis(self, video_id: int) -> bool:
-        """Whether the file changed (size or mtime) since it was indexed, or never was."""
-        row = self.query("SELECT path, size_bytes, mtime_ns, analysed_at, status FROM videos WHERE id = ?",
-                         (video_id,))
-        if not row:
-            return False
-        path, size, mtime, analysed, status = row[0]
-        if analysed is None or status in ("new", "analysing", "failed"):
-            return True
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return False
-        return (stat.st_size, stat.st_mtime_ns) != (size, mtime)
-
     def remove(self, video_id: int) -> bool:
         """Forget a video and everything indexed of it (not the file). False if unknown."""
         with self.transaction() as db:
@@ -305,25 +272,6 @@ class Catalog:
             if gone:
                 self._bump(db)
         return bool(gone)
-
-    def videos(self) -> list[Video]:
-        return self._videos("", ())
-
-    def video(self, video_id: int) -> Video | None:
-        return next(iter(self._videos("WHERE id = ?", (video_id,))), None)
-
-    def find(self, path: str | os.PathLike) -> Video | None:
-        """The video catalogued at ``path`` (symbolic links resolved), if any."""
-        return next(iter(self._videos("WHERE path = ?", (os.path.realpath(path),))), None)
-
-    def _videos(self, where: str, params: Sequence) -> list[Video]:
-        rows = self.query(f"SELECT id, path, content_hash, status, duration, error FROM videos {where} ORDER BY id",
-                          params)
-        people: dict[int, list[tuple[str, str | None]]] = {}
-        for vid, pid, name in self.query(f"SELECT video_id, pid, name FROM identities WHERE video_id IN "
-                                         f"(SELECT id FROM videos {where}) ORDER BY video_id, pid", params):
-            people.setdefault(vid, []).append((pid, name))
-        return [Video(*row, identities=tuple(people.get(row[0], ()))) for row in rows]
 
     # -- analyses and units ------------------------------------------------------------
     def index_analysis(self, video_id: int, analysis: Analysis, embed=None, frames=None) -> int:
@@ -411,24 +359,11 @@ class Catalog:
         """Save ``analysis`` beside this catalog, where its window finds it."""
         analysis.save(self.path.parent / "analyses" / f"{analysis.content_hash}.analysis.json")
 
-    def indexed(self) -> list[tuple[int, str, str, float]]:
-        """(video id, path, content hash, when indexed) of each video with an analysis indexed."""
-        return self.query("SELECT v.id, v.path, a.content_hash, a.indexed_at FROM videos v "
-                          "JOIN analyses a ON a.video_id = v.id WHERE v.status = 'done' ORDER BY v.id")
-
-    def units(self, video_id: int) -> list[Unit]:
-        rows = self.query("SELECT kind, start, end, text, people FROM units WHERE video_id = ? ORDER BY start, id",
-                          (video_id,))
-        return [Unit(kind, start, end, text, tuple(people.split())) for kind, start, end, text, people in rows]
-
     def embeddings(self, after_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(unit ids, their vectors) of every unit that has one (with an id above
         ``after_id``), in id order."""
         return stacked(self.query("SELECT id, embedding FROM units WHERE embedding IS NOT NULL AND id > ? ORDER BY id",
                                   (after_id,)))
-
-    def embedding_count(self) -> int:
-        return self.query("SELECT count(*) FROM units WHERE embedding IS NOT NULL")[0][0]
 
     # -- the two rankings of a search --------------------------------------------------
     def text_ranks(self, words: list[str], limit: int, where: str, params: Sequence) -> list[int]:

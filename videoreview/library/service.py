@@ -26,7 +26,8 @@ from collections.abc import Callable
 
 from ..errors import Cancelled, LibraryError, VideoReviewError
 from ..pipeline import CancelToken, StageCache, store
-from .catalog import Catalog, Video
+from .catalog import Catalog
+from .catalog_reads import Video
 from .choice import open_catalog
 from .frames import chosen_frame_embedder
 from .indexer import AddResult, catalogue, rebuild, text_embedder

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...library.catalog import Video
+from ...library.catalog_reads import Video
 from ...library.search import Moment
 from ...timecode import format_time
 from ..library_client import LibraryClient

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu
 
-from ...library.catalog import Video
+from ...library.catalog_reads import Video
 from ...timecode import format_time
 from ..jobs import AnalysisQueue, JobProgress
 from ..labels import identity_label, status_text

@@ -26,8 +26,9 @@ import numpy as np
 from ...errors import LibraryError
 from ...notes.changes import merge_notes
 from ...records import Analysis
-from ..catalog import STATUSES, Video, stacked
-from ..units import Unit, units_of
+from ..catalog import STATUSES, stacked
+from ..catalog_reads import CatalogReads
+from ..units import units_of
 from .url import connect, display
 
 MIN_SERVER = 140000  # PostgreSQL 14
@@ -120,7 +121,7 @@ MIGRATIONS = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class TeamCatalog:
+class TeamCatalog(CatalogReads):
     """An open team catalog at ``url`` (postgresql://...). Use as a context manager, or
     call ``close``."""
 
@@ -206,17 +207,9 @@ class TeamCatalog:
             raise _library_error(self.path, exc) from None
 
     # -- meta ------------------------------------------------------------------------
-    def get_meta(self, key: str) -> str | None:
-        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
-        return rows[0][0] if rows else None
-
     def _set_meta(self, db, key: str, value: str) -> None:
         db.execute("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
                    "excluded.value", (key, value))
-
-    def generation(self) -> int:
-        """Counts changes to the units (the frame matrix cached by a search is of one)."""
-        return int(self.get_meta("generation") or 0)
 
     def _bump(self, db) -> None:
         db.execute("INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE SET "
@@ -271,44 +264,12 @@ class TeamCatalog:
                 db.execute("UPDATE videos SET status = 'missing' WHERE id = ANY(%s)", (gone,))
         return gone
 
-    def needs_analysis(self, video_id: int) -> bool:
-        row = self.query("SELECT path, size_bytes, mtime_ns, analysed_at, status FROM videos WHERE id = ?",
-                         (video_id,))
-        if not row:
-            return False
-        path, size, mtime, analysed, status = row[0]
-        if analysed is None or status in ("new", "analysing", "failed"):
-            return True
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return False
-        return (stat.st_size, stat.st_mtime_ns) != (size, mtime)
-
     def remove(self, video_id: int) -> bool:
         with self.transaction() as db:
             gone = db.execute("DELETE FROM videos WHERE id = %s", (video_id,)).rowcount
             if gone:
                 self._bump(db)
         return bool(gone)
-
-    def videos(self) -> list[Video]:
-        return self._videos("", ())
-
-    def video(self, video_id: int) -> Video | None:
-        return next(iter(self._videos("WHERE id = ?", (video_id,))), None)
-
-    def find(self, path: str | os.PathLike) -> Video | None:
-        return next(iter(self._videos("WHERE path = ?", (os.path.realpath(path),))), None)
-
-    def _videos(self, where: str, params: Sequence) -> list[Video]:
-        rows = self.query(f"SELECT id, path, content_hash, status, duration, error FROM videos {where} ORDER BY id",
-                          params)
-        people: dict[int, list[tuple[str, str | None]]] = {}
-        for vid, pid, name in self.query(f"SELECT video_id, pid, name FROM identities WHERE video_id IN "
-                                         f"(SELECT id FROM videos {where}) ORDER BY video_id, pid", params):
-            people.setdefault(vid, []).append((pid, name))
-        return [Video(*row, identities=tuple(people.get(row[0], ()))) for row in rows]
 
     # -- analyses and units ------------------------------------------------------------
     def index_analysis(self, video_id: int, analysis: Analysis, embed=None, frames=None) -> int:
@@ -455,18 +416,6 @@ class TeamCatalog:
 
     def keep_analysis(self, analysis: Analysis) -> None:
         """(index_analysis keeps the Analysis in the catalog: nothing more to save)"""
-
-    def indexed(self) -> list[tuple[int, str, str, float]]:
-        return self.query("SELECT v.id, v.path, a.content_hash, a.indexed_at FROM videos v "
-                          "JOIN analyses a ON a.video_id = v.id WHERE v.status = 'done' ORDER BY v.id")
-
-    def units(self, video_id: int) -> list[Unit]:
-        rows = self.query('SELECT kind, start, "end", text, people FROM units WHERE video_id = ? ORDER BY start, id',
-                          (video_id,))
-        return [Unit(kind, start, end, text, tuple(people.split())) for kind, start, end, text, people in rows]
-
-    def embedding_count(self) -> int:
-        return self.query("SELECT count(*) FROM units WHERE embedding IS NOT NULL")[0][0]
 
     # -- the two rankings of a search --------------------------------------------------
     def text_ranks(self, words: list[str], limit: int, where: str, params: Sequence) -> list[int]:
