@@ -263,3 +263,13 @@ class Words:
                     out[row, zlib.crc32(word.rstrip("s").encode()) % self.dim] += 1  # "chops" ~ "chop"
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-9)
+
+
+def can_unshare() -> bool:
+    """Whether a network namespace with only ``lo`` can be made here (``unshare --net``, as root)."""
+    import shutil
+
+    if shutil.which("unshare") is None or shutil.which("ip") is None:
+        return False
+    return subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0
+

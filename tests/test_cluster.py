@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import can_unshare
+
 ENGINES = ("boundaries=builtin,faces=blazeface,speech=whisper-tiny.en,screen-text=none,objects=none,poses=none,"
            "captions=builtin")
 SENTENCES = ["The tide comes in at noon.", "Bring the red box to the kitchen.", "Please close the door.",
@@ -41,14 +43,8 @@ HELPER_SECONDS = 420
 SERVER_KEY = "key-only-the-workers-have-7f3a"
 
 
-def _can_unshare() -> bool:
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        return False
-    return subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0
-
-
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not _can_unshare(), reason="needs root to make a loopback-only network namespace")]
+              pytest.mark.skipif(not can_unshare(), reason="needs root to make a loopback-only network namespace")]
 
 
 @pytest.fixture(scope="module")

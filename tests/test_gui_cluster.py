@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -22,7 +21,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 
 from fake_engines import ENGINES  # noqa: E402
-from helpers import choose_engines  # noqa: E402
+from helpers import can_unshare, choose_engines  # noqa: E402
 from tiny_vlm import colour_clip  # noqa: E402
 from videoreview.cluster.driver import add_on_cluster  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
@@ -191,14 +190,8 @@ def test_the_window_stop_cancels_a_run_on_the_cluster(fresh_home, clips):
 
 # -- the real action on a loopback cluster (slow) ----------------------------------------------
 
-def _can_unshare() -> bool:
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        return False
-    return subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _can_unshare(), reason="needs root to make a loopback-only network namespace")
+@pytest.mark.skipif(not can_unshare(), reason="needs root to make a loopback-only network namespace")
 def test_the_service_action_analyses_two_clips_on_a_loopback_cluster(clips, tmp_path):
     """The window's path to a cluster (the library process's action with the real driver)
     against a head started with ``ray start`` in a namespace that has only ``lo``."""

@@ -14,17 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import can_unshare
 from tiny_vlm import colour_clip
 
 
-def _can_unshare() -> bool:
-    if shutil.which("unshare") is None or shutil.which("ip") is None:
-        return False
-    return subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _can_unshare(), reason="needs root to make a loopback-only network namespace")
+@pytest.mark.skipif(not can_unshare(), reason="needs root to make a loopback-only network namespace")
 def test_the_clusters_workers_index_into_the_team_library(tmp_path):
     clips = tmp_path / "clips"
     clips.mkdir()
