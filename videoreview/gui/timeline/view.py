@@ -13,15 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QImage, QPainter, QPixmap
+from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QScrollBar, QToolTip, QWidget
 
 from ...records import Analysis, Boundary
 from ..analysis_index import AnalysisIndex
 from .painting import paint
 from .style import Colors
+from .thumbnail_wants import ThumbnailWants
 from .thumbs import Thumbnails
-from .tracks import KEY_THUMB_H, RULER_H, THUMBNAIL_H, TRACKS, Hit, Track
+from .tracks import RULER_H, THUMBNAIL_H, TRACKS, Hit, Track
 
 HEADER_W = 136  # the fixed column of track names on the left
 MAX_PX_PER_FRAME = 48  # deepest zoom
@@ -44,7 +45,7 @@ class _Press:
     seek_time: float | None = None  # scrubbing: the last time sent
 
 
-class Timeline(QWidget):
+class Timeline(ThumbnailWants, QWidget):
     """Multi-track timeline of one Analysis. Times are seconds; x positions are widget
     coordinates, the tracks starting right of a fixed header column."""
 
@@ -136,29 +137,6 @@ class Timeline(QWidget):
 
     def position(self) -> float:
         return self._position
-
-    def set_thumbnail(self, frame: int, image: QImage) -> None:
-        """A decoded frame for the thumbnail strip and the keyframe track (any height: it
-        is scaled to the strip)."""
-        if self.model is None or image.isNull():
-            return
-        if image.height() != THUMBNAIL_H:
-            image = image.scaledToHeight(THUMBNAIL_H, Qt.TransformationMode.SmoothTransformation)
-        self.thumbs.put(frame, QPixmap.fromImage(image))
-        for name in ("thumbnails", "keyframes"):
-            self.update(self.track_rect(name))
-
-    def thumbnail_frames(self) -> list[int]:
-        """The frames the thumbnail strip and the keyframe track want at the current zoom
-        and scroll position, left to right, without repeats."""
-        model = self.model
-        if model is None:
-            return []
-        t0, t1 = self.visible_range()
-        frames = {model.frame_at(t): None for t in self.tile_times(t0, t1)}
-        for i in self.keyframes_with_thumbnails(t0, t1):
-            frames[model.keyframes[i].frame] = None
-        return list(frames)
 
     def set_selection(self, kind: str | None, key: object = None) -> None:
         """Highlight one item (kind and key as in ``selected``); None clears."""
@@ -272,31 +250,6 @@ class Timeline(QWidget):
         """What hovering at ``pos`` shows: a caption's full text, a boundary's details, ..."""
         found = self._hit(pos)
         return found[0].tooltip(self, found[1]) if found is not None else ""
-
-    # -- thumbnails, for the strip and the keyframe track
-
-    def tile_w(self) -> int:
-        return max(16, round(self._strip_h * self.model.aspect))
-
-    def key_thumb_w(self) -> int:
-        return max(10, round(KEY_THUMB_H * self.model.aspect)) if self.model is not None else 0
-
-    def tile_times(self, t0: float, t1: float) -> list[float]:
-        """Start times of the strip's tiles between t0 and t1. Tiles sit at multiples of one
-        tile width, so scrolling keeps them (and the frames they want) in place."""
-        step = self.tile_w() / self.pps
-        first = max(0, math.floor(t0 / step))
-        last = min(math.ceil(t1 / step), math.ceil(self.model.duration / step))
-        return [k * step for k in range(first, last)]
-
-    def keyframes_with_thumbnails(self, t0: float, t1: float) -> list[int]:
-        """Indices of the keyframes between t0 and t1 with room for a thumbnail: both
-        neighbours at least a thumbnail width away, so any paint region picks the same ones."""
-        times = self.model.k_times
-        i0, i1 = (int(i) for i in np.searchsorted(times, [t0, t1]))
-        room = (self.key_thumb_w() + 6) / self.pps
-        apart = (np.diff(times, prepend=-math.inf) >= room) & (np.diff(times, append=math.inf) >= room)
-        return (np.flatnonzero(apart[i0:i1]) + i0).tolist()
 
     # ------------------------------------------------------------------ Qt overrides
 
@@ -450,12 +403,6 @@ class Timeline(QWidget):
     def _on_scrollbar(self, value: int) -> None:
         if self.model is not None:
             self._set_view(self.pps, value / self.pps)
-
-    def _emit_thumbnails_wanted(self) -> None:
-        frames = self.thumbnail_frames()
-        if frames and frames != self._wanted:
-            self._wanted = frames
-            self.thumbnailsWanted.emit(frames)
 
     # ------------------------------------------------------------------ layout and hits
 
