@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import LibraryError
 from ..paths import library_dir
 from ..records import Analysis
-from .catalog_reads import CatalogReads
+from .catalog_reads import CatalogReads, file_stat, stacked
 from .units import units_of
 
 DB_NAME = "library.sqlite3"
@@ -284,14 +284,7 @@ class Catalog(CatalogReads):
         frame_vectors = self._frame_vectors(video_id, analysis, units, frames) if frames is not None else {}
         frame_model = frames.model if frames is not None else None
         info = analysis.video
-        path = self.query("SELECT path FROM videos WHERE id = ?", (video_id,))
-        if not path:
-            raise LibraryError(self.path, f"no video with id {video_id}")
-        try:
-            stat = os.stat(path[0][0])
-            size, mtime = stat.st_size, stat.st_mtime_ns
-        except OSError:
-            size = mtime = None
+        size, mtime = file_stat(self._video_path(video_id))
         with self.transaction() as db:
             db.execute("DELETE FROM units WHERE video_id = ?", (video_id,))
             db.execute("DELETE FROM identities WHERE video_id = ?", (video_id,))
@@ -341,12 +334,6 @@ class Catalog(CatalogReads):
             if made is not None:
                 old.update((t, v.astype(np.float32).tobytes()) for t, v in zip(new, made))
         return {n: old[t] for n, t in wanted.items() if t in old}
-
-    def frame_embeddings(self, model: str, where: str = "", params: Sequence = ()) -> tuple[np.ndarray, np.ndarray]:
-        """(unit ids, frame vectors) of the units with a frame vector from ``model``;
-        ``where``: more SQL over units ``u`` (search filters)."""
-        return stacked(self.query(f"SELECT u.id, u.frame_embedding FROM units u WHERE u.frame_model = ?"
-                                  f"{' AND ' + where if where else ''} ORDER BY u.id", [model, *params]))
 
     def analysis(self, video_id: int) -> Analysis | None:
         """The video's Analysis as saved beside this catalog (``analyses/``, by content
@@ -407,13 +394,6 @@ def fts_query(words: list[str]) -> str:
 
     content = [w for w in words if w not in english_stop_words()] or words
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in content)
-
-
-def stacked(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
-    """(unit id, embedding blob) rows as (ids, (n, d) float32 vectors)."""
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
-    return np.array([r[0] for r in rows], np.int64), np.stack([np.frombuffer(r[1], np.float32) for r in rows])
 
 
 def _statements(script: str) -> list[str]:

@@ -8,6 +8,9 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..errors import LibraryError
 from .units import Unit
 
 
@@ -79,3 +82,31 @@ class CatalogReads:
 
     def embedding_count(self) -> int:
         return self.query("SELECT count(*) FROM units WHERE embedding IS NOT NULL")[0][0]
+
+    def frame_embeddings(self, model: str, where: str = "", params: Sequence = ()) -> tuple[np.ndarray, np.ndarray]:
+        """(unit ids, frame vectors) of the units with a frame vector from ``model``;
+        ``where``: more SQL over units ``u`` (search filters)."""
+        return stacked(self.query(f"SELECT u.id, u.frame_embedding FROM units u WHERE u.frame_model = ?"
+                                  f"{' AND ' + where if where else ''} ORDER BY u.id", [model, *params]))
+
+    def _video_path(self, video_id: int) -> str:
+        rows = self.query("SELECT path FROM videos WHERE id = ?", (video_id,))
+        if not rows:
+            raise LibraryError(self.path, f"no video with id {video_id}")
+        return rows[0][0]
+
+def stacked(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
+    """(unit id, embedding blob) rows as (ids, (n, d) float32 vectors)."""
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+    return np.array([r[0] for r in rows], np.int64), np.stack([np.frombuffer(r[1], np.float32) for r in rows])
+
+
+def file_stat(path: str) -> tuple[int | None, int | None]:
+    """A video file's size and mtime, as a catalog records them (None, None where it is gone)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None, None
+    return stat.st_size, stat.st_mtime_ns
+

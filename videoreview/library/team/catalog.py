@@ -26,8 +26,8 @@ import numpy as np
 from ...errors import LibraryError
 from ...notes.changes import merge_notes
 from ...records import Analysis
-from ..catalog import STATUSES, stacked
-from ..catalog_reads import CatalogReads
+from ..catalog import STATUSES
+from ..catalog_reads import CatalogReads, file_stat
 from ..units import units_of
 from .url import connect, display
 
@@ -300,14 +300,8 @@ class TeamCatalog(CatalogReads):
         frame_vectors = self._frame_vectors(video_id, analysis, units, frames) if frames is not None else {}
         frame_model = frames.model if frames is not None else None
         info = analysis.video
-        path = self.query("SELECT path FROM videos WHERE id = ?", (video_id,))
-        if not path:
-            raise LibraryError(self.path, f"no video with id {video_id}")
-        try:
-            stat = os.stat(path[0][0])
-            size, mtime = stat.st_size, stat.st_mtime_ns
-        except OSError:
-            size = mtime = None
+        path = self._video_path(video_id)
+        size, mtime = file_stat(path)
         if vectors is not None and len(units):
             self._vector_index(vectors.shape[1])
         with self.transaction() as db:
@@ -345,7 +339,7 @@ class TeamCatalog(CatalogReads):
                                      u.note.author) for uid, u in zip(unit_ids, units) if u.note is not None])
             self._bump(db)
             db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(
-                {"video": video_id, "path": path[0][0], "content_hash": analysis.content_hash})))
+                {"video": video_id, "path": path, "content_hash": analysis.content_hash})))
         return len(units)
 
     @staticmethod
@@ -403,11 +397,6 @@ class TeamCatalog(CatalogReads):
             if made is not None:
                 old.update((t, v.astype(np.float32).tobytes()) for t, v in zip(new, made))
         return {n: old[t] for n, t in wanted.items() if t in old}
-
-    def frame_embeddings(self, model: str, where: str = "", params: Sequence = ()) -> tuple[np.ndarray, np.ndarray]:
-        return stacked([(i, bytes(v)) for i, v in self.query(
-            f"SELECT u.id, u.frame_embedding FROM units u WHERE u.frame_model = ?"
-            f"{' AND ' + where if where else ''} ORDER BY u.id", [model, *params])])
 
     def analysis(self, video_id: int) -> Analysis | None:
         """The Analysis indexed for a video, as kept in the catalog."""
