@@ -123,23 +123,26 @@ class Layouts(QObject):
 
     def _default_library(self) -> None:
         w = self.window
-        for dock in self._side_tabs():
-            dock.hide()
-        w.summaries_dock.hide()
-        w.addDockWidget(Qt.LeftDockWidgetArea, w.library_dock)
-        w.library_dock.show()
-        w.resizeDocks([w.library_dock], [round(w.width() * LIBRARY_W)], Qt.Horizontal)
-        self._split(TIMELINE_H)
+        self._one_dock(w.library_dock, Qt.LeftDockWidgetArea, round(w.width() * LIBRARY_W), TIMELINE_H)
 
     def _default_summaries(self) -> None:
         w = self.window
+        # The keyframes are in the summaries: the timeline folds away (drag it back).
+        self._one_dock(w.summaries_dock, Qt.BottomDockWidgetArea, round(w.height() * SUMMARIES_H), 0.0)
+
+    def _one_dock(self, shown, area, size: int, timeline_share: float) -> None:
+        """``shown`` alone in ``area``, ``size`` pixels across it; the other docks closed."""
+        w = self.window
         for dock in self._side_tabs():
             dock.hide()
-        w.library_dock.hide()
-        w.addDockWidget(Qt.BottomDockWidgetArea, w.summaries_dock)
-        w.summaries_dock.show()
-        w.resizeDocks([w.summaries_dock], [round(w.height() * SUMMARIES_H)], Qt.Vertical)
-        self._split(0.0)  # the keyframes are in the summaries: the timeline folds away (drag it back)
+        for dock in (w.library_dock, w.summaries_dock):
+            if dock is not shown:
+                dock.hide()
+        w.addDockWidget(area, shown)
+        shown.show()
+        across = Qt.Horizontal if area in (Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea) else Qt.Vertical
+        w.resizeDocks([shown], [size], across)
+        self._split(timeline_share)
 
 
 class LayoutSwitcher(QWidget):
