@@ -204,6 +204,23 @@ def test_merging_by_id_keeps_the_later_change_and_says_so():
     assert kept.notes == analysis.notes and report.kept == 1 and "kept this one" in report.conflicts[0]
 
 
+def test_a_deleted_note_stays_deleted_when_copies_merge():
+    """A deletion is kept (by id), so an older copy that still has the note does not bring
+    it back, whichever copy is the base; an imported file does not either, and says so."""
+    analysis = Analysis(video=probe_free_info(fps=25.0, frames=250), content_hash="x")
+    gone = changes.new_note(analysis, 10, "to delete")
+    stays = changes.new_note(analysis, 20, "to keep")
+    both = changes.add_note(changes.add_note(analysis, gone), stays)
+    deleted = changes.delete_note(both, gone.id)
+    assert deleted.deleted_notes == (gone.id,) and [n.text for n in deleted.notes] == ["to keep"]
+    for base, other in ((deleted, both), (both, deleted)):
+        merged = changes.merge_copies(base, other)
+        assert [n.text for n in merged.notes] == ["to keep"] and merged.deleted_notes == (gone.id,)
+    imported, report = changes.merge_notes(deleted, [gone])
+    assert imported.notes == deleted.notes and report.deleted == 1 and "1 left out" in report.summary()
+    assert Analysis.from_dict(deleted.to_dict()).deleted_notes == (gone.id,)
+
+
 def test_edits_stamp_the_change_and_refuse_what_is_not_a_note():
     analysis = Analysis(video=probe_free_info(fps=25.0, frames=250), content_hash="x")
     note = changes.new_note(analysis, 10, "  text  ", author="Ada")

@@ -214,8 +214,9 @@ def test_a_cluster_worker_indexes_into_the_team_library_itself(team_url, cuts_vi
 
 def test_notes_written_at_once_are_all_kept_and_heard_by_others(team_url, tmp_path):
     """Two reviewers add notes to one video from stale copies of its analysis: both notes
-    stay; two edits of one note keep the later and the history keeps both; a member
-    listening hears of each write at its commit."""
+    stay; two edits of one note keep the later and the history keeps both; a note one
+    deletes is not brought back by another's older copy; a member listening hears of each
+    write at its commit."""
     import time
 
     from videoreview.library.team.changes import Changes
@@ -249,6 +250,13 @@ def test_notes_written_at_once_are_all_kept_and_heard_by_others(team_url, tmp_pa
         assert kept.text == "Ada's note, later edit"
         assert [v["text"] for v in catalog.note_history(video_id, note.id)] == [
             "Ada's note", "Ada's note, first edit", "Ada's note, later edit"]
+
+        # Ada deletes her note; Grace's copy, read before that, still has it: it stays deleted
+        graces_copy = catalog.analysis(video_id)
+        catalog.index_analysis(video_id, changes.delete_note(catalog.analysis(video_id), note.id))
+        graces = next(n for n in graces_copy.notes if n.author == "Grace")
+        catalog.index_analysis(video_id, changes.change_note(graces_copy, graces.id, status="resolved"))
+        assert [(n.text, n.status) for n in catalog.analysis(video_id).notes] == [("Grace's note", "resolved")]
 
 
 ODD = ["", " ", "'", "''", '"', "\\", "%", "_", "%_%", "?", "$1", ":name", "%s", "%(x)s", "; DROP TABLE videos; --",
@@ -345,24 +353,20 @@ def test_a_writer_killed_mid_transaction_loses_nothing(team_url, tmp_path):
         assert catalog.video(video_id).status == "done"
 
 
-ROLES = """
-CREATE ROLE {reviewer} NOLOGIN;
-GRANT USAGE ON SCHEMA public TO {reviewer};
-GRANT SELECT ON ALL TABLES IN SCHEMA public TO {reviewer};
-GRANT INSERT, UPDATE, DELETE ON analyses, units, unit_people, unit_notes, identities, note_history, meta
-    TO {reviewer};
-GRANT UPDATE ON videos TO {reviewer};
-GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {reviewer};
-CREATE ROLE {editor} NOLOGIN IN ROLE {reviewer};
-GRANT INSERT, DELETE ON videos TO {editor};
-CREATE ROLE {ada} LOGIN IN ROLE {reviewer};
-CREATE ROLE {grace} LOGIN IN ROLE {editor};
-"""
+def roles_sql(names: dict[str, str]) -> str:
+    """docs/library.md's SQL for roles (its indented block after "this SQL makes"), with
+    each role named as ``names`` says (roles are the server's, shared by the tests)."""
+    import re
+
+    text = (ROOT / "docs" / "library.md").read_text(encoding="utf-8").split("this SQL makes", 1)[1]
+    block = re.search(r"\n\n((?: {6}.*\n|\n)+?)\n(?! {6})", text).group(1)
+    return re.sub(r"\b(reviewer|editor|ada|grace)\b", lambda m: names[m.group(1)], block)
 
 
 def test_roles_from_the_docs_and_a_refused_action_in_one_line(team_url, tmp_path):
     """docs/library.md's roles: a reviewer adds notes to what is there but adds no video,
-    and is told so in one line; an editor adds videos."""
+    and changes or deletes only the notes they wrote, and is told so in one line; an
+    editor adds videos and resolves anyone's note."""
     import uuid
 
     import psycopg
@@ -373,26 +377,40 @@ def test_roles_from_the_docs_and_a_refused_action_in_one_line(team_url, tmp_path
     path = tmp_path / "kitchen.mp4"
     path.write_bytes(b"kitchen")
     analysis = kitchen(str(path))
+    owners = changes.new_note(analysis, 10, "From the owner", author="videoreview")
+    analysis = changes.add_note(analysis, owners)
     with TeamCatalog(team_url) as catalog:  # made by its owner
         video_id, _ = catalog.add_video(path, analysis.content_hash)
         catalog.index_analysis(video_id, analysis)
     with psycopg.connect(team_url, autocommit=True) as db:
-        db.execute(ROLES.format(**names))
-    as_user = team_url.replace("videoreview@", f"{names['ada']}@")
+        db.execute(roles_sql(names))
+    as_role = {name: team_url.replace("videoreview@", f"{names[name]}@") for name in ("ada", "grace")}
     try:
-        with TeamCatalog(as_user) as ada:
-            noted = changes.add_note(analysis, changes.new_note(analysis, 25, "From a reviewer", author="Ada"))
+        with TeamCatalog(as_role["ada"]) as ada:
+            noted = changes.add_note(analysis, changes.new_note(analysis, 25, "From a reviewer",
+                                                                author=names["ada"].upper()))
             ada.index_analysis(video_id, noted)
-            assert [n.text for n in ada.analysis(video_id).notes] == ["From a reviewer"]
+            assert [n.text for n in ada.analysis(video_id).notes] == ["From the owner", "From a reviewer"]
+            own = next(n for n in noted.notes if n.text == "From a reviewer")
+            ada.index_analysis(video_id, changes.change_note(noted, own.id, status="resolved"))
+            for others in (changes.change_note(noted, owners.id, status="resolved"),
+                           changes.delete_note(noted, owners.id)):
+                with pytest.raises(LibraryError) as refused:
+                    ada.index_analysis(video_id, others)
+                assert "refused: your role may not do this (permission denied: only its author" in str(refused.value)
+            assert [n.status for n in ada.analysis(video_id).notes] == ["open", "resolved"]  # nothing changed
             other = tmp_path / "garden.mp4"
             other.write_bytes(b"garden")
             with pytest.raises(LibraryError) as refused:
                 ada.add_video(other)
         assert "refused: your role may not do this" in str(refused.value) and "\n" not in str(refused.value)
-        added = run("library", "add", str(other), "--library", as_user, "-q")
+        added = run("library", "add", str(other), "--library", as_role["ada"], "-q")
         assert added.returncode != 0 and "refused: your role may not do this" in added.stderr
-        with TeamCatalog(team_url.replace("videoreview@", f"{names['grace']}@")) as grace:
+        with TeamCatalog(as_role["grace"]) as grace:
             assert grace.add_video(other)[1] == "added"
+            stored = grace.analysis(video_id)
+            grace.index_analysis(video_id, changes.change_note(stored, owners.id, status="resolved"))
+            assert [n.status for n in grace.analysis(video_id).notes] == ["resolved", "resolved"]
     finally:
         with psycopg.connect(team_url, autocommit=True) as db:
             db.execute("DROP OWNED BY " + ", ".join(names.values()))

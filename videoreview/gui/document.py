@@ -86,15 +86,16 @@ class VideoDocument(QObject):
 
     def take_from_library(self, theirs: Analysis) -> bool:
         """Another reviewer's work on this video, from the team library: theirs, with this
-        window's notes merged in (of two edits of one note the later is kept). Saved here
-        without indexing it again (it came from the library). The undo history is reset,
-        as after an analysis: its snapshots predate the others' work. False when it
-        changes nothing here, or while an analysis runs (its result comes next)."""
-        from ..notes.changes import merge_notes
+        window's notes merged in (of two edits of one note the later is kept; a note deleted
+        on either side stays deleted). Saved here without indexing it again (it came from
+        the library). The undo history is reset, as after an analysis: its snapshots
+        predate the others' work. False when it changes nothing here, or while an analysis
+        runs (its result comes next)."""
+        from ..notes.changes import merge_copies
 
         if self.analysis is None or self.busy or theirs.content_hash != self.analysis.content_hash:
             return False
-        merged = merge_notes(theirs, self.analysis.notes)[0]
+        merged = merge_copies(theirs, self.analysis)
         if merged == self.analysis:
             return False
         self.undo_stack.clear()

@@ -99,8 +99,11 @@ def change_note(analysis: Analysis, note_id: str, **changes) -> Analysis:
 
 
 def delete_note(analysis: Analysis, note_id: str) -> Analysis:
+    """Without the note, whose id is kept in ``deleted_notes`` so that merging a copy
+    that still has it (another reviewer's, in the team library) does not bring it back."""
     note_by_id(analysis, note_id)
-    return replace(analysis, notes=tuple(n for n in analysis.notes if n.id != note_id))
+    return replace(analysis, notes=tuple(n for n in analysis.notes if n.id != note_id),
+                   deleted_notes=tuple(sorted({*analysis.deleted_notes, note_id})))
 
 
 @dataclass
@@ -111,26 +114,32 @@ class MergeReport:
     updated: int = 0  # theirs was the later change
     kept: int = 0  # ours was the later change
     unchanged: int = 0
+    deleted: int = 0  # deleted here before: left out
     conflicts: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.unchanged} already here"]
         if self.kept:
             parts.append(f"{self.kept} kept as here (changed later here)")
+        if self.deleted:
+            parts.append(f"{self.deleted} left out (deleted here)")
         return ", ".join(parts)
 
 
 def merge_notes(analysis: Analysis, incoming: Iterable[Note]) -> tuple[Analysis, MergeReport]:
     """``analysis`` with ``incoming`` notes merged in by id. A note on both sides that
     differs is a conflict: the later ``changed`` wins (ours on a tie) and it is reported.
-    Every incoming note must lie inside the video (RecordError otherwise, nothing merged)."""
+    A note deleted here stays deleted. Every incoming note must lie inside the video
+    (RecordError otherwise, nothing merged)."""
     report = MergeReport()
     ours = {n.id: n for n in analysis.notes}
     fps = analysis.video.fps
     for note in incoming:
         check_in_video(analysis, note.frame, note.end_frame)
         mine = ours.get(note.id)
-        if mine is None:
+        if note.id in analysis.deleted_notes:
+            report.deleted += 1
+        elif mine is None:
             ours[note.id] = note
             report.added += 1
         elif mine == note:
@@ -148,6 +157,15 @@ def merge_notes(analysis: Analysis, incoming: Iterable[Note]) -> tuple[Analysis,
             else:
                 report.kept += 1
     return replace(analysis, notes=_ordered(ours.values())), report
+
+
+def merge_copies(base: Analysis, other: Analysis) -> Analysis:
+    """Two copies of one video's review as one (this window's and the team library's):
+    ``base`` with the notes of ``other`` merged in (of two edits of one note the later is
+    kept), less the notes either copy deleted."""
+    deleted = tuple(sorted({*base.deleted_notes, *other.deleted_notes}))
+    merged = merge_notes(replace(base, deleted_notes=deleted), other.notes)[0]
+    return replace(merged, notes=tuple(n for n in merged.notes if n.id not in deleted))
 
 
 def _short(text: str, limit: int = 40) -> str:

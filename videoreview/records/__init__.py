@@ -322,6 +322,8 @@ class Analysis(_Record):
     object_tracks: tuple[ObjectTrack, ...] = ()
     person_tracks: tuple[PersonTrack, ...] = ()
     notes: tuple[Note, ...] = ()  # the reviewer's, in time order; never touched by analysis
+    # Ids of notes a reviewer deleted: merging another copy (the team library's) leaves them out.
+    deleted_notes: tuple[str, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     _nested: ClassVar[dict[str, type]] = {

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ...errors import LibraryError
-from ...notes.changes import merge_notes
+from ...notes.changes import merge_copies
 from ...records import Analysis
 from ..catalog import STATUSES
 from ..catalog_reads import CatalogReads, file_stat
@@ -275,12 +275,12 @@ class TeamCatalog(CatalogReads):
     def index_analysis(self, video_id: int, analysis: Analysis, embed=None, frames=None) -> int:
         """As Catalog.index_analysis, and the Analysis kept whole for any member to open.
         The notes another reviewer wrote meanwhile are merged in, not lost (of two edits of
-        one note the later is kept, and note_history keeps both); a writer that raced
-        another merges again. Members listening (changes.py) hear of it at the commit."""
+        one note the later is kept, and note_history keeps both; a note deleted by either
+        stays deleted); a writer that raced another merges again. Members listening (changes.py) hear of it at the commit."""
         analysis = without_nul(analysis)
         for _ in range(MERGE_TRIES):
             stored, revision = self._stored(video_id)
-            merged = merge_notes(analysis, stored.notes)[0] if stored is not None else analysis
+            merged = merge_copies(analysis, stored) if stored is not None else analysis
             try:
                 return self._write(video_id, merged, revision, (analysis, merged), embed, frames)
             except _Raced:
