@@ -79,6 +79,7 @@ def copy_sqlite_to_team(sqlite_path: Path, url: str) -> tuple[float, float]:
         db.execute("SELECT setval('units_id_seq', (SELECT max(id) FROM units))")
         db.execute("SELECT setval('videos_id_seq', (SELECT max(id) FROM videos))")
         db.execute("INSERT INTO unit_people (unit_id, video_id, pid) SELECT id, video_id, 'P1' FROM units")
+        db.execute("INSERT INTO unit_words (unit_id, words) SELECT id, to_tsvector('english', text) FROM units")
         db.execute("ANALYZE")
     rows_s = time.perf_counter() - start
     start = time.perf_counter()

@@ -134,6 +134,26 @@ def test_search_finds_the_moment_and_the_video(either_library, files):
     assert all(a.score >= b.score for a, b in zip(searcher.search("tea"), searcher.search("tea")[1:]))
 
 
+def test_common_words_rank_the_rarer_words_units_or_find_units_with_all(either_library, monkeypatch):
+    """A word that many units have (here: as many as "onions") is common: the text ranking
+    finds the units with the query's rarer words, common words adding to their rank; a
+    query of common words alone finds the units with all of them."""
+    from videoreview.library import search
+
+    catalog, _ = either_library
+    text_only = Searcher(catalog)
+    assert [m.text for m in text_only.search("onions board")][:1] == ["A man chops onions on a wooden board"]
+    if not isinstance(catalog, Catalog):
+        catalog.query("ANALYZE unit_words")  # (the server's counts are estimates from its statistics)
+    onions, board = (catalog.units_with_word(word, 1000) for word in ("onions", "board"))
+    assert onions > board
+    monkeypatch.setattr(search, "COMMON_WORD_UNITS", onions)
+    assert [m.text for m in text_only.search("onions board")] == ["A man chops onions on a wooden board"]
+    monkeypatch.setattr(search, "COMMON_WORD_UNITS", 1)  # every word is common
+    both = text_only.search("onions man", top=20)
+    assert both and all("onion" in m.text.lower() and "man" in m.text.lower().split() for m in both)
+
+
 @pytest.mark.parametrize("query", ['onions" OR "dog', "onions) AND (", "onions*", "NEAR(onions", "onions -- ;",
                                    "onions'; DROP TABLE units; --", "man:chops", "^onions", "{onions}"])
 def test_fts_and_sql_syntax_in_a_query_is_just_text(either_library, query):

@@ -19,6 +19,7 @@ from faces import SCENE, make_face_video
 from fake_engines import WITH_PEOPLE
 from helpers import fake_home, kitchen, run
 from videoreview.errors import LibraryError
+from videoreview.library.search import Searcher
 from videoreview.library.team import server
 from videoreview.library.team.catalog import SCHEMA_VERSION, TeamCatalog
 from videoreview.library.team.url import connection_options, display
@@ -80,6 +81,26 @@ def test_the_schema_is_versioned_and_a_newer_one_refused_unchanged(team_url):
 
     with psycopg.connect(team_url) as db:
         assert db.execute("SELECT version FROM schema_version").fetchone() == (99,)
+
+
+def test_an_older_schema_is_migrated_with_its_units_still_found(team_url, tmp_path):
+    """A library made at schema 2 (the words inside the units' rows) opens at the newest,
+    its units found by text as before."""
+    import psycopg
+
+    from videoreview.library.team.schema import MIGRATIONS
+
+    with psycopg.connect(team_url, autocommit=True) as db:
+        db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        for script in MIGRATIONS[:2]:
+            db.execute(script)
+        db.execute("CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (2)")
+        db.execute("INSERT INTO videos (id, path, status, added_at) VALUES (1, '/v/old.mp4', 'done', 0)")
+        db.execute("INSERT INTO units (video_id, kind, start, \"end\", text) VALUES (1, 'caption', 0, 1, "
+                   "'A heron stands in the reeds')")
+    with TeamCatalog(team_url) as catalog:
+        assert catalog.query("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]
+        assert [m.text for m in Searcher(catalog).search("herons")] == ["A heron stands in the reeds"]
 
 
 def test_two_machines_adding_one_path_at_once_get_one_row(team_url, tmp_path):

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import LibraryError
 from ..paths import library_dir
 from ..records import Analysis
-from .catalog_reads import CatalogReads, file_stat, stacked
+from .catalog_reads import COMMON_WORD_UNITS, CatalogReads, file_stat, stacked
 from .units import units_of
 
 DB_NAME = "library.sqlite3"
@@ -353,13 +353,27 @@ class Catalog(CatalogReads):
                                   (after_id,)))
 
     # -- the two rankings of a search --------------------------------------------------
-    def text_ranks(self, words: list[str], limit: int, where: str, params: Sequence) -> list[int]:
-        """Unit ids whose text has any of ``words`` (stemmed), best first by BM25;
-        ``where``: SQL over units ``u`` (the search's filters)."""
-        sql = "SELECT f.rowid FROM units_fts f JOIN units u ON u.id = f.rowid WHERE units_fts MATCH ?"
-        rows = self.query(f"{sql}{' AND ' + where if where else ''} ORDER BY bm25(units_fts) LIMIT ?",
-                          [fts_query(words), *params, limit])
-        return [r[0] for r in rows]
+    def units_with_word(self, word: str, cap: int) -> int:
+        """How many units have ``word`` (stemmed), counting no further than ``cap``."""
+        return self.query("SELECT count(*) FROM (SELECT rowid FROM units_fts WHERE units_fts MATCH ? LIMIT ?)",
+                          (fts_query([word]), cap))[0][0]
+
+    def text_ranks(self, words: list[str], limit: int, where: str, params: Sequence, common: list[str] = ()
+                   ) -> list[int]:
+        """Unit ids whose text has any of ``words`` (stemmed), best first by BM25 over
+        ``words`` and the ``common`` ones; without ``words``, those with every common word,
+        of which the newest COMMON_WORD_UNITS are ranked. ``where``: SQL over units ``u``
+        (the search's filters)."""
+        if words:  # (the AND only adds the common words to the ranking: it matches what the OR does)
+            match = fts_query(words) + (f" AND ({fts_query([*words, *common])})" if common else "")
+        else:
+            match = fts_query(list(common), all_of=True)
+        join = " JOIN units u ON u.id = f.rowid" if where else ""  # (a join per match: only for a filter)
+        sql = (f"SELECT f.rowid AS id, bm25(units_fts) AS score FROM units_fts f{join} WHERE units_fts MATCH ?"
+               f"{' AND ' + where if where else ''}")
+        if not words:
+            sql = f"SELECT id, score FROM ({sql} ORDER BY f.rowid DESC LIMIT {COMMON_WORD_UNITS})"
+        return [r[0] for r in self.query(f"{sql} ORDER BY score LIMIT ?", [match, *params, limit])]
 
     @cached_property
     def vector_index(self):
@@ -387,13 +401,14 @@ class Catalog(CatalogReads):
         return [(int(ids[i]), float(scores[i])) for i in order]
 
 
-def fts_query(words: list[str]) -> str:
-    """The words quoted (so none is FTS5 syntax) and OR-ed, function words left out
-    unless there is nothing else; the index stems them (Porter), so "chop" finds "chops"."""
+def fts_query(words: list[str], all_of: bool = False) -> str:
+    """The words quoted (so none is FTS5 syntax) and OR-ed (AND-ed ``all_of``), function
+    words left out unless there is nothing else; the index stems them (Porter), so "chop"
+    finds "chops"."""
     from ..summary.visil import english_stop_words
 
     content = [w for w in words if w not in english_stop_words()] or words
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in content)
+    return (" AND " if all_of else " OR ").join('"' + w.replace('"', '""') + '"' for w in content)
 
 
 def _statements(script: str) -> list[str]:

@@ -13,6 +13,12 @@ import numpy as np
 from ..errors import LibraryError
 from .units import Unit
 
+# A word that this many units or more have is common: ranking every unit with it took
+# most of a search (up to 1.5 s at 1M units, benchmarks/bench_team_library.py). As in
+# Lucene's CommonTermsQuery, the text ranking then leaves common words out where the query
+# has rarer ones, and a query of common words alone finds the units with all of them,
+# ranked among the newest this many. (The vector ranking reads the whole query either way.)
+COMMON_WORD_UNITS = 5000
 
 @dataclass(frozen=True)
 class Video:

@@ -4,7 +4,9 @@ and with an image-text model the caption units' frames (library/frames.py), fuse
 reciprocal rank (RRF, k = 60, as Cormack et al. 2009), returning moments.
 
 The user's words are never passed to FTS5 as syntax: each word is quoted and the words
-are OR-ed, so quotes, operators, parentheses and SQL in a query are just text. Filters
+are OR-ed, so quotes, operators, parentheses and SQL in a query are just text. A word
+that many units have counts in the text ranking only where the query has no rarer one
+(COMMON_WORD_UNITS). Filters
 (one video, an identity by id or reviewer-given name, a kind of unit, a note's tag,
 status or author) apply to both lists. ``list_notes`` lists reviewers' notes across the
 library without a query (the open ones: what is left to do).
@@ -19,6 +21,7 @@ import numpy as np
 
 from ..errors import VideoReviewError
 from .catalog import Catalog
+from .catalog_reads import COMMON_WORD_UNITS
 from .frames import MIN_PROBABILITY
 
 RRF_K = 60
@@ -114,7 +117,7 @@ class Searcher:
         words = query_words(query)
         where, params = _filters(video_id, identity, kind, notes)
         wanted = max(1, top) * CANDIDATES
-        ranked = [self.catalog.text_ranks(words, wanted, where, params)]
+        ranked = [self._text_ranks(words, wanted, where, params)]
         if self.embedder is not None:
             allowed = None if not where else {r[0] for r in self.catalog.query(
                 f"SELECT u.id FROM units u WHERE {where}", params)}
@@ -128,6 +131,13 @@ class Searcher:
             for rank, unit_id in enumerate(ranking):
                 fused[unit_id] = fused.get(unit_id, 0.0) + 1.0 / (RRF_K + rank + 1)
         return self._moments(sorted(fused.items(), key=lambda kv: -kv[1]), top)
+
+    def _text_ranks(self, words: list[str], limit: int, where: str, params: list) -> list[int]:
+        """The catalog's text ranking: of the units with the query's rarer words where it
+        has any (its common words add to their rank), else of those with all its words."""
+        words = list(dict.fromkeys(words))
+        common = [w for w in words if self.catalog.units_with_word(w, COMMON_WORD_UNITS) >= COMMON_WORD_UNITS]
+        return self.catalog.text_ranks([w for w in words if w not in common], limit, where, params, common)
 
     def _frame_ranks(self, text: str, limit: int, where: str, params: list) -> list[int]:
         """Caption units whose frame matches the query (exact search: the frame vectors of
