@@ -196,7 +196,8 @@ class TeamCatalog(CatalogReads):
         """As Catalog.index_analysis, and the Analysis kept whole for any member to open.
         The notes another reviewer wrote meanwhile are merged in, not lost (of two edits of
         one note the later is kept, and note_history keeps both; a note deleted by either
-        stays deleted); a writer that raced another merges again. Members listening (changes.py) hear of it at the commit."""
+        stays deleted); a writer that raced another merges again. Members listening
+        (changes.py) hear of it at the commit."""
         analysis = without_nul(analysis)
         for _ in range(MERGE_TRIES):
             stored, revision = self._stored(video_id)
