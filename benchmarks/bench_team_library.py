@@ -10,9 +10,9 @@ the same run, on a server started here (scripts/postgres's code, on 127.0.0.1).
    model included), on each backend: median and p99 ms. Goal: p99 < 100 ms on both.
 2. Indexing: analyses already made (each 120 captions, their vectors made beforehand, so
    that the database is what is measured) indexed by 1, 4 and 8 writer processes at once,
-   each into videos of its own: analyses/s, units/s, the server's CPU share (its processes'
-   CPU time over the wall time and the machine's cores) and the ratio to one writer. Goal
-   on 2 cores: 8 writers at least 3x one.
+   each into videos of its own: analyses/s, units/s, the CPU shares of the server and of
+   the writers (their processes' CPU time over the wall time and the machine's cores) and
+   the ratio to one writer. Goal on 2 cores: 8 writers at least 3x one.
 3. Notes reaching another window: NOTES notes written one after another, each heard by a
    listening connection (as the window's TeamListener) and the Analysis read back, as the
    window does: median and worst ms from the writer's commit.
@@ -162,15 +162,17 @@ def _writer(url: str, work: list, barrier, done, finish) -> None:
         finish.wait()  # the connection (its server process, whose CPU time is counted) stays until then
 
 
-def server_cpu_seconds(folder: str) -> float:
+def cpu_seconds(pids: list[int]) -> float:
+    """The CPU time of these processes and their children so far."""
     import psutil
 
-    main = psutil.Process(server.pid(folder))
     total = 0.0
-    for process in [main, *main.children(recursive=True)]:
+    for pid in pids:
         try:
-            times = process.cpu_times()
-            total += times.user + times.system
+            main = psutil.Process(pid)
+            for process in [main, *main.children(recursive=True)]:
+                times = process.cpu_times()
+                total += times.user + times.system
         except psutil.NoSuchProcess:
             pass
     return total
@@ -189,18 +191,21 @@ def indexing_rows(admin_url: str, folder: str, writers: list[int], scratch: Path
         for process in processes:
             process.start()
         barrier.wait()
-        cpu, start = server_cpu_seconds(folder), time.perf_counter()
+        pids = [process.pid for process in processes]
+        cpu, writers_cpu, start = cpu_seconds([server.pid(folder)]), cpu_seconds(pids), time.perf_counter()
         indexed = sum(done.get(timeout=600) for _ in processes)
         wall = time.perf_counter() - start
-        cpu = server_cpu_seconds(folder) - cpu
+        cpu = cpu_seconds([server.pid(folder)]) - cpu
+        writers_cpu = cpu_seconds(pids) - writers_cpu
         finish.wait()
         for process in processes:
             process.join()
         rate = indexed / wall
         first = first or rate
         print(f"indexing   {count} writers: {indexed} analyses ({indexed * CAPTIONS:,}+ units) in {wall:.1f} s = "
-              f"{rate:.1f} analyses/s, {rate * CAPTIONS:,.0f} units/s; server CPU {cpu / wall / os.cpu_count():.0%} "
-              f"of {os.cpu_count()} cores; {rate / first:.2f}x one writer", flush=True)
+              f"{rate:.1f} analyses/s, {rate * CAPTIONS:,.0f} units/s; CPU of {os.cpu_count()} cores: server "
+              f"{cpu / wall / os.cpu_count():.0%}, writers {writers_cpu / wall / os.cpu_count():.0%}; "
+              f"{rate / first:.2f}x one writer", flush=True)
 
 
 def note_rows(admin_url: str, notes: int, scratch: Path) -> None:

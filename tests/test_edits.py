@@ -22,14 +22,20 @@ def analysed(cuts, tmp_path_factory):
 
 
 def test_caption_edit_is_marked_and_survives_reanalysis(cuts, analysed):
+    """And the notes, and which were deleted."""
+    from videoreview.notes import changes
+
     analysis, cache = analysed
     first = analysis.captions[1]
-    edited = edits.edit_caption(analysis, first.frame, "  A reviewer's words.  ")
+    kept, gone = (changes.new_note(analysis, frame, text) for frame, text in ((5, "kept"), (6, "gone")))
+    noted = changes.delete_note(changes.add_note(changes.add_note(analysis, kept), gone), gone.id)
+    edited = edits.edit_caption(noted, first.frame, "  A reviewer's words.  ")
     caption = next(c for c in edited.captions if c.frame == first.frame)
     assert caption.text == "A reviewer's words." and caption.edited
     assert analysis.captions[1].text == first.text  # the original is untouched (records are immutable)
     again = analyze(cuts.path, ENGINES, cache=cache, previous=edited)
     assert next(c for c in again.captions if c.frame == first.frame).text == "A reviewer's words."
+    assert (again.notes, again.deleted_notes) == ((kept,), (gone.id,))
 
 
 def test_add_move_delete_boundaries_survive_reanalysis(cuts, analysed):

@@ -63,8 +63,9 @@ def analyze(
         raise MediaError(path, "no decodable video frames")
     progress("probe", 1.0, f"{info.duration:.1f} s, {info.frame_count} frames")
     content_hash = cache.content_hash(path)
-    # The reviewer's notes are theirs: analysis never changes them.
-    analysis = Analysis(video=info, content_hash=content_hash, notes=previous.notes if previous else ())
+    # The reviewer's notes are theirs: analysis never changes them (nor which they deleted).
+    analysis = Analysis(video=info, content_hash=content_hash, notes=previous.notes if previous else (),
+                        deleted_notes=previous.deleted_notes if previous else ())
     on_stage(analysis)
 
     hardware = "cuda" if decode == "auto" and any(wants_cuda(getattr(s.engine, "device", "")) for s in stages) \
