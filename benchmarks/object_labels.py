@@ -114,8 +114,8 @@ def main() -> None:
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-objects-"))
     from videoreview.pipeline import StageCache, analyze
     from videoreview.pipeline import objects as stage
-    from videoreview.pipeline.faces import cut_frames
     from videoreview.pipeline.stages import build_stages
+    from videoreview.tracking import cut_frames
 
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-objects-clips-"))
     folder.mkdir(parents=True, exist_ok=True)

@@ -77,7 +77,7 @@ class FaceVideo:
 
     def person_at(self, frame: int, box, min_iou: float = 0.3) -> str | None:
         """The true person whose face overlaps ``box`` in ``frame``."""
-        from videoreview.engines.faces.tracking import iou
+        from videoreview.tracking import iou
 
         best, best_overlap = None, min_iou
         for name, true_box in self.boxes[frame]:

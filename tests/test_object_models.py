@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from caption_set import photo
-from videoreview.engines.faces.tracking import iou
 from videoreview.engines.objects.decode import (
     COCO_LABELS,
     KEYPOINTS,
@@ -25,6 +24,7 @@ from videoreview.engines.objects.decode import (
     movenet_size,
     nanodet_input,
 )
+from videoreview.tracking import iou
 
 # The faces' boxes (x, y, w, h) in the full photographs: dlib's HOG boxes of tests/faces.py,
 # shifted out of its crops.

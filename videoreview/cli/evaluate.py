@@ -230,8 +230,8 @@ def _eval_retrieval(args: argparse.Namespace) -> int:
 def _eval_identities(args: argparse.Namespace) -> int:
     """B-cubed over the true faces: each takes the identity of the predicted face at its
     frame overlapping it most (IoU >= 0.5), or none when the detector missed it."""
-    from ..engines.faces.tracking import iou
     from ..metrics.identities import bcubed
+    from ..tracking import iou
 
     predicted = _faces_from_json(args.predicted)
     truth = _faces_from_json(args.truth)

@@ -23,9 +23,9 @@ from ..media import FrameSource, scaled_size, short_side_size
 from ..media.shared_pass import read_alone
 from ..records import Analysis, BoundaryCaption, FrameCaption, Keyframe
 from ..summary.keyframes import Candidate, progression_keyframes
+from ..tracking import cut_frames
 from . import label_vote
 from .cancel import CancelToken
-from .faces import cut_frames
 
 TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height

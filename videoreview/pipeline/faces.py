@@ -15,10 +15,11 @@ import cv2
 import numpy as np
 
 from ..engines.base import ProgressFn
-from ..engines.faces.tracking import Detection, Track, iou, link_tracks
+from ..engines.faces.tracking import Detection, Track, link_tracks
 from ..media import FrameSource, scaled_size
 from ..media.shared_pass import read_alone
-from ..records import SHOT_CHANGE_KINDS, Analysis, Boundary, FaceDetection, FaceTrack
+from ..records import Analysis, FaceDetection, FaceTrack
+from ..tracking import cut_frames, iou
 from .cancel import CancelToken
 from .identities import assign_identities
 
@@ -86,11 +87,6 @@ class EmbeddingReuse:
         self.reused += len(faces) - len(todo)
         self._previous = [(f.box, p, v, a) for f, p, v, a in zip(faces, patches, out, ages)]
         return out  # type: ignore[return-value]
-
-
-def cut_frames(boundaries: tuple[Boundary, ...]) -> list[int]:
-    """Frames where a new shot starts: cuts, and the middle of gradual transitions."""
-    return [b.frame for b in boundaries if b.kind in SHOT_CHANGE_KINDS]
 
 
 def track_quality(size: float, blur: float, faces: int) -> float:

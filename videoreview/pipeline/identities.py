@@ -21,8 +21,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..engines.faces.clustering import TrackInfo, cluster_tracks, name_by_first_appearance
-from ..engines.faces.tracking import iou
 from ..records import Analysis, Appearance, FaceDetection, Identity, IdentityEdit
+from ..tracking import iou
 
 # Tracks below this quality (see faces.track_quality) do not shape clusters.
 GOOD_QUALITY = 0.35

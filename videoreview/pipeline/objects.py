@@ -20,12 +20,11 @@ from dataclasses import replace
 import numpy as np
 
 from ..engines.base import ProgressFn
-from ..engines.faces.tracking import iou
 from ..media import FrameSource, scaled_size
 from ..media.shared_pass import read_alone
 from ..records import Analysis, ObjectDetection, ObjectTrack
+from ..tracking import cut_frames, iou
 from .cancel import CancelToken
-from .faces import cut_frames
 
 SAMPLE_RATE = 1.0
 LONG_SIDE = 512  # CenterNet's input side: frames are read no larger

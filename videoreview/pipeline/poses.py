@@ -34,8 +34,8 @@ from ..engines.objects.status import status_changes, statuses
 from ..media import FrameSource, scaled_size
 from ..media.shared_pass import read_alone
 from ..records import Analysis, Boundary, BoundaryCaption, PersonTrack, StatusSpan
+from ..tracking import cut_frames
 from .cancel import CancelToken
-from .faces import cut_frames
 
 SAMPLE_RATE = 5.0  # status.py's motion window (1 s) needs five samples or so
 PROBE = 1.0  # seconds between looks while nobody is seen (a person appears a second late at most)

@@ -31,9 +31,9 @@ from ..engines.faces.fitb import fill_in, visibility_from_faces
 from ..errors import ModelError
 from ..media import FrameSource, scaled_size
 from ..records import Analysis, BoundaryCaption, Keyframe
+from ..tracking import cut_frames
 from .cancel import CancelToken
 from .captions import CaptionStage, keep_edited_keyframes, shot_number
-from .faces import cut_frames
 from .fallback import FellBack
 
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)

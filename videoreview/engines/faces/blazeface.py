@@ -14,7 +14,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .tracking import iou
+from ...tracking import iou
 
 INPUT = 192
 GRID = 48  # anchors: one per cell of a 48x48 grid (stride 4), centred, unit size

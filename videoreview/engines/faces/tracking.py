@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...tracking import iou
+
 
 @dataclass
 class Detection:
@@ -40,17 +42,6 @@ class Track:
         """The mean of its faces' identity vectors; empty where none has one (faces too small)."""
         vectors = [d.embedding for d in self.detections if len(d.embedding)]
         return np.mean(vectors, axis=0).astype(np.float32) if vectors else np.zeros(0, np.float32)
-
-
-def iou(a, b) -> float:
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
-    w = min(ax + aw, bx + bw) - max(ax, bx)
-    h = min(ay + ah, by + bh) - max(ay, by)
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / (aw * ah + bw * bh - inter)
 
 
 def link_tracks(samples: list[list[Detection]], cut_frames, same_person: float,
