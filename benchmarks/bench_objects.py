@@ -15,7 +15,7 @@ at the engine's own threshold unless told another: CenterNet 0.3, NanoDet 0.4) p
   is one of the shot's hand-written subject words or ``also`` words (tests/caption_set.py);
 * recall: the share of the shot's subject words that are COCO labels ("cat", "cup",
   "person", ...) that it found;
-* the same two after the objects stage's tracking (videoreview/pipeline/objects.py:
+* the same two after the objects stage's tracking (videoreview/pipeline/stages/objects.py:
   ``object_tracks``, which drops a detection seen once below 0.5): what the app keeps;
 * the time of one ``detect`` on the shot's first sample (the photograph itself), the median
   of ``--repeats`` runs, the two detectors timed in turn so that both see the same load.
@@ -44,7 +44,7 @@ from caption_set import CLIPS, Shot, make_clip, photo  # noqa: E402  (tests/capt
 from videoreview.engines.objects.decode import COCO_LABELS  # noqa: E402
 
 PHOTOS = ("astronaut", "chelsea", "coffee", "rocket", "motorcycle", "grace")
-LONG_SIDE = 512  # the objects stage reads frames no larger (pipeline/objects.py)
+LONG_SIDE = 512  # the objects stage reads frames no larger (pipeline/stages/objects.py)
 
 
 def detectors(centernet_min_score: float, nanodet_min_score: float) -> dict:
@@ -126,7 +126,7 @@ def photographs(engines: dict, repeats: int) -> list[Row]:
 
 def clip_rows(engines: dict, name: str, folder: Path, repeats: int, rate: float) -> list[Row]:
     from videoreview.media import open_video, scaled_size
-    from videoreview.pipeline.objects import object_tracks
+    from videoreview.pipeline.stages.objects import object_tracks
 
     path, labels_path = make_clip(folder, name)
     shots = json.loads(labels_path.read_text())["shots"]

@@ -102,7 +102,7 @@ def check(clip: Path, seconds: float) -> None:
     from videoreview.engines.text.rapid import RapidTextEngine
     from videoreview.media import open_video
     from videoreview.pipeline.cancel import CancelToken
-    from videoreview.pipeline.screen_text import ScreenTextStage, merge_spans
+    from videoreview.pipeline.stages.screen_text import ScreenTextStage, merge_spans
 
     with open_video(clip) as source:
         result = ScreenTextStage(RapidTextEngine()).compute(source, lambda f, m="": None, CancelToken())

@@ -71,7 +71,7 @@ def one(which: str, path: str, model: str) -> dict:
     from videoreview.media import open_video
     from videoreview.models.catalog import load_catalog
     from videoreview.pipeline.cancel import CancelToken
-    from videoreview.pipeline.speech import SpeechStage
+    from videoreview.pipeline.stages.speech import SpeechStage
 
     if which == "ours":
         engine = WhisperEngine(model, "cpu")

@@ -49,7 +49,7 @@ def main() -> None:
     from videoreview.engines.captions.protocol import CaptionContext
     from videoreview.engines.captions.vlm import FRAME_LONG_SIDE, VLMEngine
     from videoreview.media import open_video, scaled_size
-    from videoreview.pipeline.vlm_captions import caption_windows
+    from videoreview.pipeline.stages.vlm_captions import caption_windows
 
     with tempfile.TemporaryDirectory() as tmp:
         tiny = args.model is None

@@ -17,7 +17,7 @@ once), marked * when false. Precision: right labels over labels said; recall: wa
 said over wanted labels. The issue's target: precision >= 0.9, recall >= 0.7.
 
 ``--rate`` and ``--look`` set the stage's samples a second and its rate while looking
-closer (pipeline/objects.py: SAMPLE_RATE, LOOK_RATE; ``--look 0``: never). ``--sweep``
+closer (pipeline/stages/objects.py: SAMPLE_RATE, LOOK_RATE; ``--look 0``: never). ``--sweep``
 scores other values of the stage's thresholds (SURE, the mean score a track needs, and
 MIN_DETECTIONS) on the same detections, totals only.
 
@@ -113,8 +113,8 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("VIDEOREVIEW_HOME", tempfile.mkdtemp(prefix="bench-objects-"))
     from videoreview.pipeline import StageCache, analyze
-    from videoreview.pipeline import objects as stage
     from videoreview.pipeline.stages import build_stages
+    from videoreview.pipeline.stages import objects as stage
     from videoreview.tracking import cut_frames
 
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-objects-clips-"))

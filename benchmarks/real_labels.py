@@ -281,7 +281,8 @@ def main() -> None:
     parser.add_argument("--clips", nargs="*", help="only these clips")
     parser.add_argument("-v", "--verbose", action="store_true", help="per clip: what was said, false ones marked *")
     parser.add_argument("--set", nargs="*", default=[], metavar="MODULE.NAME=VALUE",
-                        help="another value of a threshold, e.g. pipeline.label_vote.AGREE=0.1 (tuning part only!)")
+                        help="another value of a threshold, e.g. pipeline.stages.label_vote.AGREE=0.1 "
+                             "(tuning part only!)")
     args = parser.parse_args()
     for item in args.set:
         where, value = item.split("=", 1)

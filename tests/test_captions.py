@@ -134,7 +134,7 @@ def test_reviewer_caption_survives_reanalysis(cuts_video, tmp_path):
 
 
 def test_features_are_stored_compactly_and_cached_lists_still_load():
-    from videoreview.pipeline.captions import pack_feature, unpack_feature
+    from videoreview.pipeline.stages.captions import pack_feature, unpack_feature
 
     vector = np.random.default_rng(0).normal(size=1280).astype(np.float32)
     vector /= np.linalg.norm(vector)

@@ -18,7 +18,7 @@ from videoreview.errors import MediaError
 from videoreview.media import open_video
 from videoreview.metrics.identities import bcubed
 from videoreview.pipeline import StageCache, analyze
-from videoreview.pipeline.identities import (
+from videoreview.pipeline.stages.identities import (
     assign_identities,
     edit_identities,
     face_cluster_distance,

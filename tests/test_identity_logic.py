@@ -107,7 +107,7 @@ def test_fill_in_leaves_mentions_when_nobody_is_visible():
 
 
 def test_caption_ids_follow_renumbering():
-    from videoreview.pipeline.identities import _id_changes, _rename_ids_in_captions
+    from videoreview.pipeline.stages.identities import _id_changes, _rename_ids_in_captions
     from videoreview.records import Analysis, Boundary, BoundaryCaption, FaceTrack, FrameCaption, VideoInfo
 
     def track(tid, pid, faces=4):

@@ -1,4 +1,4 @@
-"""The vote of the detector and the classifier (pipeline/label_vote.py), the faces seen once,
+"""The vote of the detector and the classifier (pipeline/stages/label_vote.py), the faces seen once,
 and the clues a caption gives where it names nothing (engines/captions/looks.py): each on the
 cases of real footage the issue names (a parrot called a teddy bear, a dark board called a
 tv, a cartoon's lone face), with the real WordNet hierarchy and ImageNet labels."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from videoreview.engines.captions.looks import flat_share, look, look_phrase, picture_kind
-from videoreview.pipeline import label_vote
-from videoreview.pipeline.faces import build_tracks
-from videoreview.pipeline.label_vote import Shot, agreement, keep_agreed_tracks, kept_track, subject
+from videoreview.pipeline.stages import label_vote
+from videoreview.pipeline.stages.faces import build_tracks
+from videoreview.pipeline.stages.label_vote import Shot, agreement, keep_agreed_tracks, kept_track, subject
 from videoreview.records import Analysis, Boundary, FaceTrack, ObjectDetection, ObjectTrack, PersonTrack, VideoInfo
 
 PARROT = [("sulphur-crested cockatoo", 0.2), ("macaw", 0.15), ("lorikeet", 0.1), ("teddy", 0.02)]

@@ -1,9 +1,9 @@
-"""Objects followed through shots (pipeline/objects.py): the tracking on drawn detections,
+"""Objects followed through shots (pipeline/stages/objects.py): the tracking on drawn detections,
 and the stage with the builtin detector on real photographs filmed by a virtual camera."""
 
 import pytest
 
-from videoreview.pipeline.objects import object_tracks
+from videoreview.pipeline.stages.objects import object_tracks
 
 
 def sample(time, frame, *objects):
@@ -43,7 +43,7 @@ def test_a_thing_seen_again_and_again_is_sure_from_a_lower_mean():
 
 
 def test_one_thing_is_one_detection_and_a_walker_one_track():
-    from videoreview.pipeline.objects import one_per_thing
+    from videoreview.pipeline.stages.objects import one_per_thing
 
     person, inner = ["person", 0.9, 100, 100, 60, 180], ["person", 0.6, 110, 110, 40, 100]  # inside it
     dog, cat = ["dog", 0.58, 300, 100, 80, 60], ["cat", 0.62, 302, 101, 80, 60]  # one animal, two labels
@@ -59,7 +59,7 @@ def test_one_thing_is_one_detection_and_a_walker_one_track():
 def looked_at(found_at, seconds=6.0, rate=1.0, look_rate=4.0, fps=25):
     """The times LookCloser has the detector see, of frames offered at ``look_rate``, with
     ``found_at(time)`` the objects found then."""
-    from videoreview.pipeline.objects import LookCloser
+    from videoreview.pipeline.stages.objects import LookCloser
 
     closer, seen = LookCloser(rate, look_rate), []
     for k in range(int(seconds * look_rate)):

@@ -22,8 +22,8 @@ from videoreview.engines.placement import (
     torch_placement,
 )
 from videoreview.pipeline import StageCache, analyze, runner
-from videoreview.pipeline.boundaries import BoundaryStage
 from videoreview.pipeline.stages import build_stages
+from videoreview.pipeline.stages.boundaries import BoundaryStage
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""People followed through shots and what they do (pipeline/poses.py): the tracking, status spans
+"""People followed through shots and what they do (pipeline/stages/poses.py): the tracking, status spans
 and status boundaries on hand-made samples, the captions that say them, and the whole pipeline
 with MoveNet on the drawn figure of tests/pose_clips.py (marked ``models``)."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from test_poses import STANDING, person
 from videoreview.engines.captions.builtin import State, caption, unnamed_people
-from videoreview.pipeline.poses import link_people, person_tracks, with_status_boundaries
+from videoreview.pipeline.stages.poses import link_people, person_tracks, with_status_boundaries
 from videoreview.records import Analysis, Boundary, FaceDetection, PersonTrack, StatusSpan, VideoInfo
 
 INFO = VideoInfo(path="v.mp4", duration=10.0, fps=25.0, frame_count=250, width=640, height=360)
@@ -116,7 +116,7 @@ def test_the_reader_looks_once_a_second_until_it_sees_someone():
     from types import SimpleNamespace
 
     from videoreview.media.source import FrameBatch
-    from videoreview.pipeline.poses import PoseReader, PoseStage
+    from videoreview.pipeline.stages.poses import PoseReader, PoseStage
 
     asked = []
 

@@ -11,8 +11,8 @@ import pytest
 from videoreview.engines.text.rapid import RapidTextEngine
 from videoreview.metrics.speech import normalise
 from videoreview.pipeline import analyze
-from videoreview.pipeline.screen_text import merge_spans
 from videoreview.pipeline.stages import build_stages
+from videoreview.pipeline.stages.screen_text import merge_spans
 from videos import encode_frames
 
 TITLES = ["Chapter 3: The Station", "Quarterly results 2026", "Exit on the left", "Platform 9 closed"]

@@ -1,4 +1,4 @@
-"""Faces too small for an identity vector (pipeline/faces.py MIN_EMBED): they are tracked by
+"""Faces too small for an identity vector (pipeline/stages/faces.py MIN_EMBED): they are tracked by
 place, shown, and named by nobody unless a reviewer names them."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from videoreview.engines.faces.tracking import Detection, link_tracks
-from videoreview.pipeline.faces import build_tracks
-from videoreview.pipeline.identities import assign_identities
+from videoreview.pipeline.stages.faces import build_tracks
+from videoreview.pipeline.stages.identities import assign_identities
 from videoreview.records import Analysis, IdentityEdit, VideoInfo
 
 INFO = VideoInfo(path="v.mp4", duration=4.0, fps=25.0, frame_count=100, width=160, height=90)
@@ -52,7 +52,7 @@ def test_the_reader_embeds_only_faces_tall_enough():
     from types import SimpleNamespace
 
     from videoreview.media.source import FrameBatch
-    from videoreview.pipeline.faces import FaceReader, FaceStage
+    from videoreview.pipeline.stages.faces import FaceReader, FaceStage
 
     embedded = []
     engine = SimpleNamespace(

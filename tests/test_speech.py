@@ -287,7 +287,7 @@ def test_an_analysis_from_before_speech_loads_and_a_newer_one_is_refused():
 
 def test_vlm_prompts_carry_what_is_said_and_written_only_when_there_is_some():
     from videoreview.engines.captions.prompts import boundary_prompt, caption_prompt
-    from videoreview.pipeline.vlm_captions import _during
+    from videoreview.pipeline.stages.vlm_captions import _during
 
     assert caption_prompt(3, identities=("P1",)) == caption_prompt(3, identities=("P1",), speech=(), screen_text=())
     told = caption_prompt(3, identities=("P1",), speech=("P1: Meet me at noon.",), screen_text=("Exit",))
@@ -301,7 +301,7 @@ def test_vlm_prompts_carry_what_is_said_and_written_only_when_there_is_some():
 
 
 def test_builtin_captions_and_summary_say_what_is_said_and_written():
-    from videoreview.pipeline.captions import heard_and_read
+    from videoreview.pipeline.stages.captions import heard_and_read
     from videoreview.records import Analysis, Identity, TextSpan, TranscriptSegment, VideoInfo
     from videoreview.summary.builder import builtin_text
 
@@ -337,9 +337,9 @@ def test_long_sound_is_read_in_pieces_cut_in_its_pauses(tmp_path):
 
 @pytest.mark.models
 def test_sound_heard_in_pieces_keeps_its_words_and_times(dialogue, monkeypatch):
-    """The speech stage reads and transcribes the sound in pieces (pipeline/speech.py
+    """The speech stage reads and transcribes the sound in pieces (pipeline/stages/speech.py
     PIECE, 120 s): here 12 s in pieces of at most 5 s, cut in pauses."""
-    from videoreview.pipeline import speech
+    from videoreview.pipeline.stages import speech
 
     monkeypatch.setattr(speech, "PIECE", 5.0)
     path, spoken, _picture = dialogue

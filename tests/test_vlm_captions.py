@@ -24,7 +24,7 @@ from tiny_vlm import colour_frame as frame
 from videoreview.engines.captions.vlm import FAMILIES, Request, VisionLanguageModel, VLMEngine, check_model_dir
 from videoreview.errors import ModelError
 from videoreview.pipeline import StageCache, analyze
-from videoreview.pipeline.vlm_captions import boundary_context, caption_windows
+from videoreview.pipeline.stages.vlm_captions import boundary_context, caption_windows
 
 WINDOWS = [([frame("red"), frame("green")], None),
            ([frame("blue"), frame("red")], None),
@@ -145,7 +145,7 @@ def test_windows_stay_inside_shots_and_boundary_context_follows_geb():
 
 def test_the_prompt_names_who_is_visible_most_prominent_first(index_video):
     from videoreview.media import probe
-    from videoreview.pipeline.vlm_captions import VLMCaptionStage
+    from videoreview.pipeline.stages.vlm_captions import VLMCaptionStage
     from videoreview.records import Analysis, FaceDetection
 
     info = probe(index_video.path)

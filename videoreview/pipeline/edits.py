@@ -15,7 +15,7 @@ from .. import timecode
 from ..errors import RecordError
 from ..records import BOUNDARY_KINDS, Analysis, Boundary, BoundaryCaption, Summary
 from ..summary.builder import PLACEHOLDER, with_summaries
-from . import identities
+from .stages import identities
 
 REVIEWER = "reviewer"
 

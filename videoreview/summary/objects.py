@@ -4,7 +4,7 @@ and what is in view at a moment; and whether a text already names a label.
 How many: the most tracks of a label on screen at the same time. A track follows one
 object through one shot, so the same cup over three shots is three tracks but one cup,
 and two cups on the table together are two whatever the cuts: the count a reader can
-check on the picture. Every track of the Analysis is a sure one (pipeline/objects.py).
+check on the picture. Every track of the Analysis is a sure one (pipeline/stages/objects.py).
 
 People: "person" tracks count as people only where the Analysis has no faces and no
 identities; elsewhere the identities say who is there, and the tracks are left out.

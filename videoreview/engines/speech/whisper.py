@@ -26,7 +26,7 @@ from .protocol import Transcript
 # are not "heard" as words, word timestamps for subtitles and seeking. Part of the
 # version, so a change here re-runs the stage.
 SETTINGS = dict(beam_size=5, vad_filter=True, word_timestamps=True)
-# (-120s: the speech stage gives it the sound in pieces of at most 120 s, pipeline/speech.py)
+# (-120s: the speech stage gives it the sound in pieces of at most 120 s, pipeline/stages/speech.py)
 SETTINGS_VERSION = "b5-vad-words-120s"
 
 

@@ -13,11 +13,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..engines.base import ProgressFn
-from ..media import FrameSource
-from ..media.audio import sound_pieces
-from ..records import Analysis, SpeechInfo, TranscriptSegment
-from .cancel import CancelToken
+from ...engines.base import ProgressFn
+from ...media import FrameSource
+from ...media.audio import sound_pieces
+from ...records import Analysis, SpeechInfo, TranscriptSegment
+from ..cancel import CancelToken
+from .base import engine_tag
 
 SILENT_PEAK = 1e-3  # -60 dBFS: nothing a microphone picked up
 # The sound is read and transcribed in pieces of at most this many seconds, each ended in a
@@ -68,7 +69,7 @@ class SpeechStage:
         return result
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        engine = f"{self.engine.name}@{self.engine.version}"
+        engine = engine_tag(self.engine)
         info = SpeechInfo(audio=result["audio"], language=result.get("language", ""),
                           language_probability=result.get("language_probability", 0.0),
                           duration=result.get("duration", 0.0), note=result.get("note", ""), engine=engine)
@@ -87,11 +88,11 @@ def keep_edited(found: list[TranscriptSegment], previous: Analysis | None) -> tu
     return tuple(sorted(kept + [s for s in found if not covered(s)], key=lambda s: s.start))
 
 
-def make_stages(engine, chosen: dict[str, str], device: str) -> list:
-    """What is said, then, where faces are found too, who says it (speakers.py)."""
-    if chosen.get("faces", "none") == "none":
+def speech_stages(engine, with_speakers: bool) -> list:
+    """What is said, then, ``with_speakers`` (faces are found too), who says it (speakers.py)."""
+    if not with_speakers:
         return [SpeechStage(engine)]
-    from ..engines.faces.mouth import FaceMesh
+    from ...engines.faces.mouth import FaceMesh
     from .speakers import SpeakerStage
 
     return [SpeechStage(engine), SpeakerStage(FaceMesh())]

@@ -35,11 +35,9 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from ..engines.base import ProgressFn
-from ..media import FrameSource, scaled_size
-from ..media.shared_pass import read_alone
-from ..records import Analysis, TextSpan
-from .cancel import CancelToken
+from ...media import FrameSource, scaled_size
+from ...records import Analysis, TextSpan
+from .base import SampledStage
 
 SAMPLE_RATE = 2.0
 MIN_GAP = 1.0  # seconds between two readings at least (a change seen sooner waits for the gap)
@@ -134,26 +132,6 @@ class WhenToRead:
         return False
 
 
-class ScreenTextStage:
-    name = "screen-text"
-    revision = 1  # 1: a coarse detection once a second at most
-
-    def __init__(self, engine, sample_rate: float = SAMPLE_RATE) -> None:
-        self.engine = engine
-        self.sample_rate = sample_rate
-
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
-        return read_alone(source, self.reader(source), progress, cancel)
-
-    def reader(self, source: FrameSource) -> TextReader:
-        return TextReader(self, source)
-
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        engine = f"{self.engine.name}@{self.engine.version}"
-        spans = merge_spans(result["samples"], engine, result["sample_rate"])
-        return replace(analysis, screen_text=tuple(spans))
-
-
 class TextReader:
     """The stage's samples at the reading size (media/shared_pass.py)."""
 
@@ -185,6 +163,18 @@ class TextReader:
 
     def result(self) -> dict:
         return {"sample_rate": self.sample_rate, "samples": self.samples, "read": self.read}
+
+
+class ScreenTextStage(SampledStage):
+    name = "screen-text"
+    revision = 1  # 1: a coarse detection once a second at most
+    sample_rate = SAMPLE_RATE
+    Reader = TextReader
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        engine = self.engine_tag
+        spans = merge_spans(result["samples"], engine, result["sample_rate"])
+        return replace(analysis, screen_text=tuple(spans))
 
 
 def _overlap(a, b) -> float:
@@ -230,7 +220,3 @@ def merge_spans(samples: list[dict], engine: str = "", sample_rate: float = SAMP
     return sorted((TextSpan(start=s["start"], end=round(s["end"], 6), text=s["text"], box=tuple(s["box"]),
                             score=s["score"], frame=s["frame"], engine=engine) for s in done),
                   key=lambda span: (span.start, span.box[1], span.box[0]))
-
-
-def make_stages(engine, chosen: dict[str, str], device: str) -> list[ScreenTextStage]:
-    return [ScreenTextStage(engine)]

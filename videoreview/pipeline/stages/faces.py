@@ -14,13 +14,11 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from ..engines.base import ProgressFn
-from ..engines.faces.tracking import Detection, Track, link_tracks
-from ..media import FrameSource, scaled_size
-from ..media.shared_pass import read_alone
-from ..records import Analysis, FaceDetection, FaceTrack
-from ..tracking import cut_frames, iou
-from .cancel import CancelToken
+from ...engines.faces.tracking import Detection, Track, link_tracks
+from ...media import FrameSource, scaled_size
+from ...records import Analysis, FaceDetection, FaceTrack
+from ...tracking import cut_frames, iou
+from .base import SampledStage
 from .identities import assign_identities
 
 SAMPLE_RATE = 2.0  # face samples a second
@@ -95,34 +93,6 @@ def track_quality(size: float, blur: float, faces: int) -> float:
     return min(1.0, size / FULL_SIZE) * min(1.0, blur / FULL_SHARPNESS) * (0.5 + 0.5 * length)
 
 
-class FaceStage:
-    """Faces are looked for in frames decoded with the long side at ``detect_long_side``
-    (640) px. dlib's detectors upsample once, so the smallest face found is ~40 px there:
-    80 px tall in 720p video. Measured on this 2-core CPU: HOG on a 640x360 frame with one
-    upsampling 106 ms, on 960x540 without 57 ms (but 107 px faces at 720p), on 960x540 with
-    it 230 ms; the descriptor ~100 ms a face whatever the frame size."""
-
-    name = "faces"
-    revision = 1  # 1: no identity vector for a face under MIN_EMBED
-
-    def __init__(self, engine, sample_rate: float = SAMPLE_RATE, detect_long_side: int = 640) -> None:
-        self.engine = engine
-        self.sample_rate = sample_rate
-        self.detect_long_side = detect_long_side
-
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
-        return read_alone(source, self.reader(source), progress, cancel)
-
-    def reader(self, source: FrameSource) -> FaceReader:
-        return FaceReader(self, source)
-
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        faces, tracks = build_tracks(result["samples"], cut_frames(analysis.boundaries), self.engine.same_person)
-        edits = previous.identity_edits if previous is not None else analysis.identity_edits
-        analysis = replace(analysis, faces=faces, face_tracks=tracks, identity_edits=edits)
-        return assign_identities([analysis], self.engine.cluster_distance, 1.0 / result["sample_rate"])[0]
-
-
 class FaceReader:
     """The stage's samples at detection size (media/shared_pass.py)."""
 
@@ -167,6 +137,26 @@ class FaceReader:
                 "reused": self.reuse.reused}
 
 
+class FaceStage(SampledStage):
+    """Faces are looked for in frames decoded with the long side at ``detect_long_side``
+    (640) px. dlib's detectors upsample once, so the smallest face found is ~40 px there:
+    80 px tall in 720p video. Measured on this 2-core CPU: HOG on a 640x360 frame with one
+    upsampling 106 ms, on 960x540 without 57 ms (but 107 px faces at 720p), on 960x540 with
+    it 230 ms; the descriptor ~100 ms a face whatever the frame size."""
+
+    name = "faces"
+    revision = 1  # 1: no identity vector for a face under MIN_EMBED
+    sample_rate = SAMPLE_RATE
+    detect_long_side = 640  # px: the long side of the frames faces are looked for in
+    Reader = FaceReader
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        faces, tracks = build_tracks(result["samples"], cut_frames(analysis.boundaries), self.engine.same_person)
+        edits = previous.identity_edits if previous is not None else analysis.identity_edits
+        analysis = replace(analysis, faces=faces, face_tracks=tracks, identity_edits=edits)
+        return assign_identities([analysis], self.engine.cluster_distance, 1.0 / result["sample_rate"])[0]
+
+
 def build_tracks(samples: list[dict], cuts: list[int], same_person: float) -> tuple[tuple, tuple]:
     """FaceDetection and FaceTrack records from the cached per-sample faces."""
     per_sample = [
@@ -191,7 +181,3 @@ def build_tracks(samples: list[dict], cuts: list[int], same_person: float) -> tu
                      for d in dets)
     faces.sort(key=lambda f: (f.frame, f.box[0]))
     return tuple(faces), tuple(records)
-
-
-def make_stages(engine, chosen: dict[str, str], device: str) -> list[FaceStage]:
-    return [FaceStage(engine)]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..engines.base import ProgressFn
-from ..engines.boundaries.protocol import BoundaryEngine
-from ..media import FrameSource
-from ..media.shared_pass import Mapped
-from ..records import Analysis, Boundary
-from .cancel import CancelToken
+from ...engines.base import ProgressFn
+from ...engines.boundaries.protocol import BoundaryEngine
+from ...media import FrameSource
+from ...media.shared_pass import Mapped
+from ...records import Analysis, Boundary
+from ..cancel import CancelToken
 
 
 class BoundaryStage:
@@ -37,7 +37,3 @@ class BoundaryStage:
         reviewed = {f + d for f in [b.frame for b in kept] + list(removed) for d in (-1, 0, 1)}
         merged = kept + [b for b in found if b.frame not in reviewed]
         return replace(analysis.with_boundaries(merged), removed_boundaries=tuple(removed))
-
-
-def make_stages(engine: BoundaryEngine, chosen: dict[str, str], device: str) -> list[BoundaryStage]:
-    return [BoundaryStage(engine)]

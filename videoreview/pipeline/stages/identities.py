@@ -20,9 +20,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..engines.faces.clustering import TrackInfo, cluster_tracks, name_by_first_appearance
-from ..records import Analysis, Appearance, FaceDetection, Identity, IdentityEdit
-from ..tracking import iou
+from ...engines.faces.clustering import TrackInfo, cluster_tracks, name_by_first_appearance
+from ...records import Analysis, Appearance, FaceDetection, Identity, IdentityEdit
+from ...tracking import iou
 
 # Tracks below this quality (see faces.track_quality) do not shape clusters.
 GOOD_QUALITY = 0.35
@@ -189,7 +189,7 @@ def exemplar_image(analysis: Analysis, face: FaceDetection, path, margin: float 
     """Save the face (with ``margin`` of its size around it) from the video as an image."""
     import cv2
 
-    from ..media import open_video
+    from ...media import open_video
 
     with open_video(analysis.video.path) as source:
         frame = source.frames_at_indices([face.frame]).frames[0]
@@ -254,7 +254,7 @@ def face_cluster_distance(engine: str) -> float:
     """The clustering distance of a face engine given as "name" or "name@version" (as
     Analysis.engines records it; "" for the default engine), asked of the engine itself:
     made, its models not loaded. UnknownEngine (a KeyError) for a name no engine has."""
-    from ..engines import registry
+    from ...engines import registry
 
     name = engine.split("@", 1)[0] or registry.capability("faces").default
     return registry.create("faces", name).cluster_distance

@@ -19,12 +19,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..engines.base import ProgressFn
-from ..media import FrameSource, scaled_size
-from ..media.shared_pass import read_alone
-from ..records import Analysis, ObjectDetection, ObjectTrack
-from ..tracking import cut_frames, iou
-from .cancel import CancelToken
+from ...media import FrameSource, scaled_size
+from ...records import Analysis, ObjectDetection, ObjectTrack
+from ...tracking import cut_frames, iou
+from .base import SampledStage
 
 SAMPLE_RATE = 1.0
 LONG_SIDE = 512  # CenterNet's input side: frames are read no larger
@@ -56,28 +54,6 @@ LOOK_WINDOW = 3.0  # seconds of a label's detections that say whether it is sure
 LOOK_SAMPLES = 3  # detections of an unsure label in the window after which it is given up
 
 
-class ObjectStage:
-    name = "objects"
-    revision = 0
-
-    def __init__(self, engine, sample_rate: float = SAMPLE_RATE, look_rate: float = LOOK_RATE) -> None:
-        self.engine = engine
-        self.sample_rate = sample_rate
-        self.look_rate = look_rate  # sample_rate or less: never look closer
-
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
-        return read_alone(source, self.reader(source), progress, cancel)
-
-    def reader(self, source: FrameSource) -> ObjectReader:
-        return ObjectReader(self, source)
-
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        engine = f"{self.engine.name}@{self.engine.version}"
-        detections, tracks = object_tracks(result["samples"], cut_frames(analysis.boundaries),
-                                           1.0 / result["sample_rate"], analysis.video.duration, engine)
-        return replace(analysis, objects=tuple(detections), object_tracks=tuple(tracks))
-
-
 class ObjectReader:
     """The stage's samples at the detector's size (media/shared_pass.py)."""
 
@@ -103,6 +79,20 @@ class ObjectReader:
 
     def result(self) -> dict:
         return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
+
+
+class ObjectStage(SampledStage):
+    name = "objects"
+    revision = 0
+    sample_rate = SAMPLE_RATE
+    look_rate = LOOK_RATE  # sample_rate or less: never look closer
+    Reader = ObjectReader
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        engine = self.engine_tag
+        detections, tracks = object_tracks(result["samples"], cut_frames(analysis.boundaries),
+                                           1.0 / result["sample_rate"], analysis.video.duration, engine)
+        return replace(analysis, objects=tuple(detections), object_tracks=tuple(tracks))
 
 
 class LookCloser:
@@ -225,7 +215,3 @@ def _likeness(a, b) -> float:
     distance = np.hypot(a[0] + a[2] / 2 - b[0] - b[2] / 2, a[1] + a[3] / 2 - b[1] - b[3] / 2)
     ratio = (a[2] * a[3]) / max(b[2] * b[3], 1e-6)
     return 0.01 if distance <= NEAR * max(a[3], b[3]) and 2 / 3 <= ratio <= 3 / 2 else 0.0
-
-
-def make_stages(engine, chosen: dict[str, str], device: str) -> list[ObjectStage]:
-    return [ObjectStage(engine)]

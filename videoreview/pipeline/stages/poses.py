@@ -29,13 +29,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..engines.base import ProgressFn
-from ..engines.objects.status import status_changes, statuses
-from ..media import FrameSource, scaled_size
-from ..media.shared_pass import read_alone
-from ..records import Analysis, Boundary, BoundaryCaption, PersonTrack, StatusSpan
-from ..tracking import cut_frames
-from .cancel import CancelToken
+from ...engines.objects.status import status_changes, statuses
+from ...media import FrameSource, scaled_size
+from ...records import Analysis, Boundary, BoundaryCaption, PersonTrack, StatusSpan
+from ...tracking import cut_frames
+from .base import SampledStage
 
 SAMPLE_RATE = 5.0  # status.py's motion window (1 s) needs five samples or so
 PROBE = 1.0  # seconds between looks while nobody is seen (a person appears a second late at most)
@@ -46,27 +44,6 @@ MIN_SAMPLES = 5  # a track shorter than this (a second) tells no status
 MIN_STATUS = 1.0  # seconds a status lasts to be said (status.status_changes)
 SAME_EVENT = 1.0  # an engine's event this near a change of status is that change
 FACE_TOP = 0.35  # a face whose centre is in this top share of a body's box is that body's
-
-
-class PoseStage:
-    name = "poses"
-    revision = 1  # 1: looks once a second where nobody is seen
-
-    def __init__(self, engine, sample_rate: float = SAMPLE_RATE) -> None:
-        self.engine = engine
-        self.sample_rate = sample_rate
-
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
-        return read_alone(source, self.reader(source), progress, cancel)
-
-    def reader(self, source: FrameSource) -> PoseReader:
-        return PoseReader(self, source)
-
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        engine = f"{self.engine.name}@{self.engine.version}"
-        tracks = person_tracks(result["samples"], cut_frames(analysis.boundaries), 1.0 / result["sample_rate"],
-                               analysis, engine)
-        return with_status_boundaries(replace(analysis, person_tracks=tuple(tracks)), result["samples"], engine)
 
 
 class PoseReader:
@@ -109,6 +86,19 @@ class PoseReader:
 
     def result(self) -> dict:
         return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
+
+
+class PoseStage(SampledStage):
+    name = "poses"
+    revision = 1  # 1: looks once a second where nobody is seen
+    sample_rate = SAMPLE_RATE
+    Reader = PoseReader
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        engine = self.engine_tag
+        tracks = person_tracks(result["samples"], cut_frames(analysis.boundaries), 1.0 / result["sample_rate"],
+                               analysis, engine)
+        return with_status_boundaries(replace(analysis, person_tracks=tuple(tracks)), result["samples"], engine)
 
 
 def _centre(box) -> np.ndarray:
@@ -230,7 +220,3 @@ def with_status_boundaries(analysis: Analysis, samples: list[dict], engine: str)
     kept = [b for b in analysis.boundaries
             if b.edited or b.kind != "event" or min(abs(b.time - t) for t in said) > SAME_EVENT]
     return analysis.with_boundaries(kept + added)
-
-
-def make_stages(engine, chosen: dict[str, str], device: str) -> list[PoseStage]:
-    return [PoseStage(engine)]

@@ -15,17 +15,15 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from ..engines.base import ProgressFn
-from ..engines.captions.builtin import BuiltinCaptionEngine, Person, Sample, boundary_status, describe, measure_motion
-from ..engines.captions.looks import look
-from ..engines.captions.phrases import said, sentence, written
-from ..media import FrameSource, scaled_size, short_side_size
-from ..media.shared_pass import read_alone
-from ..records import Analysis, BoundaryCaption, FrameCaption, Keyframe
-from ..summary.keyframes import Candidate, progression_keyframes
-from ..tracking import cut_frames
+from ...engines.captions.builtin import Person, Sample, boundary_status, describe, measure_motion
+from ...engines.captions.looks import look
+from ...engines.captions.phrases import said, sentence, written
+from ...media import FrameSource, scaled_size, short_side_size
+from ...records import Analysis, BoundaryCaption, FrameCaption, Keyframe
+from ...summary.keyframes import Candidate, progression_keyframes
+from ...tracking import cut_frames
 from . import label_vote
-from .cancel import CancelToken
+from .base import SampledStage
 
 TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height
@@ -43,111 +41,6 @@ def square_crops(frame: np.ndarray) -> list[np.ndarray]:
     if w >= h:
         return [frame[:, x:x + side] for x in offsets]
     return [frame[y:y + side, :] for y in offsets]
-
-
-class CaptionStage:
-    name = "captions"
-    revision = 0
-
-    def __init__(self, engine: BuiltinCaptionEngine, sample_rate: float = 1.0) -> None:
-        self.engine = engine
-        self.sample_rate = sample_rate
-
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
-        return read_alone(source, self.reader(source), progress, cancel)
-
-    def reader(self, source: FrameSource) -> CaptionReader:
-        return CaptionReader(self, source)
-
-    def _top(self, probabilities: np.ndarray) -> list:
-        top = np.argsort(-probabilities)[:TOP_LABELS]
-        return [[self.engine.labels[i], round(float(probabilities[i]), 4)] for i in top]
-
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        raw = result["samples"]
-        samples = [measured_sample(s) for s in raw]
-        cuts = sorted(cut_frames(analysis.boundaries))
-
-        def shot_of(frame: int) -> int:
-            return shot_number(cuts, frame)
-
-        # what the models agree on, shot by shot (label_vote.py): the object tracks and bodies
-        # kept, the shots where someone is, each shot's subject
-        shots = label_vote.shots_of(analysis, samples, shot_of)
-        analysis = label_vote.keep_agreed_tracks(analysis, shots, shot_of)
-        subjects = {k: label_vote.subject(shot) for k, shot in shots.items()}
-        nobody = label_vote.nobody(shots)
-        faces_by_time: dict[float, list] = {}
-        for face in (f for f in analysis.faces if shot_of(f.frame) not in nobody):
-            faces_by_time.setdefault(face.time, []).append(face)
-        face_times = np.array(sorted(faces_by_time))
-        window = 0.5 / self.sample_rate
-
-        def faces_at(time: float) -> list[Person]:
-            if not len(face_times):
-                return []
-            nearest = float(face_times[np.argmin(np.abs(face_times - time))])
-            if abs(nearest - time) > window:
-                return []
-            return [Person(f.identity, f.box) for f in faces_by_time[nearest]]
-
-        def objects_at(time: float) -> list[tuple[str, int]]:
-            """(label, how many) of the object tracks seen at ``time`` (all sure: pipeline/objects.py)."""
-            counts: dict[str, int] = {}
-            for track in analysis.object_tracks:
-                if track.start - window <= time < track.end:
-                    counts[track.label] = counts.get(track.label, 0) + 1
-            return list(counts.items())
-
-        def doing_at(time: float) -> list[tuple[str, str]]:
-            """(identity or "", status) of the people whose bodies are seen at ``time`` (poses.py)."""
-            found = [(track.identity or "", track.status_at(max(time, track.start)))
-                     for track in analysis.person_tracks if track.start - window <= time < track.end]
-            return [(who, status) for who, status in found if status]
-
-        info = analysis.video
-        described = describe(samples, faces_at, shot_of, info.width, info.height,
-                             text_share=text_coverage(analysis, 0.5 / self.sample_rate), objects_at=objects_at,
-                             doing_at=doing_at, subject_of=subjects.get)
-        engine = f"{self.engine.name}@{self.engine.version}"
-        heard = heard_and_read(analysis, [s.time for s in samples], 0.5 / self.sample_rate)
-        captions = [FrameCaption(time=s.time, frame=s.frame, text=f"{text} {extra}".strip(), engine=engine,
-                                 labels=s.labels)
-                    for s, (_, text), extra in zip(samples, described, heard)]
-        captions = _keep_edited(captions, previous.captions if previous else ())
-
-        states = [state for state, _ in described]
-        times = np.array([s.time for s in samples])
-        boundaries = []
-        for b in analysis.boundaries:
-            if b.caption is not None:  # a reviewer's, or a change of a person's status (poses.py)
-                boundaries.append(b)
-                continue
-            first_after = int(np.searchsorted(times, b.time, side="left"))  # first sample at or after it
-            before = states[first_after - 1] if first_after > 0 else None
-            after = states[first_after] if first_after < len(states) else None
-            subject, was, now = boundary_status(before, after)
-            boundaries.append(replace(b, caption=BoundaryCaption(subject, was, now, engine=engine)))
-
-        events = np.array(sorted(b.frame for b in analysis.boundaries if b.kind == "event"), np.int64)
-        candidates = [Candidate(time=s.time, frame=s.frame, shot=st.shot, ids=st.ids,
-                                feature=unpack_feature(r["feature"]),
-                                events=int(np.searchsorted(events, s.frame, side="right")), subject=st.thing())
-                      for s, st, r in zip(samples, states, raw)]
-        keyframes = keep_edited_keyframes(progression_keyframes(candidates),
-                                          previous.keyframes if previous else ())
-        return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
-
-
-def measured_sample(raw: dict) -> Sample:
-    """A sample as the cache keeps it (CaptionReader), as the captioner reads it; ``look``
-    and its measurements are missing in results cached before them."""
-    looks = raw.get("look", {})
-    return Sample(time=raw["time"], frame=raw["frame"], labels=tuple((n, p) for n, p in raw["labels"]),
-                  camera=tuple(raw["camera"]), motion=raw["motion"], zoom=raw["zoom"],
-                  whole=tuple((n, p) for n, p in raw["whole"]), light=looks.get("light"),
-                  colours=tuple((c, p) for c, p in looks.get("colours", ())), saturation=looks.get("saturation"),
-                  flat=looks.get("flat"))
 
 
 class CaptionReader:
@@ -213,6 +106,102 @@ class CaptionReader:
                 "camera": [round(camera[0], 3), round(camera[1], 3)], "zoom": round(zoom, 5),
                 "motion": round(motion, 3), "feature": pack_feature(features[k]), "look": look(picture),
             })
+
+
+class CaptionStage(SampledStage):
+    name = "captions"
+    revision = 0
+    Reader = CaptionReader
+
+    def _top(self, probabilities: np.ndarray) -> list:
+        top = np.argsort(-probabilities)[:TOP_LABELS]
+        return [[self.engine.labels[i], round(float(probabilities[i]), 4)] for i in top]
+
+    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+        raw = result["samples"]
+        samples = [measured_sample(s) for s in raw]
+        cuts = sorted(cut_frames(analysis.boundaries))
+
+        def shot_of(frame: int) -> int:
+            return shot_number(cuts, frame)
+
+        # what the models agree on, shot by shot (label_vote.py): the object tracks and bodies
+        # kept, the shots where someone is, each shot's subject
+        shots = label_vote.shots_of(analysis, samples, shot_of)
+        analysis = label_vote.keep_agreed_tracks(analysis, shots, shot_of)
+        subjects = {k: label_vote.subject(shot) for k, shot in shots.items()}
+        nobody = label_vote.nobody(shots)
+        faces_by_time: dict[float, list] = {}
+        for face in (f for f in analysis.faces if shot_of(f.frame) not in nobody):
+            faces_by_time.setdefault(face.time, []).append(face)
+        face_times = np.array(sorted(faces_by_time))
+        window = 0.5 / self.sample_rate
+
+        def faces_at(time: float) -> list[Person]:
+            if not len(face_times):
+                return []
+            nearest = float(face_times[np.argmin(np.abs(face_times - time))])
+            if abs(nearest - time) > window:
+                return []
+            return [Person(f.identity, f.box) for f in faces_by_time[nearest]]
+
+        def objects_at(time: float) -> list[tuple[str, int]]:
+            """(label, how many) of the object tracks seen at ``time`` (all sure: pipeline/stages/objects.py)."""
+            counts: dict[str, int] = {}
+            for track in analysis.object_tracks:
+                if track.start - window <= time < track.end:
+                    counts[track.label] = counts.get(track.label, 0) + 1
+            return list(counts.items())
+
+        def doing_at(time: float) -> list[tuple[str, str]]:
+            """(identity or "", status) of the people whose bodies are seen at ``time`` (poses.py)."""
+            found = [(track.identity or "", track.status_at(max(time, track.start)))
+                     for track in analysis.person_tracks if track.start - window <= time < track.end]
+            return [(who, status) for who, status in found if status]
+
+        info = analysis.video
+        described = describe(samples, faces_at, shot_of, info.width, info.height,
+                             text_share=text_coverage(analysis, 0.5 / self.sample_rate), objects_at=objects_at,
+                             doing_at=doing_at, subject_of=subjects.get)
+        engine = self.engine_tag
+        heard = heard_and_read(analysis, [s.time for s in samples], 0.5 / self.sample_rate)
+        captions = [FrameCaption(time=s.time, frame=s.frame, text=f"{text} {extra}".strip(), engine=engine,
+                                 labels=s.labels)
+                    for s, (_, text), extra in zip(samples, described, heard)]
+        captions = _keep_edited(captions, previous.captions if previous else ())
+
+        states = [state for state, _ in described]
+        times = np.array([s.time for s in samples])
+        boundaries = []
+        for b in analysis.boundaries:
+            if b.caption is not None:  # a reviewer's, or a change of a person's status (poses.py)
+                boundaries.append(b)
+                continue
+            first_after = int(np.searchsorted(times, b.time, side="left"))  # first sample at or after it
+            before = states[first_after - 1] if first_after > 0 else None
+            after = states[first_after] if first_after < len(states) else None
+            subject, was, now = boundary_status(before, after)
+            boundaries.append(replace(b, caption=BoundaryCaption(subject, was, now, engine=engine)))
+
+        events = np.array(sorted(b.frame for b in analysis.boundaries if b.kind == "event"), np.int64)
+        candidates = [Candidate(time=s.time, frame=s.frame, shot=st.shot, ids=st.ids,
+                                feature=unpack_feature(r["feature"]),
+                                events=int(np.searchsorted(events, s.frame, side="right")), subject=st.thing())
+                      for s, st, r in zip(samples, states, raw)]
+        keyframes = keep_edited_keyframes(progression_keyframes(candidates),
+                                          previous.keyframes if previous else ())
+        return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
+
+
+def measured_sample(raw: dict) -> Sample:
+    """A sample as the cache keeps it (CaptionReader), as the captioner reads it; ``look``
+    and its measurements are missing in results cached before them."""
+    looks = raw.get("look", {})
+    return Sample(time=raw["time"], frame=raw["frame"], labels=tuple((n, p) for n, p in raw["labels"]),
+                  camera=tuple(raw["camera"]), motion=raw["motion"], zoom=raw["zoom"],
+                  whole=tuple((n, p) for n, p in raw["whole"]), light=looks.get("light"),
+                  colours=tuple((c, p) for c, p in looks.get("colours", ())), saturation=looks.get("saturation"),
+                  flat=looks.get("flat"))
 
 
 def pack_feature(vector: np.ndarray) -> str:

@@ -26,10 +26,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..engines.base import ProgressFn
-from ..media import FrameSource, scaled_size
-from ..records import Analysis, FaceDetection, TranscriptSegment
-from .cancel import CancelToken
+from ...engines.base import ProgressFn
+from ...media import FrameSource, scaled_size
+from ...records import Analysis, FaceDetection, TranscriptSegment
+from ..cancel import CancelToken
 from .faces import SAMPLE_RATE as FACE_SAMPLE_RATE
 
 MIN_ALONE = 0.5  # of the face samples within a segment, at least this share show the speaker alone

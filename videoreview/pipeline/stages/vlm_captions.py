@@ -24,17 +24,18 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..engines.base import ProgressFn
-from ..engines.captions.protocol import CaptionContext
-from ..engines.captions.vlm import FRAME_LONG_SIDE, VLMEngine
-from ..engines.faces.fitb import fill_in, visibility_from_faces
-from ..errors import ModelError
-from ..media import FrameSource, scaled_size
-from ..records import Analysis, BoundaryCaption, Keyframe
-from ..tracking import cut_frames
-from .cancel import CancelToken
+from ...engines.base import ProgressFn
+from ...engines.captions.protocol import CaptionContext
+from ...engines.captions.vlm import FRAME_LONG_SIDE, VLMEngine
+from ...engines.faces.fitb import fill_in, visibility_from_faces
+from ...errors import ModelError
+from ...media import FrameSource, scaled_size
+from ...records import Analysis, BoundaryCaption, Keyframe
+from ...tracking import cut_frames
+from ..cancel import CancelToken
+from ..fallback import FellBack
+from .base import engine_tag
 from .captions import CaptionStage, keep_edited_keyframes, shot_number
-from .fallback import FellBack
 
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
 BOUNDARY_CONTEXT = 10  # GEB+: up to 10 frames before and 10 after a boundary
@@ -194,7 +195,7 @@ class VLMCaptionStage:
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
         base = self.builtin.apply(analysis, result["builtin"], previous)
-        engine = f"{self.engine.name}@{self.engine.version}"
+        engine = engine_tag(self.engine)
         by_frame = {c["frame"]: c for c in result["captions"] if c["text"]}
         # Captions written without ids: fill them in from the identities known now.
         info = analysis.video
@@ -227,10 +228,10 @@ class VLMCaptionStage:
         return replace(base.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
 
 
-def make_stages(engine, chosen: dict[str, str], device: str) -> list:
+def caption_stages(engine, device: str) -> list:
     """The builtin captioner's stage, or a VLM's, which still has the builtin measure every
     frame: keyframe features, and a caption for any frame the model gives nothing usable for."""
-    from ..engines import registry
+    from ...engines import registry
 
     if getattr(engine, "kind", "") != "vlm":
         return [CaptionStage(engine)]

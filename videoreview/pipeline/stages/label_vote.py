@@ -40,9 +40,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 
-from ..engines.captions.builtin import Sample
-from ..engines.captions.subjects import PLAIN_WORDS, subject_word, sure_categories
-from ..records import SHOT_CHANGE_KINDS, Analysis, ObjectDetection, ObjectTrack
+from ...engines.captions.builtin import Sample
+from ...engines.captions.subjects import PLAIN_WORDS, subject_word, sure_categories
+from ...records import SHOT_CHANGE_KINDS, Analysis, ObjectDetection, ObjectTrack
 
 AGREE = 0.1  # the classifier's mean probability on a label's classes that agrees with the detector
 ALONE = 0.6  # the mean detection score at which a track is kept without the classifier's agreement
@@ -92,9 +92,9 @@ class Shot:
 @cache
 def classes_meaning(label: str) -> frozenset[str]:
     """The ImageNet classes that mean a COCO label: those under its synset, or ``MEANS``."""
-    from ..coco_kinds import COCO_KINDS
-    from ..engines.boundaries.features import imagenet_labels
-    from ..taxonomy import taxonomy
+    from ...coco_kinds import COCO_KINDS
+    from ...engines.boundaries.features import imagenet_labels
+    from ...taxonomy import taxonomy
 
     if label in MEANS:
         return frozenset(MEANS[label])
@@ -141,8 +141,8 @@ def _backed_word(shot: Shot, label: str) -> str:
     """The word for a detected ``label`` the classifier agrees with: the most specific
     category under it that the classifier gives SPECIFIC_BACKED on average in the crops
     ("parrot" for a "bird"), else the label's own."""
-    from ..coco_kinds import COCO_KINDS
-    from ..taxonomy import taxonomy
+    from ...coco_kinds import COCO_KINDS
+    from ...taxonomy import taxonomy
 
     entry = COCO_KINDS.get(label)
     tax = taxonomy()

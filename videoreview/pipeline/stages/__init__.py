@@ -1,0 +1,65 @@
+"""The stages of an analysis, one module each, and the table that makes them.
+
+Which capabilities an analysis runs, and in which order, comes from the capability table
+(engines/registry.py, ``order``); which stages run each is ``STAGE_MAKERS`` below, in
+code. What a stage is: base.py.
+
+    boundaries.py    event boundaries                 faces.py, identities.py   faces, who is who
+    objects.py       objects, and their tracks         poses.py                  bodies, what they do
+    speech.py        what is said                      speakers.py               who says it
+    screen_text.py   what is written                   captions.py               the builtin captions
+    vlm_captions.py  a VLM's captions                  label_vote.py             what a shot is of
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from ...engines import registry
+from ...records import Analysis
+from .base import Stage, engine_tag
+from .boundaries import BoundaryStage
+from .faces import FaceStage
+from .objects import ObjectStage
+from .poses import PoseStage
+from .screen_text import ScreenTextStage
+from .speech import speech_stages
+from .vlm_captions import caption_stages
+
+# capability key -> (its engine, the engines chosen for every capability, the device) -> its stages
+STAGE_MAKERS: dict[str, Callable[..., list[Stage]]] = {
+    "boundaries": lambda engine, chosen, device: [BoundaryStage(engine)],
+    "faces": lambda engine, chosen, device: [FaceStage(engine)],
+    "objects": lambda engine, chosen, device: [ObjectStage(engine)],
+    "poses": lambda engine, chosen, device: [PoseStage(engine)],
+    # who says what, where faces are found too
+    "speech": lambda engine, chosen, device: speech_stages(engine, chosen.get("faces", "none") != "none"),
+    "screen-text": lambda engine, chosen, device: [ScreenTextStage(engine)],
+    # a VLM's stage has the builtin captioner on the same device measure every frame
+    "captions": lambda engine, chosen, device: caption_stages(engine, device),
+}
+
+
+def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
+    """Stages in run order for the engines chosen per capability (capability -> engine
+    name), their models on ``device`` ("auto": the best present). A capability left out,
+    or whose engine is none (``none``), has no stage."""
+    stages: list[Stage] = []
+    for capability in registry.analysis_capabilities():
+        name = engines.get(capability.key)
+        engine = registry.create(capability.key, name, device) if name is not None else None
+        if engine is not None:
+            stages.extend(STAGE_MAKERS[capability.key](engine, engines, device))
+    return stages
+
+
+DEFAULT_ENGINES: dict[str, str] = registry.default_engines()
+
+
+def with_stage_engine(analysis: Analysis, stage: Stage, device: str = "") -> Analysis:
+    """``analysis`` with the engine that made ``stage``'s result and the device it ran on
+    ("" when not known: a result cached before devices were recorded)."""
+    engines = {**analysis.engines, stage.name: engine_tag(stage.engine)}
+    devices = {**analysis.devices, stage.name: device} if device else analysis.devices
+    return replace(analysis, engines=engines, devices=devices)

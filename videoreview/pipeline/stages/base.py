@@ -1,0 +1,69 @@
+"""What every stage is (``Stage``), and the shape most of them share (``SampledStage``).
+
+A stage wraps one engine: ``compute`` reads the video and returns a JSON-able result,
+which is cached; ``apply`` makes records of it in an Analysis, and is cheap, so a cached
+result is reused without decoding the video and a reviewer's edits survive a re-run
+(``apply`` keeps every record the reviewer marked ``edited``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ...engines.base import Engine, ProgressFn
+from ...media import FrameSource
+from ...media.shared_pass import read_alone
+from ...records import Analysis
+from ..cancel import CancelToken
+
+
+class Stage(Protocol):
+    name: str
+    engine: Engine
+    # The version of the stage's own compute, beside its engine's in the cache key
+    # (runner.stage_key): raise it when compute makes something else of the same engine.
+    revision: int
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> Any: ...
+
+    def apply(self, analysis: Analysis, result: Any, previous: Analysis | None) -> Analysis: ...
+
+    # Optional: ``prepare(analysis) -> str`` is called before ``compute`` with the Analysis
+    # so far, for a stage whose result depends on earlier stages; what it returns (a digest
+    # of what it took) joins the cache key.
+    #
+    # Optional: ``reader(source)`` gives a FrameReader (media/shared_pass.py) whose result
+    # is what ``compute`` returns, or None; the runner then reads the frames of all such
+    # stages in one decoding pass. Only for stages without ``prepare``.
+
+
+def engine_tag(engine: Engine) -> str:
+    """How an Analysis names the engine that made a record: "name@version"."""
+    return f"{engine.name}@{engine.version}"
+
+
+class SampledStage:
+    """A stage that looks at frames sampled at ``sample_rate`` a second, read in the
+    runner's one decoding pass (captions, faces, objects, poses, on-screen text). A
+    subclass gives ``name``, ``revision``, its default ``sample_rate``, ``Reader`` (a
+    FrameReader made with (stage, source)) and ``apply``."""
+
+    name: str
+    revision = 0
+    sample_rate = 1.0  # frames a second
+    Reader: type
+
+    def __init__(self, engine, sample_rate: float | None = None) -> None:
+        self.engine = engine
+        if sample_rate is not None:
+            self.sample_rate = sample_rate
+
+    @property
+    def engine_tag(self) -> str:
+        return engine_tag(self.engine)
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> Any:
+        return read_alone(source, self.reader(source), progress, cancel)
+
+    def reader(self, source: FrameSource):
+        return self.Reader(self, source)
