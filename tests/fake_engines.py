@@ -34,6 +34,7 @@ from videoreview.engines import registry
 from videoreview.engines.base import ProgressFn, no_progress
 from videoreview.engines.captions.builtin import BuiltinCaptionEngine
 from videoreview.engines.faces.protocol import Face
+from videoreview.engines.placement import Placement
 from videoreview.engines.speech.protocol import Transcript
 from videoreview.media import scaled_size
 from videoreview.media.shared_pass import read_alone
@@ -52,6 +53,7 @@ class _Fake:
     name = FAKE
     version = "1"
     device = "cpu"
+    device_note = None
 
     def __init__(self, device: str = "cpu") -> None:
         pass
@@ -190,6 +192,7 @@ class ColourGrid:
 
     # ImageNet classes by dominant channel: red, green, blue
     CLASSES = (947, 984, 978)  # mushroom, rapeseed, seashore
+    device, device_note = "cpu", None
 
     def __call__(self, frames: np.ndarray) -> np.ndarray:
         return self.features_and_probabilities(frames)[0]
@@ -215,7 +218,7 @@ class FakeCaptions(BuiltinCaptionEngine):
 
     def __init__(self, device: str = "cpu") -> None:
         super().__init__()
-        self._extract = ColourGrid()
+        self._extract, self._place = ColourGrid(), Placement("cpu")
 
     def release(self) -> None:
         pass

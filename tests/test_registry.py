@@ -61,7 +61,7 @@ def test_the_table_gives_the_stages_their_order_and_defaults_and_takes_new_engin
     assert [s.name for s in build_stages({"captions": "fake", "speech": "fake"})] == ["speech", "captions"]
 
     class Engine:
-        name, version, device = "mine", "1", "cpu"
+        name, version, device, device_note = "mine", "1", "cpu", None
 
         def release(self) -> None:
             pass

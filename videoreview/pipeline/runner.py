@@ -68,7 +68,7 @@ def analyze(
                         deleted_notes=previous.deleted_notes if previous else ())
     on_stage(analysis)
 
-    hardware = "cuda" if decode == "auto" and any(wants_cuda(getattr(s.engine, "device", "")) for s in stages) \
+    hardware = "cuda" if decode == "auto" and any(wants_cuda(s.engine.device) for s in stages) \
         else None
     source: FrameSource | None = None
     beside: Beside | None = None
@@ -154,11 +154,11 @@ _SAID: set[tuple[str, str]] = set()  # (stage, why it left the GPU) already said
 def _ran_on(stage: Stage, notice: Callable[[str], None]) -> str:
     """Where ``stage``'s engine ran; the first time it runs on the CPU although CUDA was
     asked for, ``notice`` says why (engines/placement.py)."""
-    note = getattr(stage.engine, "device_note", None)
+    note = stage.engine.device_note
     if note and (stage.name, note) not in _SAID:
         _SAID.add((stage.name, note))
         notice(f"{stage.name} runs on the CPU: {note}")
-    return getattr(stage.engine, "device", "") or ""
+    return stage.engine.device or ""
 
 
 def stage_key(stage: Stage, content_hash: str, depends: str = "") -> tuple:

@@ -200,6 +200,7 @@ class ServerEngine(VLMEngine):
         self.family = "server"
         self.name = f"server:{name}"
         self.device = "server"  # the model runs there (engines/base.Engine: every engine names its device)
+        self.device_note: str | None = None
         server(name)  # a name that is not a server fails here, before any work
         self._model: ServerModel | None = None
         self._cancelled: Callable[[], bool] = lambda: False

@@ -268,6 +268,7 @@ class VLMEngine:
         self.name = f"{self.family}:{self.path.name}"
         self.version = f"1-{fingerprint(self.path)}"
         self.device = pick_device(device)[0]
+        self.device_note: str | None = None
         self.batch_size = batch_size
         self._model: VisionLanguageModel | None = None
 

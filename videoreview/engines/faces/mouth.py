@@ -26,6 +26,7 @@ class FaceMesh:
         self._entry = load_catalog()["face-mesh"]
         self.version = f"1-{self._entry.sha256[:12]}"
         self.device = "cpu"
+        self.device_note: str | None = None  # (no GPU build is asked for)
         self._interpreter = None
 
     def _load(self):

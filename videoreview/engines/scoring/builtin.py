@@ -169,6 +169,7 @@ class BuiltinScoring:
     name = "builtin"
     version = "1"
     device = "cpu"
+    device_note: str | None = None
     loading = "loading the text embedding"
     describes = False
 
