@@ -7,7 +7,7 @@ The clips are tests/pose_clips.py's (a drawn, articulated figure over a photogra
 running, standing then walking, sitting, lying, raising its arms, bending; 640x360 H.264 at 10
 frames a second). Each is read as the app reads it (videoreview.media, ``--rate`` samples a
 second), MoveNetEngine finds the people in each sample (the most confident one is the track),
-videoreview.engines.objects.status gives a status per sample and the changes lasting
+videoreview.engines.poses.status gives a status per sample and the changes lasting
 ``--min-duration`` seconds. Per clip it prints:
 
 * the truth (status from .. to) and the statuses found (runs of samples), from MoveNet's keypoints
@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from pose_clips import CLIPS, read_people, runs, true_keypoints  # noqa: E402
-from videoreview.engines.objects.movenet import MoveNetEngine  # noqa: E402
-from videoreview.engines.objects.status import status_changes, statuses  # noqa: E402
+from videoreview.engines.poses.movenet import MoveNetEngine  # noqa: E402
+from videoreview.engines.poses.status import status_changes, statuses  # noqa: E402
 from videoreview.metrics.boundaries import TOLERANCES, boundary_f1, f1_from_counts, match_count  # noqa: E402
 
 

@@ -26,7 +26,7 @@ and of one lying on its back seen from the side (0.3 to 0.4 over the launch pad,
 the coffee and the garage), so the lying figure turns its front 60 degrees towards the camera.
 
 Each ``make_*`` function writes an H.264 file and returns a ``PoseClip``: the path and the truth,
-a list of (start, end, status) with the statuses of videoreview.engines.objects.status, each
+a list of (start, end, status) with the statuses of videoreview.engines.poses.status, each
 change half-way through the movement between them, and the figure's true 2D keypoints (COCO's
 17, as MoveNet gives them) at every frame. ``CLIPS`` names them all.
 """

@@ -1,4 +1,4 @@
-"""People's statuses from their keypoints (videoreview/engines/objects/status.py): the posture rules
+"""People's statuses from their keypoints (videoreview/engines/poses/status.py): the posture rules
 on hand-made keypoints, the motion and smoothing on hand-made tracks, the status changes; then the
 drawn figure of tests/pose_clips.py, its own keypoints and MoveNet's (MoveNetEngine, marked
 ``models``) turned into statuses whose changes match the clips' truth (boundary F1 at 1 s, GEB+'s
@@ -13,7 +13,7 @@ import pytest
 
 from pose_clips import CLIPS, PoseClip, read_people, true_keypoints
 from videoreview.engines.objects.decode import KEYPOINTS
-from videoreview.engines.objects.status import (
+from videoreview.engines.poses.status import (
     arms_raised,
     body_height,
     motion,
@@ -238,7 +238,7 @@ def test_the_drawn_figures_keypoints_give_the_true_statuses(clip, name):
 
 @pytest.fixture(scope="module")
 def engine():
-    from videoreview.engines.objects.movenet import MoveNetEngine
+    from videoreview.engines.poses.movenet import MoveNetEngine
 
     return MoveNetEngine()
 

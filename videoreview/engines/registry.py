@@ -8,8 +8,8 @@ the CLI and the window all read this table; nothing else lists capabilities.
     faces        faces/protocol.py         blazeface, dlib-hog, dlib-cnn                 -
     speech       speech/protocol.py        whisper-base, whisper-tiny.en, none           a Whisper (CTranslate2)
     screen-text  text/protocol.py          pp-ocrv6, none                                -
-    objects      objects/ (detect)         nanodet, none, centernet                      -
-    poses        objects/movenet.py        movenet, none                                 -
+    objects      objects/protocol.py       nanodet, none, centernet                      -
+    poses        poses/protocol.py         movenet, none                                 -
     captions     captions/protocol.py      builtin (measured captions)                   a VLM, server:NAME
     summaries    scoring/protocol.py       builtin (the builder's own text)              a VLM, server:NAME
     scoring      scoring/protocol.py       builtin (MiniLM evidence)                     a VLM, server:NAME (vLLM)
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from .captions.protocol import Captioner
     from .embeddings.protocol import ImageTextEngine
     from .faces.protocol import FaceEngine
+    from .objects.protocol import ObjectEngine
+    from .poses.protocol import PoseEngine
     from .scoring.protocol import ScoringEngine
     from .speech.protocol import SpeechEngine
     from .text.protocol import TextEngine
@@ -170,7 +172,7 @@ def _centernet(device: str):
 
 
 def _movenet(device: str):
-    from .objects.movenet import MoveNetEngine
+    from .poses.movenet import MoveNetEngine
 
     return MoveNetEngine(device)
 
@@ -278,6 +280,10 @@ def create(key: Literal["faces"], name: str, device: str = ...) -> FaceEngine: .
 def create(key: Literal["speech"], name: str, device: str = ...) -> SpeechEngine | None: ...
 @overload
 def create(key: Literal["screen-text"], name: str, device: str = ...) -> TextEngine | None: ...
+@overload
+def create(key: Literal["objects"], name: str, device: str = ...) -> ObjectEngine | None: ...
+@overload
+def create(key: Literal["poses"], name: str, device: str = ...) -> PoseEngine | None: ...
 @overload
 def create(key: Literal["captions", "summaries"], name: str, device: str = ...) -> Captioner | None: ...
 @overload

@@ -34,7 +34,7 @@ BoundaryKind = Literal["cut", "gradual", "event"]
 BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
 SUMMARY_FORMATS: tuple[str, ...] = ("text", "keyframes+text", "keyframes")
 SHOT_CHANGE_KINDS: tuple[str, ...] = ("cut", "gradual")  # boundaries that start a new shot
-# What a person is doing, from their body's keypoints (engines/objects/status.py)
+# What a person is doing, from their body's keypoints (engines/poses/status.py)
 PERSON_STATUSES: tuple[str, ...] = ("standing", "sitting", "lying", "bending", "arms raised", "walking", "running")
 
 

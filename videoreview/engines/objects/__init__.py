@@ -1,1 +1,2 @@
-"""Objects and poses: COCO object detection (MobileNetV3 CenterNet) and people's body keypoints (MoveNet multipose)."""
+"""Objects: COCO object detection (NanoDet, MobileNetV3 CenterNet), and the decoding of
+the TF.js-converted models' outputs (decode.py, which MoveNet's shares)."""

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .builtin_onnx import BuiltinOnnx
+from ..builtin_onnx import BuiltinOnnx
 from .decode import CENTERNET_SIZE, COCO_LABELS, decode_centernet, letterbox
+from .protocol import Detection
 
 MODEL = "centernet-coco"
 
-Detection = tuple[str, float, tuple[float, float, float, float]]  # label, score, (x, y, w, h)
 
 
 class CenterNetEngine(BuiltinOnnx):

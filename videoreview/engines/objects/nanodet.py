@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .builtin_onnx import BuiltinOnnx
+from ..builtin_onnx import BuiltinOnnx
 from .decode import COCO_LABELS, NANODET_MIN_SCORE, NANODET_SIZE, decode_nanodet, letterbox, nanodet_input
+from .protocol import Detection
 
 MODEL = "nanodet-coco"
 OUTPUTS = ["cls_8", "cls_16", "cls_32", "reg_8", "reg_16", "reg_32"]
 
-Detection = tuple[str, float, tuple[float, float, float, float]]  # label, score, (x, y, w, h)
 
 
 class NanoDetEngine(BuiltinOnnx):

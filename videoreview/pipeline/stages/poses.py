@@ -12,7 +12,7 @@ looked at has no people. ``apply`` (every time, cheap):
   their body height, ``GAP`` samples missed at most), never across a cut: a running person
   moves a third of their height in a fifth of a second, so boxes need not overlap;
 * keeps the tracks seen in ``MIN_SAMPLES`` samples or more and gives each a status per sample
-  (engines/objects/status.py), then status spans that last a second or more;
+  (engines/poses/status.py), then status spans that last a second or more;
 * names a track by the face identity seen in the top of its box most often (the faces stage
   runs first);
 * adds an event boundary at each change of status, captioned as Kinetic-GEB+ has it: subject
@@ -29,7 +29,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...engines.objects.status import status_changes, statuses
+from ...engines.poses.status import status_changes, statuses
 from ...media import FrameSource, scaled_size
 from ...records import Analysis, Boundary, BoundaryCaption, PersonTrack, StatusSpan
 from ...tracking import cut_frames

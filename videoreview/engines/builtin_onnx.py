@@ -3,7 +3,7 @@ checked against the catalog's sha256), on the device ONNX Runtime can give it.""
 
 from __future__ import annotations
 
-from ..placement import Placed
+from .placement import Placed
 
 
 class BuiltinOnnx(Placed):
@@ -11,7 +11,7 @@ class BuiltinOnnx(Placed):
     revision = 1  # of what the stage makes of it: a new one is a new cache entry
 
     def __init__(self, device: str = "cpu", min_score: float = 0.0) -> None:
-        from ...models.catalog import load_catalog
+        from ..models.catalog import load_catalog
 
         self.asked = device
         self.min_score = min_score
@@ -21,9 +21,9 @@ class BuiltinOnnx(Placed):
 
     def _load(self):
         if self._session is None:
-            from ...models.catalog import builtin_parts, builtin_weights
-            from ..onnx_export import session
-            from ..placement import onnx_placement
+            from ..models.catalog import builtin_parts, builtin_weights
+            from .onnx_export import session
+            from .placement import onnx_placement
 
             builtin_weights(self._entry)  # checks the file against the catalog's sha256
             self.place = onnx_placement(self.asked)

@@ -14,21 +14,14 @@ what it takes and gives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .builtin_onnx import BuiltinOnnx
-from .decode import MOVENET_MIN_SCORE, decode_movenet, letterbox, movenet_size
+from ..builtin_onnx import BuiltinOnnx
+from ..objects.decode import MOVENET_MIN_SCORE, decode_movenet, letterbox, movenet_size
+from .protocol import Person
 
 MODEL = "movenet-multipose"
 
-
-@dataclass(frozen=True, eq=False)  # eq on arrays would be ambiguous
-class Person:
-    score: float  # MoveNet's person score, 0..1
-    box: tuple[float, float, float, float]  # x, y, w, h in frame pixels
-    keypoints: np.ndarray  # float32 [17, 3]: x, y (frame pixels), score; in KEYPOINTS' order
 
 
 class MoveNetEngine(BuiltinOnnx):

@@ -5,7 +5,7 @@ and the moments the status changes.
     statuses(times, keypoints_per_time)         # + "walking", "running"; smoothed over ~1 s
     status_changes(times, statuses, 1.0)        # [(time, "walking", "running"), ...]
 
-The keypoints are MoveNet's (engines/objects/movenet.py, decode.KEYPOINTS): float [17, 3] of x, y
+The keypoints are MoveNet's (engines/poses/movenet.py, decode.KEYPOINTS): float [17, 3] of x, y
 in the frame's pixels (y down) and a score; points scoring under MIN_SCORE (0.3, MoveNet's own
 suggested threshold) are left out. Every length is measured in the person's body height H, so
 the rules hold at any scale; H comes from the segments least often foreshortened (see
