@@ -57,11 +57,11 @@ def test_one_thing_is_one_detection_and_a_walker_one_track():
 
 @pytest.mark.models
 def looked_at(found_at, seconds=6.0, rate=1.0, look_rate=4.0, fps=25):
-    """The times LookCloser has the detector see, of frames offered at ``look_rate``, with
+    """The times AdaptiveSampling has the detector see, of frames offered at ``look_rate``, with
     ``found_at(time)`` the objects found then."""
-    from videoreview.pipeline.stages.objects import LookCloser
+    from videoreview.pipeline.stages.objects import AdaptiveSampling
 
-    closer, seen = LookCloser(rate, look_rate), []
+    closer, seen = AdaptiveSampling(rate, look_rate), []
     for k in range(int(seconds * look_rate)):
         time = round(k * fps / look_rate) / fps  # the offered frames fall on the video's frames
         if closer.due(time):

@@ -5,7 +5,7 @@ as the engine choices do for a model that cannot be used at all."""
 from __future__ import annotations
 
 
-class FellBack(Exception):
+class FallbackResult(Exception):
     """Raised by a stage's ``compute``: ``stage`` (the builtin stage) applies ``result``,
     ``notice`` says what failed and what stands instead. The runner does not cache it:
     the model is asked again next time."""

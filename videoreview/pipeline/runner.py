@@ -13,11 +13,11 @@ from ..media.shared_pass import read_together
 from ..records import Analysis
 from ..summary.builder import ENGINE as BUILTIN_WRITER
 from ..summary.builder import build
-from .beside import Beside, locked
+from .background_stages import BackgroundStages, locked
 from .cache import StageCache
 from .cancel import CancelToken
 from .edits import set_summaries
-from .fallback import FellBack
+from .fallback import FallbackResult
 from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
 
 # stage name, fraction of that stage done in [0, 1], message
@@ -71,10 +71,10 @@ def analyze(
     hardware = "cuda" if decode == "auto" and any(wants_cuda(s.engine.device) for s in stages) \
         else None
     source: FrameSource | None = None
-    beside: Beside | None = None
+    background: BackgroundStages | None = None
     try:
         # Stages that need no earlier results: from the cache, else read in one pass, and
-        # those that read no frames (speech) beside that pass (beside.py).
+        # those that read no frames (speech) in a thread beside that pass (background_stages.py).
         known: dict[str, tuple[object, str]] = {}  # stage name -> (result, device it ran on)
         independent = [stage for stage in stages if not hasattr(stage, "prepare")]
         for stage in independent if use_cache else []:
@@ -87,7 +87,8 @@ def analyze(
             readers = [stage for stage in read if hasattr(stage, "reader")]
             if readers and len(readers) < len(read):
                 progress = locked(progress)
-                beside = Beside([stage for stage in read if stage not in readers], source, progress, cancel)
+                background = BackgroundStages([stage for stage in read if stage not in readers], source, progress,
+                                              cancel)
             for name, result in _read_in_one_pass(source, readers, progress, cancel).items():
                 known[name] = (result, "")
         for stage in stages:
@@ -105,12 +106,12 @@ def analyze(
                     progress(_name, fraction, message)
 
                 try:
-                    if beside is not None and stage.name in beside:
-                        result = beside.result(stage.name)
+                    if background is not None and stage.name in background:
+                        result = background.result(stage.name)
                     else:
                         stage_progress(0.0, "starting")
                         result = stage.compute(source, stage_progress, cancel)
-                except FellBack as fell:  # not cached: the model is asked again next time
+                except FallbackResult as fell:  # not cached: the model is asked again next time
                     notice(fell.notice)
                     stage_progress(1.0, "done (builtin)")
                     applied = fell.stage.apply(analysis, fell.result, previous)
@@ -132,8 +133,8 @@ def analyze(
         if source is not None and hardware:
             analysis = _decoded_on(analysis, source, notice)
     finally:
-        if beside is not None:
-            beside.close()  # after a failure or cancellation: stops what still runs, then waits
+        if background is not None:
+            background.close()  # after a failure or cancellation: stops what still runs, then waits
         if source is not None:
             source.close()
     return _carry_summaries(analysis, previous)

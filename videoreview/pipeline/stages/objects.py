@@ -1,12 +1,12 @@
 """The objects stage: COCO objects in frames sampled once a second, followed through each shot.
 
 ``compute`` (cached) runs the objects engine on a frame a second, read at most 512 px on
-its long side (the detector's input), and looks closer where it is unsure (LookCloser:
+its long side (the detector's input), and looks closer where it is unsure (AdaptiveSampling:
 four frames a second while a label it found is not yet sure); boxes are kept in display
 pixels. ``apply`` (every time, cheap) links the detections of one label whose boxes
 overlap from sample to sample into object tracks, never across a cut (as face tracks),
 and lets an object be missed in one sample and stay the same track. Only sure tracks are
-kept (sure_track): seen in MIN_DETECTIONS samples or more with a mean score of SURE
+kept (confident_track): seen in MIN_DETECTIONS samples or more with a mean score of SURE
 (SURE_PERSON for people) or more, or in SEEN_LONG samples with SURE_LONG. Captions,
 summaries, the library and the window say every track the Analysis holds; the detections
 of the tracks dropped stay, with no track (-1).
@@ -45,7 +45,7 @@ MIN_DETECTIONS = 2
 # same for 4 to 8 detections and 0.5 to 0.52).
 SEEN_LONG = 5
 SURE_LONG = 0.5
-# Looking closer (LookCloser), measured the same way: a label's mean score over one sample a
+# Looking closer (AdaptiveSampling), measured the same way: a label's mean score over one sample a
 # second is a guess in a short shot (bikes.mp4 cuts every two seconds). Four samples a
 # second throughout found 65 % (93 % right) for 3.5 times the detector's work; looking
 # closer only at unsure labels finds as many for 1.25 times.
@@ -64,7 +64,7 @@ class ObjectReader:
         self.size = scaled_size(info.width, info.height, min(LONG_SIDE, max(info.width, info.height)))
         self.batch = 8
         self.scale = info.width / self.size[0]  # read pixels -> display pixels
-        self.closer = LookCloser(stage.sample_rate, stage.look_rate)
+        self.closer = AdaptiveSampling(stage.sample_rate, stage.look_rate)
         self.samples: list[dict] = []
 
     def take(self, batch) -> None:
@@ -95,7 +95,7 @@ class ObjectStage(SampledStage):
         return replace(analysis, objects=tuple(detections), object_tracks=tuple(tracks))
 
 
-class LookCloser:
+class AdaptiveSampling:
     """Which of the frames offered at ``look_rate`` the detector sees: one each
     ``1 / rate`` seconds, and every one while a label the last of them found is unsure:
     in the last LOOK_WINDOW seconds, seen fewer than MIN_DETECTIONS times or under its SURE
@@ -159,7 +159,7 @@ def object_tracks(samples: list[dict], cuts: list[int], step: float, duration: f
     tracks: list[ObjectTrack] = []
     for indices in members:
         scores = [found[j][2][1] for j in indices]
-        if not sure_track(found[indices[0]][2][0], scores):
+        if not confident_track(found[indices[0]][2][0], scores):
             continue
         first, last = found[indices[0]], found[indices[-1]]
         end = samples[last[0] + 1]["time"] if last[0] + 1 < len(samples) else min(duration, last[1]["time"] + step)
@@ -173,7 +173,7 @@ def object_tracks(samples: list[dict], cuts: list[int], step: float, duration: f
     return detections, tracks
 
 
-def sure_track(label: str, scores: list[float]) -> bool:
+def confident_track(label: str, scores: list[float]) -> bool:
     """Whether a track of ``label`` with these detection scores is sure enough to say."""
     if len(scores) < MIN_DETECTIONS:
         return False

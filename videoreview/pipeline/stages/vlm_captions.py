@@ -33,7 +33,7 @@ from ...media import FrameSource, scaled_size
 from ...records import Analysis, BoundaryCaption, Keyframe
 from ...tracking import cut_frames
 from ..cancel import CancelToken
-from ..fallback import FellBack
+from ..fallback import FallbackResult
 from .base import engine_tag
 from .captions import CaptionStage, keep_edited_keyframes, shot_number
 
@@ -110,7 +110,7 @@ class VLMCaptionStage:
         try:
             return self._with_model(source, builtin, size, part, progress, cancel)
         except ModelError as exc:  # the model would not load, or its server failed: the builtin captions stand
-            raise FellBack(self.builtin, builtin, f"{exc}. Instead: Captions: builtin") from None
+            raise FallbackResult(self.builtin, builtin, f"{exc}. Instead: Captions: builtin") from None
 
     def _with_model(self, source: FrameSource, builtin: dict, size, part, progress: ProgressFn,
                     cancel: CancelToken) -> dict:

@@ -37,14 +37,14 @@ def locked(progress):
     return report
 
 
-class Beside:
+class BackgroundStages:
     """``stages``' ``compute`` started in one thread, in order; ``result(name)`` waits for
     one and returns it or raises what it raised. ``close()`` stops what still runs (at its
     next cancellation check) and waits for the thread."""
 
     def __init__(self, stages, source, progress, cancel: CancelToken) -> None:
         self._stop = CancelToken()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="beside")
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="background-stage")
         token = Either(cancel, self._stop)
         self._futures: dict[str, Future] = {}
         for stage in stages:

@@ -1,5 +1,5 @@
 """Speech reads no frames: it runs in a thread beside the decoding pass of the stages that
-do (pipeline/beside.py), gives what it gives alone, and stops with the analysis when
+do (pipeline/background_stages.py), gives what it gives alone, and stops with the analysis when
 that is cancelled. Wiring: the fake engines, with faces that take 0.25 s a sample so
 that the pass lasts seconds; the decoder and the sound reader are real."""
 
@@ -28,7 +28,7 @@ def test_speech_runs_while_the_frames_are_read_and_gives_what_it_gives_alone(aud
     alone = analyze(audio_video, stages=build_stages({"speech": FAKE}), cache=StageCache(tmp_path / "b"))
     assert together.transcript == alone.transcript and together.speech == alone.speech
     assert together.transcript and together.transcript[0].text == "fake speech"
-    assert not [t for t in threading.enumerate() if t.name.startswith("beside")]
+    assert not [t for t in threading.enumerate() if t.name.startswith("background-stage")]
 
 
 def test_cancelled_while_the_frames_are_read_the_speech_thread_stops_too(audio_video, home, tmp_path):
@@ -41,5 +41,5 @@ def test_cancelled_while_the_frames_are_read_the_speech_thread_stops_too(audio_v
     with pytest.raises(Cancelled):
         analyze(audio_video, stages=build_stages(ENGINES), cache=StageCache(tmp_path), progress=progress,
                 cancel=cancel)
-    assert not [t for t in threading.enumerate() if t.name.startswith("beside")]
+    assert not [t for t in threading.enumerate() if t.name.startswith("background-stage")]
     assert not list(tmp_path.glob("??/*/speech--*"))  # nothing half done is kept
