@@ -51,7 +51,7 @@ def versions(gpu_memory: bool = True) -> list[tuple[str, str]]:
     for capability in CAPABILITIES.values():
         name = choices.get(capability.key, capability.default)
         line = engine_line(capability.key, name)
-        if capability.stage and name != "none":
+        if capability.order is not None and name != "none":
             line += f"; runs on {where(capability.key, name, device)}"
         rows.append((capability.label, line))
     chosen = choices.get("device", "auto")

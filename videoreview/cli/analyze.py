@@ -24,20 +24,24 @@ def _output_path(video: Path, output: str | None, many: bool) -> Path | None:
     return out
 
 
-def analyze_each(args: argparse.Namespace, outputs: bool):
-    """Analyse every video of ``args.videos`` with its progress shown (cli/progress.py). Yields
-    (video, output path or None, Analysis or None when the video failed, with its error printed)."""
+def analyze_each(args: argparse.Namespace, outputs: bool, videos: list[str] | None = None,
+                 engines: list[str] | None = None):
+    """Analyse every video of ``videos`` (default ``args.videos``) with the ``engines``
+    (--engines values, default ``args.engines``), its progress shown (cli/progress.py).
+    Yields (video, output path or None, Analysis or None when the video failed, with its
+    error printed); the output path is ``args.output``'s where ``outputs``, else None."""
     from ..pipeline import CancelToken, StageCache, analyze, build_stages
     from ..pipeline.child import saved_analysis
     from ..records import Analysis
     from .progress import Progress
 
-    stages = build_stages(parse_engines(args.engines), chosen().device)
-    many = len(args.videos) > 1
+    videos = args.videos if videos is None else videos
+    stages = build_stages(parse_engines(args.engines if engines is None else engines), chosen().device)
+    many = len(videos) > 1
     if outputs and many and args.output not in (None, "-"):
         Path(args.output).mkdir(parents=True, exist_ok=True)
     cache = StageCache()
-    for video in map(Path, args.videos):
+    for video in map(Path, videos):
         out = _output_path(video, args.output, many) if outputs else None
         previous = None
         if out is not None and out.exists():
@@ -61,22 +65,23 @@ def analyze_each(args: argparse.Namespace, outputs: bool):
         yield video, out, analysis
 
 
-def analyze_all(args: argparse.Namespace, outputs: bool):
+def analyze_all(args: argparse.Namespace, outputs: bool, videos: list[str] | None = None,
+                engines: list[str] | None = None):
     """Everything analyze_each yields, or None (the error printed) when --engines is wrong
     or names a model folder that will not load."""
     from ..errors import ModelError
 
     try:
-        return list(analyze_each(args, outputs))
+        return list(analyze_each(args, outputs, videos, engines))
     except (argparse.ArgumentTypeError, KeyError, ModelError) as exc:
         print_error(str(exc).strip("'\""))
         return None
 
 
-def one_analysis(args: argparse.Namespace):
-    """The Analysis of ``args.video`` (cached stages are reused, a reviewer's edits kept), or None."""
-    args.videos, args.output = [args.video], None
-    results = analyze_all(args, outputs=False)
+def one_analysis(args: argparse.Namespace, engines: list[str] | None = None):
+    """The Analysis of ``args.video`` (cached stages are reused, a reviewer's edits kept),
+    with ``engines`` (default ``args.engines``), or None."""
+    results = analyze_all(args, outputs=False, videos=[args.video], engines=engines)
     return results[0][2] if results else None
 
 
@@ -129,7 +134,6 @@ def cmd_identities(args: argparse.Namespace) -> int:
     """Identities over the videos as one set: a table, and each identity's face as a JPEG."""
     from ..pipeline.stages.identities import assign_identities, exemplar_image
 
-    args.output = None
     try:
         faces_on = "faces" in parse_engines(args.engines)
     except argparse.ArgumentTypeError as exc:

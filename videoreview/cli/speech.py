@@ -18,9 +18,7 @@ def cmd_transcribe(args: argparse.Namespace) -> int:
     engines = [f"boundaries=none,captions=none,screen-text=none,speech={choice}"]
     if not args.speakers:
         engines.append("faces=none")
-    args.engines = engines + (args.engines or [])
-    output = args.output
-    analysis = one_analysis(args)
+    analysis = one_analysis(args, engines + (args.engines or []))
     if analysis is None:
         return EXIT_ERROR
     if analysis.speech is not None and analysis.speech.audio != "speech":
@@ -35,14 +33,14 @@ def cmd_transcribe(args: argparse.Namespace) -> int:
                            "transcript": [s.to_dict() for s in analysis.transcript]}, indent=2, ensure_ascii=False)
     else:
         text = "\n".join(_line(analysis, s) for s in analysis.transcript)
-    if output in (None, "-"):
+    if args.output in (None, "-"):
         print(text)
     else:
         from pathlib import Path
 
         from ..records import write_atomic
 
-        write_atomic(Path(output), (text.rstrip("\n") + "\n").encode("utf-8"))
+        write_atomic(Path(args.output), (text.rstrip("\n") + "\n").encode("utf-8"))
     return 0
 
 
