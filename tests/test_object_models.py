@@ -173,7 +173,7 @@ def test_nanodet_engine_detects_as_the_app_asks():
 
     engine = NanoDetEngine()
     assert (engine.name, engine.kind) == ("nanodet", "objects")
-    assert engine.version == "2-" + load_catalog()["nanodet-coco"].sha256[:12]
+    assert engine.version == "1-" + load_catalog()["nanodet-coco"].sha256[:12]
     found = engine.detect(photo("grace"))
     assert [label for label, *_ in found] == ["person", "tie"]
     label, score, (x, y, w, h) = found[1]

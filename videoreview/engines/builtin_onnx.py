@@ -8,7 +8,7 @@ from .placement import Placed
 
 class BuiltinOnnx(Placed):
     model = ""  # the catalog name of the model, set by each engine
-    revision = 1  # of what the stage makes of it: a new one is a new cache entry
+    revision = 1  # of this wrapper's own code (its version is this and the weights' sha256)
 
     def __init__(self, device: str = "cpu", min_score: float = 0.0) -> None:
         from ..models.catalog import load_catalog

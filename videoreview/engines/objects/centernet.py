@@ -24,7 +24,6 @@ class CenterNetEngine(BuiltinOnnx):
     kind = "objects"
     name = "centernet"
     model = MODEL
-    revision = 2  # 2: the objects stage looks closer at unsure labels
 
     def __init__(self, device: str = "cpu", min_score: float = 0.3) -> None:
         super().__init__(device, min_score)

@@ -25,7 +25,6 @@ class NanoDetEngine(BuiltinOnnx):
     kind = "objects"
     name = "nanodet"
     model = MODEL
-    revision = 2  # 2: the objects stage looks closer at unsure labels
 
     def __init__(self, device: str = "cpu", min_score: float = NANODET_MIN_SCORE) -> None:
         super().__init__(device, min_score)

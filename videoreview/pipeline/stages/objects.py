@@ -83,7 +83,7 @@ class ObjectReader:
 
 class ObjectStage(SampledStage):
     name = "objects"
-    revision = 0
+    revision = 1  # 1: looks closer at unsure labels (it had been raised in both detectors' versions)
     sample_rate = SAMPLE_RATE
     look_rate = LOOK_RATE  # sample_rate or less: never look closer
     Reader = ObjectReader
