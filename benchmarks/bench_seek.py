@@ -87,7 +87,7 @@ def main() -> None:
 
     from PySide6.QtWidgets import QApplication
 
-    from videoreview.gui.video_view import VideoView
+    from videoreview.gui.video.video_view import VideoView
     from videoreview.media import probe
 
     app = QApplication(sys.argv[:1])

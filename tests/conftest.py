@@ -243,7 +243,7 @@ def corpus_outcomes(corpus, corpus_home) -> dict:
 @pytest.fixture
 def view(qtbot):
     """A VideoView on screen, 640x360 (the player tests and the corpus's)."""
-    from videoreview.gui.video_view import VideoView
+    from videoreview.gui.video.video_view import VideoView
 
     v = VideoView()
     qtbot.addWidget(v)

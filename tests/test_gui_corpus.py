@@ -11,7 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 
 from helpers import content, rgb  # noqa: E402
-from videoreview.gui.video_view import VideoView  # noqa: E402
+from videoreview.gui.video.video_view import VideoView  # noqa: E402
 from videoreview.media import VIDEO_EXTENSIONS, open_video  # noqa: E402
 from videoreview.records import Analysis  # noqa: E402
 

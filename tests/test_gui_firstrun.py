@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication  # noqa: E402
 
 from fake_engines import ENGINES  # noqa: E402
 from helpers import choose_engines, main_window  # noqa: E402
-from videoreview.gui.failures import LOG_NAME, FailureReporter  # noqa: E402
+from videoreview.gui.dialogs.failures import LOG_NAME, FailureReporter  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
 from videoreview.gui.window_settings import window_settings  # noqa: E402
 from videoreview.library.catalog import DB_NAME, Catalog  # noqa: E402

@@ -9,7 +9,7 @@ import pytest  # noqa: E402
 
 import fake_engines  # noqa: E402
 from videoreview.gui.document import VideoDocument  # noqa: E402
-from videoreview.gui.jobs import AnalysisQueue  # noqa: E402
+from videoreview.gui.work.jobs import AnalysisQueue  # noqa: E402
 from videoreview.pipeline import edits, store  # noqa: E402
 
 ENGINES = {key: fake_engines.FAKE for key in ("boundaries", "faces", "captions")}

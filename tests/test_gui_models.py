@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 from safetensors.numpy import save  # noqa: E402
 
 from hub_server import Hub  # noqa: E402
-from videoreview.gui.models_dialog import ModelsDialog  # noqa: E402
+from videoreview.gui.dialogs.models_dialog import ModelsDialog  # noqa: E402
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 

@@ -17,7 +17,7 @@ import videos as V  # noqa: E402
 from helpers import close_to, lane_y, main_window, rgb, shown_timeline  # noqa: E402
 from videoreview.gui.colors import object_color  # noqa: E402
 from videoreview.gui.timeline.tracks.lanes import LANE_H, MAX_LANES, PAD, Packed  # noqa: E402
-from videoreview.gui.video_view import VideoView  # noqa: E402
+from videoreview.gui.video.video_view import VideoView  # noqa: E402
 from videoreview.gui.window_settings import window_settings  # noqa: E402
 from videoreview.records import Analysis, Boundary, ObjectDetection, ObjectTrack, VideoInfo  # noqa: E402
 

@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor  # noqa: E402
 
 from helpers import close_to, lane_y, main_window, rgb, shown_timeline  # noqa: E402
 from videoreview.gui.colors import STATUS_COLORS, UNKNOWN_STATUS_COLOR, identity_color, status_color  # noqa: E402
-from videoreview.gui.details_panel import DetailsPanel  # noqa: E402
+from videoreview.gui.panels.details_panel import DetailsPanel  # noqa: E402
 from videoreview.gui.timeline.style import mix  # noqa: E402
 from videoreview.gui.timeline.tracks.lanes import LANE_H, PAD  # noqa: E402
 from videoreview.gui.tour import window_steps  # noqa: E402

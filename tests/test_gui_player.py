@@ -15,8 +15,8 @@ from PySide6.QtGui import QColor, QImage  # noqa: E402
 import videos as V  # noqa: E402
 from helpers import rgb  # noqa: E402
 from videoreview.gui.colors import identity_color  # noqa: E402
-from videoreview.gui.transport import TransportBar, format_time  # noqa: E402
-from videoreview.gui.video_view import VideoView  # noqa: E402
+from videoreview.gui.video.transport import TransportBar, format_time  # noqa: E402
+from videoreview.gui.video.video_view import VideoView  # noqa: E402
 from videoreview.records import (  # noqa: E402
     Analysis,
     Boundary,
@@ -201,10 +201,11 @@ def test_play_then_pause(qtbot, view, index_video):
 def test_close_while_playing_stops_with_the_gil_released(qtbot, view, index_video):
     from PySide6.QtMultimedia import QMediaPlayer
 
-    from videoreview.gui import unlocked
+    from videoreview.gui.video import gil_free_calls
 
     # The GIL-free calls are the ones made here (Linux's C++ ABI), and they do the job.
-    assert unlocked._function(unlocked.STOP) is not None and unlocked._function(unlocked.SET_SOURCE) is not None
+    assert gil_free_calls._function(gil_free_calls.STOP) is not None
+    assert gil_free_calls._function(gil_free_calls.SET_SOURCE) is not None
     open_video(qtbot, view, index_video)
     qt = view.player._player
     assert qt.source().isLocalFile()

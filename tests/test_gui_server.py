@@ -14,8 +14,8 @@ from fake_engines import ENGINES  # noqa: E402
 from helpers import choose_engines  # noqa: E402
 from model_server import ModelServer  # noqa: E402
 from tiny_vlm import colour_clip  # noqa: E402
+from videoreview.gui.dialogs.settings_dialog import SettingsDialog  # noqa: E402
 from videoreview.gui.main_window import MainWindow  # noqa: E402
-from videoreview.gui.settings_dialog import SettingsDialog  # noqa: E402
 from videoreview.models.servers import Server  # noqa: E402
 
 ANALYSIS_MS = 180_000

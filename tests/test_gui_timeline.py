@@ -16,10 +16,10 @@ from PySide6.QtWidgets import QApplication, QPushButton, QToolTip  # noqa: E402
 
 from helpers import rgb as image_rgb  # noqa: E402
 from helpers import shown_timeline  # noqa: E402
-from videoreview.gui.background import wait_for_closed_threads  # noqa: E402
 from videoreview.gui.colors import BOUNDARY_COLORS, KEYFRAME_COLOR, identity_color  # noqa: E402
-from videoreview.gui.thumbnails import ThumbnailLoader  # noqa: E402
 from videoreview.gui.timeline import MAX_PX_PER_FRAME, ruler_steps  # noqa: E402
+from videoreview.gui.work.background import wait_for_closed_threads  # noqa: E402
+from videoreview.gui.work.thumbnails import ThumbnailLoader  # noqa: E402
 from videoreview.pipeline import StageCache, analyze  # noqa: E402
 from videoreview.records import (  # noqa: E402
     Analysis,
@@ -447,7 +447,7 @@ def test_on_screen_text_blocks_list_every_line_shown(timeline, qtbot):
 
 
 def test_details_edit_what_is_said_and_who_says_it(qtbot):
-    from videoreview.gui.details_panel import DetailsPanel
+    from videoreview.gui.panels.details_panel import DetailsPanel
 
     panel = DetailsPanel()
     qtbot.addWidget(panel)
@@ -471,7 +471,7 @@ def test_details_edit_what_is_said_and_who_says_it(qtbot):
 def test_enter_edits_the_selected_caption_or_what_is_said(qtbot, monkeypatch):
     from PySide6.QtWidgets import QInputDialog, QMainWindow
 
-    from videoreview.gui.details_panel import DetailsPanel
+    from videoreview.gui.panels.details_panel import DetailsPanel
     from videoreview.gui.review import ReviewEdits
 
     window = QMainWindow()

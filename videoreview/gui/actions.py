@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
-from . import help
+from .dialogs import help
 from .layouts import KEYS, LAYOUTS, TITLES
 from .theme import THEMES, saved_theme
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from .. import __version__
 from ..paths import data_dir
-from .failures import FailureReporter, log
+from .dialogs.failures import FailureReporter, log
 from .main_window import MainWindow
 from .theme import apply_theme, saved_theme
 

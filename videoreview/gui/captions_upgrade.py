@@ -20,11 +20,11 @@ from ..errors import VideoReviewError
 from ..models.advice import BUILTIN, Advice, advise, cuda_free_gb
 from ..models.catalog import load_catalog
 from ..models.servers import Server, add_server
-from .background import CommandTask
-from .models_dialog import downloaded_bytes
-from .notice_bar import OfferBar
-from .servers_box import ServerDialog
+from .dialogs.models_dialog import downloaded_bytes
+from .dialogs.servers_box import ServerDialog
+from .video.notice_bar import OfferBar
 from .window_settings import window_settings
+from .work.background import CommandTask
 
 ANSWERED = "offers/better-captions"
 POLL_MS = 1000

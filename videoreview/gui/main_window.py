@@ -1,10 +1,10 @@
 """The main window: video with overlays, transport bar and timeline in the middle, side
 panels around, the job queue in the status bar. It owns one VideoDocument per open
 video; the analysis queue fills them from worker threads through signals (what each
-signal does: queue_events.py). The note keys are in note_marks.py, the review edits in
-review.py; the layouts by task (Review, Library, Summaries) in layouts.py, full screen and
-the floating picture in picture_modes.py, the window's size kept between sessions in
-window_settings.py."""
+signal does: work/queue_events.py). The note keys are in panels/note_marks.py, the
+review edits in review.py; the layouts by task (Review, Library, Summaries) in
+layouts.py, full screen and the floating picture in video/picture_modes.py, the
+window's size kept between sessions in window_settings.py."""
 
 from __future__ import annotations
 
@@ -26,33 +26,33 @@ from ..media import VIDEO_FILE_FILTER, find_videos
 from . import recent
 from .actions import build_menus
 from .analysis_index import neighbour_time
-from .background import wait_for_closed_threads
 from .captions_upgrade import CaptionsUpgrade
-from .details_panel import DetailsPanel
 from .document import VideoDocument
-from .identities_panel import IdentitiesPanel
-from .job_status import JobStatus
-from .jobs import AnalysisQueue
 from .layouts import Layouts, LayoutSwitcher
-from .library_client import LibraryClient
 from .library_panel import LibraryPanel
-from .note_marks import NoteMarks
-from .notes_panel import NotesPanel
-from .notice_bar import NoticeBar, OfferBar
-from .picture_modes import PictureModes, over_the_picture
-from .queue_events import QueueEvents
+from .panels.details_panel import DetailsPanel
+from .panels.identities_panel import IdentitiesPanel
+from .panels.note_marks import NoteMarks
+from .panels.notes_panel import NotesPanel
+from .panels.videos_panel import VideosPanel
 from .review import ReviewEdits
 from .summaries import SummaryPanel
-from .team_listener import listen_for
 from .theme import apply_theme, saved_overlay_style
-from .thumbnails import ThumbnailLoader
 from .timeline import Timeline
 from .tour import TourLauncher
-from .transport import TransportBar
-from .video_view import VideoView
-from .videos_panel import VideosPanel
+from .video.notice_bar import NoticeBar, OfferBar
+from .video.picture_modes import PictureModes, over_the_picture
+from .video.transport import TransportBar
+from .video.video_view import VideoView
 from .welcome import WelcomeView, app_icon
 from .window_settings import restore_layout, save_layout, window_settings
+from .work.background import wait_for_closed_threads
+from .work.job_status import JobStatus
+from .work.jobs import AnalysisQueue
+from .work.library_client import LibraryClient
+from .work.queue_events import QueueEvents
+from .work.team_listener import listen_for
+from .work.thumbnails import ThumbnailLoader
 
 
 class MainWindow(QMainWindow):
@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self.notice_label = NoticeBar()
         self.offer_bar = OfferBar()
 
-        self.picture_box = QWidget()  # the picture and its transport bar (it may float: picture_modes.py)
+        self.picture_box = QWidget()  # the picture and its transport bar (it may float: video/picture_modes.py)
         top_layout = QVBoxLayout(self.picture_box)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.setSpacing(0)
@@ -447,7 +447,7 @@ class MainWindow(QMainWindow):
 
     def show_models(self) -> None:
         """The model catalog and the engine choices (they apply from the next analysis)."""
-        from .models_dialog import ModelsDialog
+        from .dialogs.models_dialog import ModelsDialog
 
         dialog = ModelsDialog(self)
         dialog.setAttribute(Qt.WA_DeleteOnClose)
@@ -455,7 +455,7 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def show_settings(self) -> None:
-        from .settings_dialog import SettingsDialog
+        from .dialogs.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self)
         dialog.setAttribute(Qt.WA_DeleteOnClose)

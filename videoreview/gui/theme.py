@@ -46,7 +46,7 @@ def saved_overlay_style():
     """The overlay style kept in the settings; the default for a value missing or odd."""
     from dataclasses import fields
 
-    from .video_overlays import OverlayStyle
+    from .video.video_overlays import OverlayStyle
 
     s, values = window_settings(), {}
     for field in fields(OverlayStyle):

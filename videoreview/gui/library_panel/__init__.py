@@ -2,7 +2,7 @@
 reviewers' open notes in all of them, and the analysis queue that fills it.
 
 Searching, cataloguing and indexing happen in the library process (see
-library_client.py); analysing stays with the window's analysis queue, so a folder added
+work/library_client.py); analysing stays with the window's analysis queue, so a folder added
 here and a video dropped on the window share one queue.
 
 panel.py lays the parts out and is what the window talks to; search.py is the query and

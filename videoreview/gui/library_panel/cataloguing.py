@@ -1,5 +1,5 @@
 """Adding to the library and keeping it indexed, through the library process (see
-library_client.py): files and folders are catalogued, what needs analysing goes out as
+work/library_client.py): files and folders are catalogued, what needs analysing goes out as
 ``analyseRequested`` (the window's analysis queue takes it), saved analyses are indexed
 (those saved after an edit once the edits pause). With a cluster address set (Settings >
 Cluster), what needs analysing goes to the Ray cluster instead, through the library
@@ -11,8 +11,8 @@ import os
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..library_client import LibraryClient
 from ..window_settings import cluster_address
+from ..work.library_client import LibraryClient
 
 REINDEX_DELAY_MS = 1500  # edits come in bursts: the library takes the last state
 

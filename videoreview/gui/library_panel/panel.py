@@ -8,9 +8,9 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QMenu, QPushButton, QTab
 
 from ...library.search import LibraryNote
 from ...media import VIDEO_FILE_FILTER
-from ..jobs import AnalysisQueue
-from ..library_client import LibraryClient
-from ..stills import StillLoader
+from ..work.jobs import AnalysisQueue
+from ..work.library_client import LibraryClient
+from ..work.stills import StillLoader
 from .cataloguing import Cataloguing
 from .open_notes import OpenNotes
 from .pictures import THUMB

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..jobs import AnalysisQueue, JobProgress
+from ..work.jobs import AnalysisQueue, JobProgress
 
 # What the cluster's driver reports of a video (cluster.driver), as a row says it.
 CLUSTER_STATES = {

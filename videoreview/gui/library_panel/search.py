@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from ...library.catalog_reads import Video
 from ...library.search import Moment
 from ...timecode import format_time
-from ..library_client import LibraryClient
-from ..stills import StillLoader
+from ..work.library_client import LibraryClient
+from ..work.stills import StillLoader
 from .pictures import THUMB, moment_key, placeholder
 
 TOP = 50  # moments per search

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu
 
 from ...library.catalog_reads import Video
 from ...timecode import format_time
-from ..jobs import AnalysisQueue, JobProgress
 from ..labels import identity_label, status_text
-from ..stills import StillLoader
+from ..work.jobs import AnalysisQueue, JobProgress
+from ..work.stills import StillLoader
 from .pictures import THUMB, placeholder, video_key
 
 

@@ -1,5 +1,5 @@
 """The Summaries panel's exports, every format from the exports table by the file's suffix:
-the PDF report (on a thread of its own, background.py's ThreadTask: decoding a hundred
+the PDF report (on a thread of its own, work/background.py's ThreadTask: decoding a hundred
 pictures takes seconds), subtitles, and the rest (the Analysis JSON, a CSV of the
 boundaries, OpenTimelineIO markers...). Each writes atomically and ends in one line: where
 it went, or the file and the problem."""
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QPushButton
 
 from ...errors import VideoReviewError
 from ...summary.export.files import EXPORTS, Options, export_analysis
-from ..background import ThreadTask
+from ..work.background import ThreadTask
 
 EXPORT_ERRORS = (OSError, ValueError, VideoReviewError)
 SUBTITLE_SUFFIXES = (".srt", ".vtt")

@@ -3,7 +3,7 @@ text, ViSIL score), comparing them by ViSIL in the background, and the exports.
 
 Summaries are records of the Analysis: building them and editing their text are edits of
 the document (undoable, saved), asked of the window through ``editRequested``. Writing
-them with a VLM and a ViSIL comparison run in a child process (gui.model_job); a
+them with a VLM and a ViSIL comparison run in a child process (gui.work.model_job); a
 comparison's result is kept per video while the window is open and shown as a table and
 a plot of ViSIL against token cost (results.py).
 """
@@ -33,8 +33,8 @@ from ...records import Analysis, Summary
 from ...summary.compare import Comparison, Reference
 from ...summary.formats import formats_to_build, summaries_to_build
 from ..document import VideoDocument
-from ..model_job import ModelJob, scoring_request, writing_request
-from ..thumbnails import ThumbnailLoader
+from ..work.model_job import ModelJob, scoring_request, writing_request
+from ..work.thumbnails import ThumbnailLoader
 from .column import COLUMN_WIDTH, THUMB_HEIGHT, SummaryColumn
 from .exports import SummaryExports
 from .model_choice import ModelChoice

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from ...summary.compare import Comparison
 from ...summary.formats import alpha_span, label_title, short_label
-from ..pareto_plot import ParetoPlot, PlotPoint
+from .pareto_plot import ParetoPlot, PlotPoint
 
 APPROXIMATE_NOTE = "(approximate — no language model; compare only with scores from this scorer)"
 EXACT_NOTE = "(compare only with scores from this scorer)"

@@ -1,5 +1,5 @@
 """A note's drawing on its frame, for the PDF report: each Shape drawn with Pillow the way
-the window paints it (gui/shapes.py): lines centred on the shape's edge with round ends,
+the window paints it (gui/video/shapes.py): lines centred on the shape's edge with round ends,
 arrows with a filled head, bold text a fixed share of the frame's height.
 
 Points are normalised (0..1 of the frame), so they are scaled to the picture's size; a

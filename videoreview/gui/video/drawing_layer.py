@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsObject, QInputDialog
 
-from ..records import Shape
+from ...records import Shape
 from .shapes import paint_shapes
 
 TOOLS = ("stroke", "arrow", "rect", "ellipse", "text")

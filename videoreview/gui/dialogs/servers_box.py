@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from ..errors import VideoReviewError
-from ..models.servers import Server, add_server, remove_server, servers
+from ...errors import VideoReviewError
+from ...models.servers import Server, add_server, remove_server, servers
 
 
 class ServerDialog(QDialog):

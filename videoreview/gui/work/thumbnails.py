@@ -15,7 +15,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QRect, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
-from ..media import open_video
+from ...media import open_video
 from .background import DecoderThread, DecoderWorker
 from .image_cache import ImageCache
 

@@ -2,7 +2,7 @@
 choices.py), with the device's free memory against what the chosen models need. Shown
 in the Models dialog and in Settings.
 
-The free memory comes from `videoreview models device` in a child process (background.py's
+The free memory comes from `videoreview models device` in a child process (work/background.py's
 CommandTask), so that the window never imports torch."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel
 
-from ..choices import load_choices, models_for, save_choice
-from ..engines.device import DEVICES
-from ..engines.registry import CAPABILITIES
-from ..errors import VideoReviewError
-from ..models.advice import free_memory
-from ..models.catalog import installed_path, load_catalog
-from ..models.servers import servers
-from .background import CommandTask
+from ...choices import load_choices, models_for, save_choice
+from ...engines.device import DEVICES
+from ...engines.registry import CAPABILITIES
+from ...errors import VideoReviewError
+from ...models.advice import free_memory
+from ...models.catalog import installed_path, load_catalog
+from ...models.servers import servers
+from ..work.background import CommandTask
 
 
 class EngineChoices(QGroupBox):

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..cluster.driver import add_on_cluster
-from ..library.service import serve
+from ...cluster.driver import add_on_cluster
+from ...library.service import serve
 from .background import CHILDREN, ServiceThread
 
 POLL_SECONDS = 0.05

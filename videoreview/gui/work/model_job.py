@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..pipeline import CancelToken
-from ..pipeline.child import run_summaries, run_visil
-from ..records import Analysis, Summary
-from ..summary.compare import Reference
+from ...pipeline import CancelToken
+from ...pipeline.child import run_summaries, run_visil
+from ...records import Analysis, Summary
+from ...summary.compare import Reference
 from .background import ChildTasks, ChildWorker
 
 

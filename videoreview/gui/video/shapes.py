@@ -9,7 +9,7 @@ import math
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 
-from ..records import Shape
+from ...records import Shape
 
 TEXT_HEIGHT = 0.045  # a text shape's height, as a share of the frame's height
 

@@ -11,8 +11,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyle, QToolBar, QToolButton, QWidget
 
-from ..records import VideoInfo
-from ..timecode import format_time
+from ...records import VideoInfo
+from ...timecode import format_time
 from .player import Player
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)

@@ -26,15 +26,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..cluster.connect import parse_address
-from ..errors import VideoReviewError
-from ..notes.author import reviewer_name, set_reviewer_name
-from ..paths import cache_dir, folder_size, library_location, team_library_url
+from ...cluster.connect import parse_address
+from ...errors import VideoReviewError
+from ...notes.author import reviewer_name, set_reviewer_name
+from ...paths import cache_dir, folder_size, library_location, team_library_url
+from ..theme import THEMES, save_overlay_style, saved_theme
+from ..video.video_overlays import OverlayStyle
+from ..window_settings import cluster_address, set_cluster_address
 from .engine_choices import EngineChoices
 from .servers_box import ServersBox
-from .theme import THEMES, save_overlay_style, saved_theme
-from .video_overlays import OverlayStyle
-from .window_settings import cluster_address, set_cluster_address
 
 
 class SettingsDialog(QDialog):
@@ -111,7 +111,7 @@ class SettingsDialog(QDialog):
         return page
 
     def show_library(self) -> None:
-        from ..library.team.url import display
+        from ...library.team.url import display
 
         folder, problem = library_location()
         url = team_library_url()
@@ -127,8 +127,8 @@ class SettingsDialog(QDialog):
     def change_library(self, folder: str) -> None:
         """Use the library in ``folder`` (the current one is copied there when it has
         none), or the team library at a postgresql:// URL (once it has been reached)."""
-        from ..errors import LibraryError
-        from ..library.location import change_location
+        from ...errors import LibraryError
+        from ...library.location import change_location
 
         try:
             self.status.setText(change_location(folder))

@@ -10,8 +10,8 @@ import os
 
 from PySide6.QtCore import QThread, Signal
 
-from ..errors import LibraryError
-from ..paths import team_library_url
+from ...errors import LibraryError
+from ...paths import team_library_url
 
 WAIT_SECONDS = 0.5  # how long one wait for a change lasts: the thread hears a stop this often
 RETRY_SECONDS = 2.0  # between tries to reach a server that went away
@@ -27,8 +27,8 @@ class TeamListener(QThread):
         self.url = url
 
     def run(self) -> None:
-        from ..library.team.catalog import TeamCatalog
-        from ..library.team.changes import Changes
+        from ...library.team.catalog import TeamCatalog
+        from ...library.team.changes import Changes
 
         changes = catalog = None
         said = False

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPainterPath, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from .colors import KEYFRAME_COLOR
+from ..colors import KEYFRAME_COLOR
 
 
 @dataclass(frozen=True)

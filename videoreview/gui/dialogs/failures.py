@@ -4,7 +4,7 @@ user can copy, from whichever thread they happen in; the window keeps running.
 PySide6 hands an exception raised in a slot or an overridden Qt method to
 ``sys.excepthook`` and carries on, so one hook catches the GUI thread's and QThread
 workers' failures; ``threading.excepthook`` catches Python threads'. Failures in the
-analysis and library child processes arrive as messages already (see background.py).
+analysis and library child processes arrive as messages already (see work/background.py).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from PySide6.QtCore import QObject, Qt, QtMsgType, QUrl, Signal, qInstallMessage
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from ..about import version_text
-from ..paths import log_dir
+from ...about import version_text
+from ...paths import log_dir
 
 LOG_NAME = "videoreview.log"
 log = logging.getLogger("videoreview")

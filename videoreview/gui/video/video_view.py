@@ -17,11 +17,11 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QTransform
 from PySide6.QtMultimediaWidgets import QGraphicsVideoItem
 from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsScene, QGraphicsView
 
-from ..records import Analysis, FaceDetection, VideoInfo
-from .analysis_index import AnalysisIndex
-from .colors import BOUNDARY_COLORS, identity_color, object_color
+from ...records import Analysis, FaceDetection, VideoInfo
+from ..analysis_index import AnalysisIndex
+from ..colors import BOUNDARY_COLORS, identity_color, object_color
+from ..labels import identity_label
 from .drawing_layer import DrawingLayer
-from .labels import identity_label
 from .player import Player
 from .video_overlays import (
     BoundaryOverlay,
@@ -49,7 +49,7 @@ OBJECT_HOLD_SECONDS = 1.0  # objects are sampled at least once a second: a detec
 # Object tracks whose mean score is under this get no box on the picture (still on the
 # timeline, with their score): on the real footage's tuning part it hid 87 % of the
 # boxes of wrongly labelled tracks and 14 % of the right ones (benchmarks/real_labels.py).
-SURE_TRACK_SCORE = 0.6
+MIN_BOX_SCORE = 0.6
 AUTO_OBJECTS_MIN_H = 400  # until the user chooses, object boxes show on a picture at least this high
 UNASSIGNED_COLOR = QColor("#9aa0a6")
 PLACEHOLDER = "Drop a video here"
@@ -95,7 +95,7 @@ class VideoView(QGraphicsView):
         self.scene().addItem(self.drawing)
         self._wanted = {name: True for name in OVERLAYS}
         self._objects_auto = False  # object boxes follow the picture's height (set_objects_auto)
-        self._sure_tracks: set[int] = set()
+        self._boxed_tracks: set[int] = set()
         self._index: AnalysisIndex | None = None
         self._set_video_size(1280, 720)
 
@@ -130,7 +130,7 @@ class VideoView(QGraphicsView):
     def set_analysis(self, analysis: Analysis | None) -> None:
         """Overlays from ``analysis`` (may be partial; call again as stages finish)."""
         self._index = AnalysisIndex.of(analysis) if analysis is not None else None
-        self._sure_tracks = {t.id for t in analysis.object_tracks if t.score >= SURE_TRACK_SCORE} if analysis else set()
+        self._boxed_tracks = {t.id for t in analysis.object_tracks if t.score >= MIN_BOX_SCORE} if analysis else set()
         self._refresh()
 
     def set_style(self, style: OverlayStyle) -> None:
@@ -298,7 +298,7 @@ class VideoView(QGraphicsView):
         )
         self._overlays["faces"].set_content(faces or None)
         objects = tuple(ObjectShown(o.label, tuple(o.box), object_color(o.label))
-                        for o in index.objects_at(t, slack, OBJECT_HOLD_SECONDS) if o.track in self._sure_tracks)
+                        for o in index.objects_at(t, slack, OBJECT_HOLD_SECONDS) if o.track in self._boxed_tracks)
         self._overlays["objects"].set_content(objects or None)
         notes = index.notes_at(t, slack, NOTE_SECONDS)
         self._overlays["notes"].set_content(NotesShown.of(notes, index.drawings_on(self.player.current_frame())))

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..pipeline import CancelToken
-from ..pipeline.child import run_analysis, saved_analysis
-from ..pipeline.progress import Overall
-from ..records import Analysis
+from ...pipeline import CancelToken
+from ...pipeline.child import run_analysis, saved_analysis
+from ...pipeline.progress import Overall
+from ...records import Analysis
 from .background import ChildTasks, ChildWorker
 
 

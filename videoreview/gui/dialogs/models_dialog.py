@@ -1,7 +1,7 @@
 """Analysis > Models…: the model catalog (sizes, licences, what is installed and the disk it
 takes), downloads with progress and cancel, and the engine choices (engine_choices).
 
-Downloads and removals run `videoreview models ...` in a child process (background.py's
+Downloads and removals run `videoreview models ...` in a child process (work/background.py's
 CommandTask): the same code path as the command line, a window that never waits on the
 network or on importing torch, and a cancel that is a kill (huggingface_hub leaves only
 its temporary file, which the next pull starts again). Progress is the size of the
@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from ..models.catalog import ModelEntry, disk_use, installed_path, load_catalog, snapshot_dir
-from ..paths import folder_size
-from .background import CommandTask
+from ...models.catalog import ModelEntry, disk_use, installed_path, load_catalog, snapshot_dir
+from ...paths import folder_size
+from ..work.background import CommandTask
 from .engine_choices import EngineChoices
 
 COLUMNS = ("Model", "Tasks", "Licence", "Download", "On disk", "Memory")

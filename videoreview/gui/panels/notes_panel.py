@@ -30,13 +30,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..errors import VideoReviewError
-from ..notes import changes
-from ..notes.files import export_notes, import_notes
-from ..records import NOTE_TAGS, Analysis, Note
-from ..smpte import span
-from .colors import tag_icon
-from .drawing_layer import TOOL_NAMES, TOOLS, DrawingLayer
+from ...errors import VideoReviewError
+from ...notes import changes
+from ...notes.files import export_notes, import_notes
+from ...records import NOTE_TAGS, Analysis, Note
+from ...smpte import span
+from ..colors import tag_icon
+from ..video.drawing_layer import TOOL_NAMES, TOOLS, DrawingLayer
 
 STATUS_FILTERS = ("All", "Open", "Resolved")
 EXPORT_FILTERS = ("DaVinci Resolve markers (*.edl)", "Final Cut Pro 7 / Premiere XML (*.xml)", "FCPXML (*.fcpxml)",

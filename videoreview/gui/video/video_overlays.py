@@ -16,8 +16,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
-from ..records import Boundary, Note, Shape
-from .colors import EDITED_COLOR, NOTE_COLORS
+from ...records import Boundary, Note, Shape
+from ..colors import EDITED_COLOR, NOTE_COLORS
 from .shapes import paint_shapes
 
 Box = tuple[float, float, float, float]

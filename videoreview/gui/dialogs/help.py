@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from .. import __version__
-from ..about import versions
+from ... import __version__
+from ...about import versions
 
 
 def show_shortcuts(window: QWidget) -> None:

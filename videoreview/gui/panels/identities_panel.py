@@ -7,9 +7,9 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
-from ..records import Analysis
-from .colors import identity_color
-from .labels import identity_label
+from ...records import Analysis
+from ..colors import identity_color
+from ..labels import identity_label
 
 
 class IdentitiesPanel(QListWidget):

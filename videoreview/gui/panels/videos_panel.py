@@ -7,7 +7,7 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
-from .labels import status_text
+from ..labels import status_text
 
 
 class VideosPanel(QListWidget):

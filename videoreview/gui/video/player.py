@@ -5,7 +5,7 @@ thinks in milliseconds and its seeks are not exact on every file: variable frame
 edit lists, MPEG-TS and program streams, all-intra AVI, and it stops at a damaged packet or
 has no decoder for some codecs (AV1 without hardware). So a paused frame (open, seek,
 step, pause, reverse shuttle) is decoded by the same decoder as the analysis, on a thread
-(:class:`~videoreview.gui.thumbnails.ThumbnailLoader`), and shown over the video item
+(:class:`~videoreview.gui.work.thumbnails.ThumbnailLoader`), and shown over the video item
 (``stillChanged``); frame ``n`` is shown at the time the timeline gives it. While playing,
 QMediaPlayer's frames are shown and mapped to indices by the file's real frame times.
 Where QMediaPlayer cannot play the file (it failed, or played nothing), playing steps
@@ -26,9 +26,9 @@ from PySide6.QtCore import QObject, QThread, QTimer, QUrl, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer, QVideoFrame
 
-from ..records import VideoInfo
-from . import unlocked
-from .thumbnails import ThumbnailLoader
+from ...records import VideoInfo
+from ..work.thumbnails import ThumbnailLoader
+from . import gil_free_calls
 
 MIN_RATE, MAX_RATE = 0.25, 4.0
 # A paused frame that has not come after this long is no longer waited for (the
@@ -118,7 +118,7 @@ class Player(QObject):
         self._stills.opened.connect(self._on_times)
         self._stills.failed.connect(self._on_stills_failed)
         self._request_frame(0, again=True)
-        unlocked.set_source(self._player, QUrl.fromLocalFile(os.fspath(path)))
+        gil_free_calls.set_source(self._player, QUrl.fromLocalFile(os.fspath(path)))
         self._player.setPlaybackRate(self._speed)
         self._player.pause()
         self.videoChanged.emit(info)
@@ -134,8 +134,8 @@ class Player(QObject):
         self._loaded, self._qt_failed, self._qt_frames = False, "", None
         self._awaiting = self._deferred = None
         self._shown_frame, self._shown_time = -1, 0.0
-        unlocked.stop(self._player)  # see unlocked.py: a plain stop() could deadlock
-        unlocked.set_source(self._player, QUrl())
+        gil_free_calls.stop(self._player)  # see gil_free_calls.py: a plain stop() could deadlock
+        gil_free_calls.set_source(self._player, QUrl())
         self._show_still(None)
         self._sync_playing()
         if was_open:

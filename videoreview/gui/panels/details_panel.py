@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..pipeline import edits
-from ..records import BOUNDARY_KINDS, Analysis
-from ..timecode import timecode
-from .colors import EDITED_COLOR, status_color, swatch
-from .labels import identity_label
+from ...pipeline import edits
+from ...records import BOUNDARY_KINDS, Analysis
+from ...timecode import timecode
+from ..colors import EDITED_COLOR, status_color, swatch
+from ..labels import identity_label
 
 PROMPT = "Select a caption, boundary, identity, speech, object or person on the timeline."
 

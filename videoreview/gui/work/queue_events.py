@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from ..records import Analysis
+from ...records import Analysis
 from .jobs import JobProgress
 
 

@@ -109,7 +109,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QProcess, Qt, QThread, Signal, Slot
 
-from ..paths import own_command
+from ...paths import own_command
 
 OUTCOMES = ("done", "failed", "cancelled")
 POLL_SECONDS = 0.05  # how soon a cancel request reaches the child

@@ -10,8 +10,8 @@ from collections import OrderedDict
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QImage
 
-from ..media import open_video
-from ..timecode import nearest_frame
+from ...media import open_video
+from ...timecode import nearest_frame
 from .background import DecoderThread, DecoderWorker
 from .image_cache import ImageCache
 from .thumbnails import to_qimage
