@@ -48,3 +48,13 @@ def test_each_capability_an_analysis_runs_has_its_stage_maker():
     analysed = {c.key for c in registry.analysis_capabilities()}
     assert analysed == set(STAGE_MAKERS)
     assert [c.key for c in registry.analysis_capabilities()][0] == "boundaries"  # tracks never cross a cut
+
+
+def test_in_the_window_each_has_a_timeline_track_and_overlays_name_real_capabilities():
+    from videoreview.gui.timeline.tracks import TRACKS
+    from videoreview.gui.video.overlay_table import OVERLAYS
+
+    shown = {track.capability for track in TRACKS}
+    assert {c.key for c in registry.analysis_capabilities()} <= shown
+    assert {row.capability for row in OVERLAYS} - {None} <= set(capabilities.KEYS)
+    assert len({row.key for row in OVERLAYS}) == len({row.name for row in OVERLAYS}) == len(OVERLAYS)

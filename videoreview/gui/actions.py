@@ -17,6 +17,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from .dialogs import help
 from .layouts import KEYS, LAYOUTS, TITLES
 from .theme import THEMES, saved_theme
+from .video.overlay_table import OVERLAYS, OverlayRow
 
 Key = str | QKeySequence.StandardKey
 
@@ -38,9 +39,9 @@ def _play(w):
     return w.player
 
 
-def _overlay(text: str, name: str, key: str) -> Row:
-    return Row(text, lambda w, on: w.set_overlay(name, on), key, f"overlay_actions:{name}", checkable=True,
-               checked=True)
+def _overlay(row: OverlayRow) -> Row:
+    return Row(row.menu, lambda w, on: w.set_overlay(row.name, on), row.key, f"overlay_actions:{row.name}",
+               checkable=True, checked=True)
 
 
 MENUS: list[tuple[str, list]] = [
@@ -97,12 +98,7 @@ MENUS: list[tuple[str, list]] = [
         Row("Mute", lambda w, on: _play(w).set_muted(on), "M", keep_as="mute_action", checkable=True),
     ]),
     ("&View", [
-        _overlay("Caption overlay", "captions", "Alt+1"),
-        _overlay("Boundary overlay", "boundaries", "Alt+2"),
-        _overlay("Face boxes", "faces", "Alt+3"),
-        _overlay("Speech subtitles", "speech", "Alt+4"),
-        _overlay("Notes and drawings", "notes", "Alt+5"),
-        _overlay("Object boxes", "objects", "Alt+6"),
+        *(_overlay(row) for row in OVERLAYS),
         SEPARATOR,
         Row("Zoom timeline in", lambda w: w.timeline.zoom_in(), "Ctrl+="),
         Row("Zoom timeline out", lambda w: w.timeline.zoom_out(), "Ctrl+-"),

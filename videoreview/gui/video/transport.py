@@ -13,12 +13,10 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyl
 
 from ...records import VideoInfo
 from ...timecode import format_time
+from .overlay_table import OVERLAYS
 from .player import Player
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
-# As the View menu's overlays, in its order (Alt+1 to Alt+6).
-OVERLAY_TOGGLES = (("captions", "Captions"), ("boundaries", "Boundaries"), ("faces", "Faces"), ("speech", "Speech"),
-                   ("notes", "Notes"), ("objects", "Objects"))
 
 
 class TransportBar(QWidget):
@@ -26,7 +24,7 @@ class TransportBar(QWidget):
     nextBoundary = Signal()
     previousKeyframe = Signal()
     nextKeyframe = Signal()
-    overlayToggled = Signal(str, bool)  # overlay name (see OVERLAY_TOGGLES), shown
+    overlayToggled = Signal(str, bool)  # overlay name (overlay_table.py), shown
 
     def __init__(self, player: Player, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,12 +79,13 @@ class TransportBar(QWidget):
         self.mute_button.setCheckable(True)
         tools.addSeparator()
         self.overlay_buttons: dict[str, QToolButton] = {}
-        for name, text in OVERLAY_TOGGLES:
+        for row in OVERLAYS:
+            name = row.name
             b = QToolButton(self)
-            b.setText(text)
+            b.setText(row.button)
             b.setCheckable(True)
             b.setChecked(True)
-            b.setToolTip(f"Show {text.lower()} on the video")
+            b.setToolTip(f"Show {row.button.lower()} on the video ({row.key})")
             b.toggled.connect(lambda on, name=name: self.overlayToggled.emit(name, on))
             tools.addWidget(b)
             self.overlay_buttons[name] = b

@@ -22,6 +22,7 @@ from ..analysis_index import AnalysisIndex
 from ..colors import BOUNDARY_COLORS, identity_color, object_color
 from ..labels import identity_label
 from .drawing_layer import DrawingLayer
+from .overlay_table import OVERLAY_NAMES
 from .player import Player
 from .video_overlays import (
     BoundaryOverlay,
@@ -41,7 +42,6 @@ from .video_overlays import (
     overlay_font,
 )
 
-OVERLAYS = ("captions", "boundaries", "faces", "speech", "notes", "objects")
 NOTE_SECONDS = 2.0  # how long a note at one frame stays on screen after it
 FLASH_SECONDS = 0.4  # how long a boundary flashes after its frame
 FACE_HOLD_SECONDS = 0.6  # faces are sampled every ~0.5 s: a detection stands until then
@@ -93,7 +93,7 @@ class VideoView(QGraphicsView):
             self.scene().addItem(item)
         self.drawing = DrawingLayer()  # over everything, while a note's drawing is edited
         self.scene().addItem(self.drawing)
-        self._wanted = {name: True for name in OVERLAYS}
+        self._wanted = {name: True for name in OVERLAY_NAMES}
         self._objects_auto = False  # object boxes follow the picture's height (set_objects_auto)
         self._boxed_tracks: set[int] = set()
         self._index: AnalysisIndex | None = None
@@ -233,8 +233,8 @@ class VideoView(QGraphicsView):
 
     @staticmethod
     def _check_name(name: str) -> None:
-        if name not in OVERLAYS:
-            raise ValueError(f"unknown overlay {name!r}; one of {', '.join(OVERLAYS)}")
+        if name not in OVERLAY_NAMES:
+            raise ValueError(f"unknown overlay {name!r}; one of {', '.join(OVERLAY_NAMES)}")
 
     def _show_still(self, image: QImage | None) -> None:
         if image is None:

@@ -32,6 +32,7 @@ class Hit:
 class Track:
     name = ""
     label = ""
+    capability: str | None = None  # the capability whose results it shows (capabilities.py)
     height = 26
     compact_height: int | None = None  # its height where the tracks do not all fit (None: the same)
     top = 0  # set by the timeline's layout

@@ -20,6 +20,7 @@ CAPTION_SEPARATOR_PX = 3  # block starts closer than this to the previous one ge
 
 
 class CaptionTrack(Track):
+    capability = "captions"
     name, label, height, compact_height = "captions", "Captions", 26, 20
 
     def hit(self, view, t) -> Hit | None:
@@ -111,6 +112,7 @@ class SpeechTrack(OnlyWhenAnalysed):
     """What is said: a block per segment in its speaker's colour. A click on a word seeks to
     it. Where nothing was said, the row says what the audio held."""
 
+    capability = "speech"
     name, label, height, compact_height = "speech", "Speech", 26, 20
     EMPTY = {"none": "no audio stream", "silent": "silent audio", "no speech": "no speech in the audio"}
 
@@ -162,6 +164,7 @@ class SpeechTrack(OnlyWhenAnalysed):
 class ScreenTextTrack(OnlyWhenAnalysed):
     """On-screen text: a block per span read, for as long as it stays on screen."""
 
+    capability = "screen-text"
     name, label, height, compact_height = "screen-text", "On-screen text", 26, 20
 
     @classmethod

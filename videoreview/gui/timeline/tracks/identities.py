@@ -18,6 +18,7 @@ MIN_LANES = 4  # the minimum height leaves room for this many identity lanes
 class IdentityTrack(Track):
     """One lane per identity: when the person is on screen."""
 
+    capability = "faces"
     height = LANE_H
 
     def __init__(self, index: int = 0, model: AnalysisIndex | None = None):

@@ -20,6 +20,7 @@ DENSE_KEYFRAME_PX = 8
 
 
 class BoundaryTrack(Track):
+    capability = "boundaries"
     name, label, height, compact_height = "boundaries", "Shots / boundaries", 26, 20
 
     def margin_px(self, view) -> float:

@@ -21,6 +21,7 @@ from .lanes import LABEL_PX, LANE_H, LanedTrack, paint_block, paint_outline, who
 class ObjectsTrack(LanedTrack):
     """A bar per object track, in lanes; shown when the Analysis has object tracks."""
 
+    capability = "objects"
     name, label = "objects", "Objects"
 
     @staticmethod

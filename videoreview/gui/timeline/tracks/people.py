@@ -62,6 +62,7 @@ def span_at(track: PersonTrack, t: float, slack: float) -> tuple[float, float, s
 class PeopleTrack(LanedTrack):
     """A bar per person track, cut into status spans; shown when the Analysis has person tracks."""
 
+    capability = "poses"
     name, label = "people", "People"
 
     @staticmethod
