@@ -35,7 +35,7 @@ def test_caption_edit_is_marked_and_survives_reanalysis(cuts, analysed):
     assert analysis.captions[1].text == first.text  # the original is untouched (records are immutable)
     again = analyze(cuts.path, ENGINES, cache=cache, previous=edited)
     assert next(c for c in again.captions if c.frame == first.frame).text == "A reviewer's words."
-    assert (again.notes, again.deleted_notes) == ((kept,), (gone.id,))
+    assert (again.notes, again.deleted_notes) == ((kept,), noted.deleted_notes) and noted.deleted_notes
 
 
 def test_add_move_delete_boundaries_survive_reanalysis(cuts, analysed):

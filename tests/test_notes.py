@@ -205,20 +205,28 @@ def test_merging_by_id_keeps_the_later_change_and_says_so():
 
 
 def test_a_deleted_note_stays_deleted_when_copies_merge():
-    """A deletion is kept (by id), so an older copy that still has the note does not bring
-    it back, whichever copy is the base; an imported file does not either, and says so."""
+    """A deletion is kept with its time, so an older copy that still has the note does not
+    bring it back, whichever copy is the base; a file imported brings it back, as changed
+    now, and then the other copies take it back too."""
+    import time
+
     analysis = Analysis(video=probe_free_info(fps=25.0, frames=250), content_hash="x")
     gone = changes.new_note(analysis, 10, "to delete")
     stays = changes.new_note(analysis, 20, "to keep")
     both = changes.add_note(changes.add_note(analysis, gone), stays)
+    time.sleep(0.002)  # (times are to the millisecond)
     deleted = changes.delete_note(both, gone.id)
-    assert deleted.deleted_notes == (gone.id,) and [n.text for n in deleted.notes] == ["to keep"]
+    assert [d.id for d in deleted.deleted_notes] == [gone.id] and [n.text for n in deleted.notes] == ["to keep"]
     for base, other in ((deleted, both), (both, deleted)):
         merged = changes.merge_copies(base, other)
-        assert [n.text for n in merged.notes] == ["to keep"] and merged.deleted_notes == (gone.id,)
+        assert [n.text for n in merged.notes] == ["to keep"] and merged.deleted_notes == deleted.deleted_notes
+    time.sleep(0.002)
     imported, report = changes.merge_notes(deleted, [gone])
-    assert imported.notes == deleted.notes and report.deleted == 1 and "1 left out" in report.summary()
-    assert Analysis.from_dict(deleted.to_dict()).deleted_notes == (gone.id,)
+    assert [n.text for n in imported.notes] == ["to delete", "to keep"] and report.added == 1
+    assert imported.deleted_notes == () and imported.notes[0].changed > deleted.deleted_notes[0].deleted
+    for base, other in ((deleted, imported), (imported, deleted)):
+        assert [n.text for n in changes.merge_copies(base, other).notes] == ["to delete", "to keep"]
+    assert Analysis.from_dict(deleted.to_dict()).deleted_notes == deleted.deleted_notes
 
 
 def test_edits_stamp_the_change_and_refuse_what_is_not_a_note():

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from ..errors import RecordError
-from ..records import Analysis, Note, Shape
+from ..records import Analysis, Note, NoteDeletion, Shape
 from ..timecode import format_time, frame_time
 from .author import reviewer_name
 
@@ -99,11 +99,12 @@ def change_note(analysis: Analysis, note_id: str, **changes) -> Analysis:
 
 
 def delete_note(analysis: Analysis, note_id: str) -> Analysis:
-    """Without the note, whose id is kept in ``deleted_notes`` so that merging a copy
+    """Without the note; its deletion is kept (``deleted_notes``), so that merging a copy
     that still has it (another reviewer's, in the team library) does not bring it back."""
     note_by_id(analysis, note_id)
+    deleted = [d for d in analysis.deleted_notes if d.id != note_id] + [NoteDeletion(note_id, now())]
     return replace(analysis, notes=tuple(n for n in analysis.notes if n.id != note_id),
-                   deleted_notes=tuple(sorted({*analysis.deleted_notes, note_id})))
+                   deleted_notes=tuple(sorted(deleted, key=lambda d: d.id)))
 
 
 @dataclass
@@ -114,32 +115,31 @@ class MergeReport:
     updated: int = 0  # theirs was the later change
     kept: int = 0  # ours was the later change
     unchanged: int = 0
-    deleted: int = 0  # deleted here before: left out
     conflicts: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.unchanged} already here"]
         if self.kept:
             parts.append(f"{self.kept} kept as here (changed later here)")
-        if self.deleted:
-            parts.append(f"{self.deleted} left out (deleted here)")
         return ", ".join(parts)
 
 
 def merge_notes(analysis: Analysis, incoming: Iterable[Note]) -> tuple[Analysis, MergeReport]:
     """``analysis`` with ``incoming`` notes merged in by id. A note on both sides that
     differs is a conflict: the later ``changed`` wins (ours on a tie) and it is reported.
-    A note deleted here stays deleted. Every incoming note must lie inside the video
-    (RecordError otherwise, nothing merged)."""
+    A note deleted here that is imported comes back, as changed now (so that the team
+    library's copies, which left it out, take it back). Every incoming note must lie
+    inside the video (RecordError otherwise, nothing merged)."""
     report = MergeReport()
     ours = {n.id: n for n in analysis.notes}
+    deletions = {d.id: d for d in analysis.deleted_notes}
     fps = analysis.video.fps
     for note in incoming:
         check_in_video(analysis, note.frame, note.end_frame)
         mine = ours.get(note.id)
-        if note.id in analysis.deleted_notes:
-            report.deleted += 1
-        elif mine is None:
+        if mine is None:
+            if deletions.pop(note.id, None) is not None:
+                note = replace(note, changed=now())
             ours[note.id] = note
             report.added += 1
         elif mine == note:
@@ -156,16 +156,25 @@ def merge_notes(analysis: Analysis, incoming: Iterable[Note]) -> tuple[Analysis,
                 report.updated += 1
             else:
                 report.kept += 1
-    return replace(analysis, notes=_ordered(ours.values())), report
+    return replace(analysis, notes=_ordered(ours.values()), deleted_notes=tuple(deletions.values())), report
 
 
 def merge_copies(base: Analysis, other: Analysis) -> Analysis:
     """Two copies of one video's review as one (this window's and the team library's):
-    ``base`` with the notes of ``other`` merged in (of two edits of one note the later is
-    kept), less the notes either copy deleted."""
-    deleted = tuple(sorted({*base.deleted_notes, *other.deleted_notes}))
-    merged = merge_notes(replace(base, deleted_notes=deleted), other.notes)[0]
-    return replace(merged, notes=tuple(n for n in merged.notes if n.id not in deleted))
+    ``base`` with the notes of ``other`` merged in. Of two versions of one note the later
+    change is kept, and a note is left out where a deletion of it came later than its last
+    change (a last-writer-wins set)."""
+    deletions: dict[str, NoteDeletion] = {}
+    for deletion in (*base.deleted_notes, *other.deleted_notes):
+        if deletion.id not in deletions or deletion.deleted > deletions[deletion.id].deleted:
+            deletions[deletion.id] = deletion
+    notes = {n.id: n for n in base.notes}
+    for note in other.notes:
+        if note.id not in notes or note.changed > notes[note.id].changed:
+            notes[note.id] = note
+    kept = [n for n in notes.values() if n.id not in deletions or n.changed > deletions[n.id].deleted]
+    deleted = sorted((d for d in deletions.values() if d.id not in {n.id for n in kept}), key=lambda d: d.id)
+    return replace(base, notes=_ordered(kept), deleted_notes=tuple(deleted))
 
 
 def _short(text: str, limit: int = 40) -> str:

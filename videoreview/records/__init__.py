@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Literal
 
 from ..errors import RecordError
 from .base import _Record, one_of, read_json, write_atomic  # noqa: F401  (read_json re-exported)
-from .notes import NOTE_STATUSES, NOTE_TAG_COLOURS, NOTE_TAGS, SHAPE_KINDS, Note, Shape  # noqa: F401  (re-exported)
+from .notes import NOTE_STATUSES, NOTE_TAG_COLOURS, NOTE_TAGS, SHAPE_KINDS, Note, NoteDeletion, Shape  # noqa: F401  (re-exported)
 
 # 2: faces became a flat list of detections; face_tracks, identity appearances and edits added.
 # 3: speech (transcript segments with words, what the audio held) and on-screen text spans.
@@ -322,8 +322,8 @@ class Analysis(_Record):
     object_tracks: tuple[ObjectTrack, ...] = ()
     person_tracks: tuple[PersonTrack, ...] = ()
     notes: tuple[Note, ...] = ()  # the reviewer's, in time order; never touched by analysis
-    # Ids of notes a reviewer deleted: merging another copy (the team library's) leaves them out.
-    deleted_notes: tuple[str, ...] = ()
+    # Notes a reviewer deleted, and when: merging another copy (the team library's) leaves them out.
+    deleted_notes: tuple[NoteDeletion, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     _nested: ClassVar[dict[str, type]] = {
@@ -343,6 +343,7 @@ class Analysis(_Record):
         "object_tracks": ObjectTrack,
         "person_tracks": PersonTrack,
         "notes": Note,
+        "deleted_notes": NoteDeletion,
     }
 
     def to_dict(self) -> dict[str, Any]:

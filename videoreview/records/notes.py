@@ -77,3 +77,13 @@ class Note(_Record):
     @property
     def last_frame(self) -> int:
         return self.end_frame if self.end_frame is not None else self.frame
+
+
+@dataclass(frozen=True)
+class NoteDeletion(_Record):
+    """A note a reviewer deleted, and when: merging another copy of the video's notes
+    (the team library's) that still has it leaves it out, unless that copy changed it
+    later than this (a note imported back from a file)."""
+
+    id: str
+    deleted: str  # ISO 8601, UTC, as Note.changed
