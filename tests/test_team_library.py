@@ -71,6 +71,46 @@ def test_urls_keep_secrets_out_and_other_machines_encrypted():
         connection_options("postgresql://ada@db.example.org/videos?nosuchoption=1")
 
 
+def test_a_password_comes_from_the_environment_or_the_keyring_never_the_url(monkeypatch):
+    """`library password URL` keeps it in the system keyring (here an in-memory backend of
+    the keyring package's own interface); PGPASSWORD, where set, is libpq's to use."""
+    import io
+
+    import keyring
+    from keyring.backend import KeyringBackend
+
+    class Memory(KeyringBackend):
+        priority = 1
+
+        def __init__(self):
+            super().__init__()
+            self.kept = {}
+
+        def get_password(self, service, username):
+            return self.kept.get((service, username))
+
+        def set_password(self, service, username, password):
+            self.kept[(service, username)] = password
+
+        def delete_password(self, service, username):
+            self.kept.pop((service, username))
+
+    url = "postgresql://ada@db.example.org/videos"
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(Memory())
+    try:
+        assert "password" not in connection_options(url)
+        monkeypatch.setattr("sys.stdin", io.StringIO("s3cret\n"))
+        stored = run("library", "password", url)
+        assert stored.returncode == 0 and "kept in the system keyring" in stored.stdout and "s3cret" not in stored.stdout
+        assert connection_options(url)["password"] == "s3cret"
+        monkeypatch.setenv("PGPASSWORD", "from-the-environment")
+        assert "password" not in connection_options(url)  # libpq reads PGPASSWORD itself
+    finally:
+        keyring.set_keyring(previous)
+
+
 def test_the_schema_is_versioned_and_a_newer_one_refused_unchanged(team_url):
     with TeamCatalog(team_url) as catalog:
         assert catalog.query("SELECT version FROM schema_version") == [(SCHEMA_VERSION,)]

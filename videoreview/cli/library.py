@@ -76,6 +76,10 @@ def add_parsers(sub) -> None:
                                                "or choose a team library by its postgresql:// URL")
     loc.add_argument("folder", nargs="?", metavar="FOLDER|URL")
     loc.set_defaults(run=cmd_location)
+    pw = commands.add_parser("password", help="keep a team library's password in the system keyring (read "
+                                              "from the terminal, or a line of standard input)")
+    pw.add_argument("url", metavar="URL")
+    pw.set_defaults(run=cmd_password)
     for action in commands.choices.values():
         add_library_option(action)
 
@@ -251,6 +255,18 @@ def cmd_location(args: argparse.Namespace) -> int:
         print(describe())
         return 0
     print(change_location(args.folder))
+    return 0
+
+
+def cmd_password(args: argparse.Namespace) -> int:
+    import getpass
+
+    from ..library.team.url import display, store_password
+
+    password = getpass.getpass(f"Password for {display(args.url)}: ") if sys.stdin.isatty() \
+        else sys.stdin.readline().rstrip("\n")
+    store_password(args.url, password)
+    print(f"{display(args.url)}: password kept in the system keyring")
     return 0
 
 

@@ -1,8 +1,9 @@
 """Connecting to a team library from its URL (``postgresql://user@host:port/database``).
 
-Secrets never live in the URL, which the app may write to its settings: libpq takes the
-password from ``PGPASSWORD``, ``~/.pgpass`` (or ``PGPASSFILE``) or a service file, and a
-URL holding a password is refused. A server that is not on this machine is reached over
+Secrets never live in the URL, which the app may write to its settings: the password
+comes from ``PGPASSWORD``, else the system keyring (``library password URL`` puts it
+there), else libpq's ``~/.pgpass`` (or ``PGPASSFILE``) or a service file; a URL holding a
+password is refused. A server that is not on this machine is reached over
 TLS: ``sslmode=require`` unless the URL asks for stricter (``verify-ca``,
 ``verify-full``); an unencrypted connection to another machine is made only when the URL
 says ``sslmode=disable`` by name, and ``allow`` / ``prefer`` (which may fall back to plain
@@ -11,9 +12,12 @@ text) are refused.
 
 from __future__ import annotations
 
+import os
+
 from ...errors import LibraryError
 
 SCHEMES = ("postgresql://", "postgres://")
+KEYRING_SERVICE = "videoreview team library"  # the keyring's entries: one per URL (as display() writes it)
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
 CONNECT_SECONDS = 5
 
@@ -50,9 +54,36 @@ def connection_options(url: str) -> dict:
                                              "sslmode=require (the default) or stricter, or sslmode=disable "
                                              "to ask for an unencrypted connection by name")
         parts.setdefault("sslmode", "require")
+    if not os.environ.get("PGPASSWORD"):
+        stored = keyring_password(url)
+        if stored:
+            parts["password"] = stored
     parts.setdefault("connect_timeout", str(CONNECT_SECONDS))
     parts.setdefault("application_name", "videoreview")
     return parts
+
+
+def keyring_password(url: str) -> str | None:
+    """The password the system keyring holds for ``url``; None where it holds none, or
+    where there is no keyring (a headless Linux has none)."""
+    try:
+        import keyring
+
+        return keyring.get_password(KEYRING_SERVICE, display(url))
+    except Exception:  # keyring.errors.NoKeyringError and the backends' own
+        return None
+
+
+def store_password(url: str, password: str) -> None:
+    """Keep ``url``'s password in the system keyring (LibraryError where there is none)."""
+    connection_options(url)  # a URL that would be refused is refused now
+    try:
+        import keyring
+
+        keyring.set_password(KEYRING_SERVICE, display(url), password)
+    except Exception as exc:
+        raise LibraryError(display(url), f"cannot store the password: no system keyring here "
+                                         f"({type(exc).__name__}); use ~/.pgpass or PGPASSWORD") from None
 
 
 def connect(url: str, autocommit: bool = True):
