@@ -103,7 +103,8 @@ def test_a_password_comes_from_the_environment_or_the_keyring_never_the_url(monk
         assert "password" not in connection_options(url)
         monkeypatch.setattr("sys.stdin", io.StringIO("s3cret\n"))
         stored = run("library", "password", url)
-        assert stored.returncode == 0 and "kept in the system keyring" in stored.stdout and "s3cret" not in stored.stdout
+        assert stored.returncode == 0 and "kept in the system keyring" in stored.stdout
+        assert "s3cret" not in stored.stdout + stored.stderr
         assert connection_options(url)["password"] == "s3cret"
         monkeypatch.setenv("PGPASSWORD", "from-the-environment")
         assert "password" not in connection_options(url)  # libpq reads PGPASSWORD itself
