@@ -365,7 +365,7 @@ class Catalog(CatalogReads):
         of which the newest COMMON_WORD_UNITS are ranked. ``where``: SQL over units ``u``
         (the search's filters)."""
         if words:  # (the AND only adds the common words to the ranking: it matches what the OR does)
-            match = fts_query(words) + (f" AND ({fts_query([*words, *common])})" if common else "")
+            match = f"({fts_query(words)}) AND ({fts_query([*words, *common])})" if common else fts_query(words)
         else:
             match = fts_query(list(common), all_of=True)
         join = " JOIN units u ON u.id = f.rowid" if where else ""  # (a join per match: only for a filter)
