@@ -172,9 +172,9 @@ def merge_copies(base: Analysis, other: Analysis) -> Analysis:
     for note in other.notes:
         if note.id not in notes or note.changed > notes[note.id].changed:
             notes[note.id] = note
-    kept = [n for n in notes.values() if n.id not in deletions or n.changed > deletions[n.id].deleted]
-    deleted = sorted((d for d in deletions.values() if d.id not in {n.id for n in kept}), key=lambda d: d.id)
-    return replace(base, notes=_ordered(kept), deleted_notes=tuple(deleted))
+    kept = {n.id: n for n in notes.values() if n.id not in deletions or n.changed > deletions[n.id].deleted}
+    deleted = tuple(sorted((d for d in deletions.values() if d.id not in kept), key=lambda d: d.id))
+    return replace(base, notes=_ordered(kept.values()), deleted_notes=deleted)
 
 
 def _short(text: str, limit: int = 40) -> str:
