@@ -215,8 +215,9 @@ def test_a_deleted_note_stays_deleted_when_copies_merge():
     stays = changes.new_note(analysis, 20, "to keep")
     both = changes.add_note(changes.add_note(analysis, gone), stays)
     time.sleep(0.002)  # (times are to the millisecond)
-    deleted = changes.delete_note(both, gone.id)
-    assert [d.id for d in deleted.deleted_notes] == [gone.id] and [n.text for n in deleted.notes] == ["to keep"]
+    deleted = changes.delete_note(both, gone.id, author="Grace")
+    assert [(d.id, d.author) for d in deleted.deleted_notes] == [(gone.id, "Grace")]
+    assert [n.text for n in deleted.notes] == ["to keep"]
     for base, other in ((deleted, both), (both, deleted)):
         merged = changes.merge_copies(base, other)
         assert [n.text for n in merged.notes] == ["to keep"] and merged.deleted_notes == deleted.deleted_notes

@@ -315,10 +315,12 @@ def test_notes_written_at_once_are_all_kept_and_heard_by_others(team_url, tmp_pa
 
         # Ada deletes her note; Grace's copy, read before that, still has it: it stays deleted
         graces_copy = catalog.analysis(video_id)
-        catalog.index_analysis(video_id, changes.delete_note(catalog.analysis(video_id), note.id))
+        catalog.index_analysis(video_id, changes.delete_note(catalog.analysis(video_id), note.id, author="Ada"))
         graces = next(n for n in graces_copy.notes if n.author == "Grace")
         catalog.index_analysis(video_id, changes.change_note(graces_copy, graces.id, status="resolved"))
         assert [(n.text, n.status) for n in catalog.analysis(video_id).notes] == [("Grace's note", "resolved")]
+        deletion = catalog.note_history(video_id, note.id)[-1]  # the history ends with who deleted it, and when
+        assert (deletion["id"], deletion["author"]) == (note.id, "Ada") and deletion["deleted"] > kept.changed
 
 
 ODD = ["", " ", "'", "''", '"', "\\", "%", "_", "%_%", "?", "$1", ":name", "%s", "%(x)s", "; DROP TABLE videos; --",

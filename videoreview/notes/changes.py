@@ -98,11 +98,13 @@ def change_note(analysis: Analysis, note_id: str, **changes) -> Analysis:
     return replace(analysis, notes=_ordered(new if n.id == note_id else n for n in analysis.notes))
 
 
-def delete_note(analysis: Analysis, note_id: str) -> Analysis:
-    """Without the note; its deletion is kept (``deleted_notes``), so that merging a copy
-    that still has it (another reviewer's, in the team library) does not bring it back."""
+def delete_note(analysis: Analysis, note_id: str, author: str | None = None) -> Analysis:
+    """Without the note; its deletion is kept (``deleted_notes``), with when and by whom
+    (``author``, default the reviewer's name), so that merging a copy that still has it
+    (another reviewer's, in the team library) does not bring it back."""
     note_by_id(analysis, note_id)
-    deleted = [d for d in analysis.deleted_notes if d.id != note_id] + [NoteDeletion(note_id, now())]
+    deletion = NoteDeletion(note_id, now(), reviewer_name() if author is None else author)
+    deleted = [d for d in analysis.deleted_notes if d.id != note_id] + [deletion]
     return replace(analysis, notes=tuple(n for n in analysis.notes if n.id != note_id),
                    deleted_notes=tuple(sorted(deleted, key=lambda d: d.id)))
 

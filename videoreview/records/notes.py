@@ -87,3 +87,4 @@ class NoteDeletion(_Record):
 
     id: str
     deleted: str  # ISO 8601, UTC, as Note.changed
+    author: str = ""  # who deleted it

@@ -249,7 +249,9 @@ class TeamCatalog(CatalogReads):
                 cursor.executemany("INSERT INTO note_history (video_id, note_id, changed, author, note) VALUES "
                                    "(%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                                    [(video_id, n.id, n.changed, n.author, json.dumps(n.to_dict()))
-                                    for version in versions for n in version.notes])
+                                    for version in versions for n in version.notes]
+                                   + [(video_id, d.id, d.deleted, d.author, json.dumps(d.to_dict()))
+                                      for d in analysis.deleted_notes])
             unit_ids = self._insert_units(db, video_id, units, vectors, frame_vectors, frame_model)
             with db.cursor() as cursor:  # (executemany: pipelined, one round trip for all the rows)
                 cursor.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (%s, %s, %s)",
@@ -286,7 +288,8 @@ class TeamCatalog(CatalogReads):
         return ids
 
     def note_history(self, video_id: int, note_id: str) -> list[dict]:
-        """Every version of a note written to the library, oldest change first."""
+        """Every version of a note written to the library, oldest change first; its
+        deletion, if it was deleted, is the last (``{"id", "deleted", "author"}``)."""
         return [row[0] for row in self.query("SELECT note FROM note_history WHERE video_id = ? AND note_id = ? "
                                              "ORDER BY changed, author", (video_id, note_id))]
 
