@@ -19,26 +19,57 @@ from dataclasses import replace
 from ...engines import registry
 from ...records import Analysis
 from .base import Stage, engine_tag
-from .boundaries import BoundaryStage
-from .faces import FaceStage
-from .objects import ObjectStage
-from .poses import PoseStage
-from .screen_text import ScreenTextStage
-from .speech import speech_stages
-from .vlm_captions import caption_stages
 
-# capability key -> (its engine, the engines chosen for every capability, the device) -> its stages
-STAGE_MAKERS: dict[str, Callable[..., list[Stage]]] = {
-    "boundaries": lambda engine, chosen, device: [BoundaryStage(engine)],
-    "faces": lambda engine, chosen, device: [FaceStage(engine)],
-    "objects": lambda engine, chosen, device: [ObjectStage(engine)],
-    "poses": lambda engine, chosen, device: [PoseStage(engine)],
-    # who says what, where faces are found too
-    "speech": lambda engine, chosen, device: speech_stages(engine, chosen.get("faces", "none") != "none"),
-    "screen-text": lambda engine, chosen, device: [ScreenTextStage(engine)],
-    # a VLM's stage has the builtin captioner on the same device measure every frame
-    "captions": lambda engine, chosen, device: caption_stages(engine, device),
-}
+# capability key -> (its engine, the engines chosen for every capability, the device) -> its
+# stages. Each imports its module when it is called: the window imports the pipeline at
+# start-up and needs no stage then (all of them at once took 50 ms of it).
+
+
+def _boundaries(engine, chosen: dict[str, str], device: str) -> list[Stage]:
+    from .boundaries import BoundaryStage
+
+    return [BoundaryStage(engine)]
+
+
+def _faces(engine, chosen: dict[str, str], device: str) -> list[Stage]:
+    from .faces import FaceStage
+
+    return [FaceStage(engine)]
+
+
+def _objects(engine, chosen: dict[str, str], device: str) -> list[Stage]:
+    from .objects import ObjectStage
+
+    return [ObjectStage(engine)]
+
+
+def _poses(engine, chosen: dict[str, str], device: str) -> list[Stage]:
+    from .poses import PoseStage
+
+    return [PoseStage(engine)]
+
+
+def _speech(engine, chosen: dict[str, str], device: str) -> list[Stage]:
+    from .speech import speech_stages
+
+    return speech_stages(engine, chosen.get("faces", "none") != "none")  # who says what, where faces are found
+
+
+def _screen_text(engine, chosen: dict[str, str], device: str) -> list[Stage]:
+    from .screen_text import ScreenTextStage
+
+    return [ScreenTextStage(engine)]
+
+
+def _captions(engine, chosen: dict[str, str], device: str) -> list[Stage]:
+    from .vlm_captions import caption_stages
+
+    return caption_stages(engine, device)  # a VLM's has the builtin captioner on the same device measure frames
+
+
+STAGE_MAKERS: dict[str, Callable[[object, dict[str, str], str], list[Stage]]] = {
+    "boundaries": _boundaries, "faces": _faces, "objects": _objects, "poses": _poses, "speech": _speech,
+    "screen-text": _screen_text, "captions": _captions}
 
 
 def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
