@@ -125,7 +125,6 @@ MIGRATIONS = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-
 def default_path() -> Path:
     return library_dir() / DB_NAME
 

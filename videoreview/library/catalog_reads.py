@@ -20,6 +20,7 @@ from .units import Unit
 # ranked among the newest this many. (The vector ranking reads the whole query either way.)
 COMMON_WORD_UNITS = 5000
 
+
 @dataclass(frozen=True)
 class Video:
     id: int
@@ -100,6 +101,7 @@ class CatalogReads:
         if not rows:
             raise LibraryError(self.path, f"no video with id {video_id}")
         return rows[0][0]
+
 
 def stacked(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
     """(unit id, embedding blob) rows as (ids, (n, d) float32 vectors)."""

@@ -6,9 +6,8 @@ reciprocal rank (RRF, k = 60, as Cormack et al. 2009), returning moments.
 The user's words are never passed to FTS5 as syntax: each word is quoted and the words
 are OR-ed, so quotes, operators, parentheses and SQL in a query are just text. A word
 that many units have counts in the text ranking only where the query has no rarer one
-(COMMON_WORD_UNITS). Filters
-(one video, an identity by id or reviewer-given name, a kind of unit, a note's tag,
-status or author) apply to both lists. ``list_notes`` lists reviewers' notes across the
+(COMMON_WORD_UNITS). Filters (one video, an identity by id or reviewer-given name, a
+kind of unit, a note's tag, status or author) apply to both lists. ``list_notes`` lists reviewers' notes across the
 library without a query (the open ones: what is left to do).
 """
 

@@ -40,7 +40,6 @@ INDEX_LOCK = 46_0003  # making the vector index: one writer does it
 CLAIM_LOCKS = 46_0002  # the first key of a video's claim (pg_try_advisory_lock(CLAIM_LOCKS, video id))
 
 
-
 class TeamCatalog(CatalogReads):
     """An open team catalog at ``url`` (postgresql://...). Use as a context manager, or
     call ``close``."""
