@@ -28,7 +28,8 @@ from .notes import NOTE_STATUSES, NOTE_TAG_COLOURS, NOTE_TAGS, SHAPE_KINDS, Note
 # 4: the reviewer's notes (time-coded comments, ranges and drawings).
 # 5: objects (COCO detections in sampled frames) and object tracks.
 # 6: people's bodies followed through shots, with what each is doing (person tracks).
-SCHEMA_VERSION = 6
+# 7: shot tags (what an image-text model names in each shot).
+SCHEMA_VERSION = 7
 
 BoundaryKind = Literal["cut", "gradual", "event"]
 BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
@@ -300,6 +301,23 @@ class PersonTrack(_Record):
 
 
 @dataclass(frozen=True)
+class ShotTag(_Record):
+    """A thing or scene an image-text model (SigLIP) names in one shot.
+
+    ``name`` is the vocabulary's plain words ("parrot", "race car", "crowd"); ``score`` is the
+    model's own match probability, the mean sigmoid of its logit over the shot's scored frames
+    (engines/embeddings/naming.py says when a name counts as seen)."""
+
+    start: float  # the shot's span, seconds
+    end: float
+    frame: int  # the shot's first frame
+    name: str
+    score: float
+    engine: str = ""  # "siglip:NAME@version"
+    edited: bool = False
+
+
+@dataclass(frozen=True)
 class Analysis(_Record):
     video: VideoInfo
     content_hash: str = ""  # SHA-256 of the file: finds the video again after a move
@@ -321,6 +339,7 @@ class Analysis(_Record):
     objects: tuple[ObjectDetection, ...] = ()
     object_tracks: tuple[ObjectTrack, ...] = ()
     person_tracks: tuple[PersonTrack, ...] = ()
+    shot_tags: tuple[ShotTag, ...] = ()  # what an image-text model names in each shot, in time order
     notes: tuple[Note, ...] = ()  # the reviewer's, in time order; never touched by analysis
     # Notes a reviewer deleted, and when: merging another copy (the team library's) leaves them out.
     deleted_notes: tuple[NoteDeletion, ...] = ()
@@ -342,6 +361,7 @@ class Analysis(_Record):
         "objects": ObjectDetection,
         "object_tracks": ObjectTrack,
         "person_tracks": PersonTrack,
+        "shot_tags": ShotTag,
         "notes": Note,
         "deleted_notes": NoteDeletion,
     }
