@@ -39,6 +39,8 @@ from memory import peak_rss_mb  # noqa: E402  (benchmarks/memory.py)
 
 SIGLIP_SO400M = dict(hidden_size=1152, intermediate_size=4304, num_hidden_layers=26, num_attention_heads=16,
                      patch_size=14)  # LLaVA-OneVision's vision tower (the last layer dropped), 384 px input
+SIGLIP_BASE_512 = dict(hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12,
+                       patch_size=16)  # SmolVLM2 256M's and 500M's vision tower (SigLIP base, 16-px patches, 512 px)
 ARCHITECTURES = {
     "llava-onevision-0.5b": ("llava_onevision", {
         "text": dict(hidden_size=896, intermediate_size=4864, num_hidden_layers=24, num_attention_heads=14,
@@ -70,6 +72,29 @@ ARCHITECTURES = {
         "text": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=24, num_attention_heads=32,
                      num_key_value_heads=32, vocab_size=49280, max_position_embeddings=16384, rope_theta=273768),
         "vision": dict(SIGLIP_SO400M, num_hidden_layers=27), "image": 384, "scale": 3}),
+    # SmolVLM2 256M and 500M: fine-tunes of SmolVLM 256M / 500M (SmolLM2 135M / 360M, their own
+    # output matrix, not tied), one 512-px tile a frame shuffled by 4: 64 tokens
+    "smolvlm2-256m": ("smolvlm", {
+        "text": dict(hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9,
+                     num_key_value_heads=3, vocab_size=49280, max_position_embeddings=8192, rope_theta=100000,
+                     tie_word_embeddings=False),
+        "vision": SIGLIP_BASE_512, "image": 512, "scale": 4}),
+    "smolvlm2-500m": ("smolvlm", {
+        "text": dict(hidden_size=960, intermediate_size=2560, num_hidden_layers=32, num_attention_heads=15,
+                     num_key_value_heads=5, vocab_size=49280, max_position_embeddings=8192, rope_theta=100000,
+                     tie_word_embeddings=False),
+        "vision": SIGLIP_BASE_512, "image": 512, "scale": 4}),
+    # Qwen3.5 0.8B: 18 Gated DeltaNet and 6 attention layers (tiny_vlm lays them out 3:1, mrope
+    # sections [11, 11, 10] for head_dim 256), a 12-layer vision tower; transformers builds no
+    # multi-token-prediction head (the catalog's count includes it: see the architectures test)
+    "qwen3.5-0.8b": ("qwen3_5", {
+        "text": dict(hidden_size=1024, intermediate_size=3584, num_hidden_layers=24, num_attention_heads=8,
+                     num_key_value_heads=2, head_dim=256, vocab_size=248320, max_position_embeddings=262144,
+                     tie_word_embeddings=True, linear_num_key_heads=16, linear_num_value_heads=16,
+                     linear_key_head_dim=128, linear_value_head_dim=128, linear_conv_kernel_dim=4),
+        "vision": dict(depth=12, hidden_size=768, intermediate_size=3072, num_heads=12, patch_size=16,
+                       num_position_embeddings=2304),
+        "max_pixels": 32 * 32 * 1024}),
     "tiny-llava-onevision": ("llava_onevision", {}),
     "tiny-qwen2-vl": ("qwen2_vl", {}),
     "tiny-qwen3-vl": ("qwen3_vl", {}),
