@@ -3,11 +3,19 @@
 ProgressCaptioner (Xue et al.), supplementary 2.2: caption generation, progression
 detection (pseudo-labelling and evaluation variants) and caption matching. Kinetic-GEB+
 boundary captions follow its annotation format: the subject, its status before and after.
+The per-shot variants (short replies for small models on a CPU) are ours.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+# The per-shot plan's short replies (pipeline/caption_plan.py), in words: a frame's sentence
+# (about 26 tokens at English's usual 1.3 tokens a word, under vlm.TOKENS_PER_FRAME_SHOT's 32)
+# and a line of a boundary's subject / before / after (three lines of about 16 tokens and their
+# labels, under vlm.BOUNDARY_TOKENS_SHOT's 64).
+SHOT_CAPTION_WORDS = 20
+SHOT_BOUNDARY_WORDS = 12
 
 
 def caption_prompt(frames: int, action: str = "action", identities: Sequence[str] = (),
@@ -38,18 +46,52 @@ def caption_prompt(frames: int, action: str = "action", identities: Sequence[str
     return "\n".join(lines)
 
 
-def boundary_prompt(before: int, after: int, speech: Sequence[str] = (), screen_text: Sequence[str] = ()) -> str:
+def shot_caption_prompt(frames: int, identities: Sequence[str] = (), speech: Sequence[str] = (),
+                        screen_text: Sequence[str] = ()) -> str:
+    """The per-shot variant of ``caption_prompt`` (pipeline/caption_plan.py): up to 6 frames
+    spread over one shot, each caption one short sentence saying how the action has
+    progressed. A small model on a CPU gets SHOT_CAPTION_WORDS words a frame (vlm.py caps the
+    reply at TOKENS_PER_FRAME_SHOT tokens a frame): asked for the paper's "detailed
+    description", it spends the whole cap on the first frame and the others get nothing."""
+    lines = [
+        f"These are {frames} frames from one shot of a video, in time order. For each frame, write one sentence "
+        f"of at most {SHOT_CAPTION_WORDS} words: what the main subject does in that frame and how the action "
+        "has progressed since the frame before. Do not describe the background.",
+    ]
+    lines += _context(identities, speech, screen_text)
+    lines.append("Reply with the following format:")
+    lines.append("\n".join(f"<Frame {i}>: Your sentence" for i in range(1, frames + 1)))
+    return "\n".join(lines)
+
+
+
+def _context(identities: Sequence[str], speech: Sequence[str], screen_text: Sequence[str]) -> list[str]:
+    """The per-shot prompt's lines of what is known besides the pixels (as caption_prompt's)."""
+    lines = []
+    if identities:
+        lines.append(f"The people visible are {', '.join(identities)}; refer to each person by this id.")
+    if speech:
+        lines.append("What is said during these frames (transcript): " + " ".join(f"“{s}”" for s in speech) + ".")
+    if screen_text:
+        lines.append("Text on screen: " + ", ".join(f"“{s}”" for s in screen_text) + ".")
+    return lines
+
+
+def boundary_prompt(before: int, after: int, speech: Sequence[str] = (), screen_text: Sequence[str] = (),
+                    words: int | None = None) -> str:
     """Kinetic-GEB+ style boundary caption: frames before, one at, frames after the boundary;
-    what is said and written around it as context, as for frame captions."""
+    what is said and written around it as context, as for frame captions. ``words``: at most
+    that many words a line (the per-shot plan's short replies)."""
     context = ""
     if speech:
         context += "What is said around the boundary (transcript): " + " ".join(f"“{s}”" for s in speech) + ". "
     if screen_text:
         context += "Text on screen: " + ", ".join(f"“{s}”" for s in screen_text) + ". "
+    short = f", each at most {words} words" if words else ""
     return (
         f"These are {before + after + 1} frames from a video: {before} before an event boundary, "
         f"1 at the boundary (frame {before + 1}), and {after} after it. At the boundary the dominant "
-        f"subject's status changes. {context}Reply with exactly three lines:\n"
+        f"subject's status changes. {context}Reply with exactly three lines{short}:\n"
         "Subject: who or what changes\n"
         "Before: the subject's status before the boundary\n"
         "After: the subject's status after the boundary"

@@ -34,7 +34,14 @@ from ...media import scaled_size
 from ...models.folders import resolve_model, safe_config
 from ..device import pick_device
 from .parse import parse_boundary_caption, parse_choice, parse_frame_captions
-from .prompts import boundary_prompt, caption_prompt, matching_prompt, progression_prompt
+from .prompts import (
+    SHOT_BOUNDARY_WORDS,
+    boundary_prompt,
+    caption_prompt,
+    matching_prompt,
+    progression_prompt,
+    shot_caption_prompt,
+)
 from .protocol import CaptionContext
 
 # model_type in config.json -> (model class, processor class) in transformers
@@ -60,6 +67,11 @@ FRAME_LONG_SIDE = {"llava_onevision": 384, "qwen2_vl": 448, "qwen3_vl": 512, "qw
                    "gemma4": 720, "server": 768}  # server: see captions/server.py
 TOKENS_PER_FRAME_CAPTION = 96  # cap on new tokens per frame of a caption window
 BOUNDARY_TOKENS = 160
+# The per-shot plan's caps (pipeline/caption_plan.py, a CPU's plan): a short sentence a frame
+# and three short lines a boundary (prompts.SHOT_CAPTION_WORDS, SHOT_BOUNDARY_WORDS). On a CPU
+# every new token is a pass through the whole model, so the cap is most of a window's cost.
+TOKENS_PER_FRAME_SHOT = 32
+BOUNDARY_TOKENS_SHOT = 64
 CHOICE_TOKENS = 8
 
 
@@ -285,18 +297,23 @@ class VLMEngine:
     def caption(self, frames: Sequence[np.ndarray], context: CaptionContext | None = None) -> list[str | None]:
         return self.caption_windows([(frames, context)])[0]
 
-    def caption_windows(self, windows: Sequence[tuple[Sequence[np.ndarray], CaptionContext | None]]
-                        ) -> list[list[str | None]]:
-        """Captions for many windows at once (batched): one list per window, one entry per frame."""
+    def caption_windows(self, windows: Sequence[tuple[Sequence[np.ndarray], CaptionContext | None]],
+                        per_shot: bool = False) -> list[list[str | None]]:
+        """Captions for many windows at once (batched): one list per window, one entry per frame.
+        ``per_shot``: the per-shot plan's short prompt and cap (a sentence a frame)."""
         requests = []
         for frames, context in windows:
             if not 1 <= len(frames) <= 6:
                 raise ValueError(f"a caption window has 1 to 6 frames, got {len(frames)}")
             context = context or CaptionContext()
-            prompt = caption_prompt(len(frames), identities=context.identities, speech=context.speech,
-                                    screen_text=context.screen_text)
-            requests.append(Request(frames, prompt,
-                                    TOKENS_PER_FRAME_CAPTION * len(frames)))
+            if per_shot:
+                prompt = shot_caption_prompt(len(frames), identities=context.identities, speech=context.speech,
+                                             screen_text=context.screen_text)
+            else:
+                prompt = caption_prompt(len(frames), identities=context.identities, speech=context.speech,
+                                        screen_text=context.screen_text)
+            cap = TOKENS_PER_FRAME_SHOT if per_shot else TOKENS_PER_FRAME_CAPTION
+            requests.append(Request(frames, prompt, cap * len(frames)))
         replies = self.model.generate(requests)
         return [parse_frame_captions(reply, len(frames)) for reply, (frames, _) in zip(replies, windows)]
 
@@ -306,12 +323,14 @@ class VLMEngine:
         return self.caption_boundaries([(before, at, after)], [context])[0]
 
     def caption_boundaries(self, items: Sequence[tuple[Sequence[np.ndarray], np.ndarray, Sequence[np.ndarray]]],
-                           contexts: Sequence[CaptionContext | None] | None = None
+                           contexts: Sequence[CaptionContext | None] | None = None, per_shot: bool = False
                            ) -> list[tuple[str, str, str] | None]:
+        """``per_shot``: the per-shot plan's short lines and cap."""
         contexts = contexts or [None] * len(items)
+        words, cap = (SHOT_BOUNDARY_WORDS, BOUNDARY_TOKENS_SHOT) if per_shot else (None, BOUNDARY_TOKENS)
         requests = [Request([*before, at, *after],
                             boundary_prompt(len(before), len(after), (c or CaptionContext()).speech,
-                                            (c or CaptionContext()).screen_text), BOUNDARY_TOKENS)
+                                            (c or CaptionContext()).screen_text, words=words), cap)
                     for (before, at, after), c in zip(items, contexts)]
         return [parse_boundary_caption(reply) for reply in self.model.generate(requests)]
 
