@@ -13,6 +13,8 @@ from videoreview import __version__, paths
 from videoreview.errors import LibraryError
 from videoreview.library.catalog import DB_NAME, Catalog
 from videoreview.library.location import change_location
+from videoreview.models.advice import download_size
+from videoreview.models.catalog import load_catalog
 
 
 def test_version_names_app_qt_torch_and_the_chosen_engines(tmp_path):
@@ -28,8 +30,17 @@ def test_version_names_app_qt_torch_and_the_chosen_engines(tmp_path):
     # Where each analysis stage runs; the ViSIL scorer is no analysis stage.
     assert rows["Event boundaries"].endswith("; runs on cpu") and rows["Faces"].endswith("; runs on cpu")
     assert "runs on" not in rows["ViSIL scorer"]
-    assert any(line.startswith("Better captions ") and "a model server (vLLM" in line  # the CPU: no local VLM
-               for line in result.stdout.splitlines())
+    # The CPU chosen: a small local VLM and SigLIP 2 with sizes and licences, and how to take them.
+    advice = next(line for line in result.stdout.splitlines() if line.startswith("Better captions "))
+    advice = advice.removeprefix("Better captions").strip()
+    catalog = load_catalog()
+    vlm = next(catalog[name] for name in ("smolvlm2-256m-video-instruct", "smolvlm2-500m-video-instruct",
+                                          "qwen3.5-0.8b") if advice.startswith(f"{name} captions a shot in about "))
+    assert f"{download_size(vlm)}, licence apache-2.0" in advice and "not recorded" not in advice
+    assert "; and siglip2-base-patch16-256 names what is seen (1.50 GB to download, licence apache-2.0)." in advice
+    assert (f"Take them: videoreview models pull {vlm.name} && videoreview models pull siglip2-base-patch16-256 && "
+            f"videoreview models use {vlm.name} --for captions && videoreview models use siglip2-base-patch16-256 "
+            f"--for image-text. Or a model server (vLLM, Ollama, LM Studio)") in advice
 
 
 def test_a_bare_file_opens_the_window_and_a_bad_one_is_named(tmp_path):

@@ -75,6 +75,10 @@ def test_a_hub_model_is_installed_when_its_revision_is_in_the_cache(tmp_path, mo
     (lambda t: t.replace('"example/tiny-vlm"', '"tiny-vlm"'), 'repo = "org/name"'),
     (lambda t: t + "builtin = true\n", "pypi:PACKAGE==VERSION"),
     (lambda t: t + "name = [", "not a readable catalog entry"),
+    (lambda t: t + "cpu_shot_seconds = -1.5\n", "'cpu_shot_seconds' must be a positive number"),
+    (lambda t: t + 'cpu_shot_seconds = "3 s"\n', "'cpu_shot_seconds' must be a positive number"),
+    (lambda t: t.replace("size_bytes = 1234\n", "approx_size_gb = true\n"), "'approx_size_gb' must be a positive"),
+    (lambda t: t + "approx_size_gb = 1.03\n", "has both 'size_bytes' and 'approx_size_gb'"),
 ])
 def test_bad_entries_are_refused_naming_the_file(tmp_path, change, problem):
     path = tmp_path / "bad.toml"
@@ -82,6 +86,20 @@ def test_bad_entries_are_refused_naming_the_file(tmp_path, change, problem):
     with pytest.raises(ModelError, match="bad.toml") as error:
         load_entry(path)
     assert problem in str(error.value)
+
+
+def test_a_cost_per_shot_and_a_rounded_size_are_read(tmp_path):
+    path = tmp_path / "tiny.toml"
+    path.write_text(HUB_ENTRY.replace("size_bytes = 1234\n", "approx_size_gb = 1.03\ncpu_shot_seconds = 2\n"))
+    entry = load_entry(path)
+    assert (entry.approx_size_gb, entry.cpu_shot_seconds, entry.size_bytes) == (1.03, 2, None)
+    shipped = load_catalog()
+    # What the CPU's offer weighs (models/advice.py): the small VLMs' cost per shot, and a
+    # download size for each (SmolVLM2's rounded, as no exact byte count is known).
+    for name in ("smolvlm2-256m-video-instruct", "smolvlm2-500m-video-instruct", "qwen3.5-0.8b"):
+        assert shipped[name].cpu_shot_seconds > 0 and shipped[name].min_memory_gb > 0, name
+        assert shipped[name].size_bytes or shipped[name].approx_size_gb, name
+    assert shipped["siglip2-base-patch16-256"].size_bytes == 1_500_985_224
 
 
 def test_a_name_used_twice_is_refused(tmp_path):

@@ -56,29 +56,31 @@ def versions(gpu_memory: bool = True) -> list[tuple[str, str]]:
         rows.append((capability.label, line))
     chosen = choices.get("device", "auto")
     rows.append(("Device", device if chosen == device else f"{device} (chosen: {chosen})"))
-    advice = captions_advice(choices.get("captions", "builtin"), device, gpu_memory)
+    advice = captions_advice(choices.get("captions", "builtin"), device, gpu_memory,
+                             choices.get("image-text", "none"))
     if advice is not None:
-        rows.append(("Better captions", f"{advice.text()} ({advice.command()})"))
+        rows.append(("Better captions", advice.line()))
     return rows
 
 
-def captions_advice(captions: str, device: str, gpu_memory: bool = True):
+def captions_advice(captions: str, device: str, gpu_memory: bool = True, image_text: str = "none"):
     """What better captions need here (models/advice.py), or None: a model or a server is
     chosen already, or the catalog or the GPU cannot (or may not) be read (failure reports
-    list these rows too, so neither may stop them)."""
+    list these rows too, so neither may stop them). Off a CUDA GPU the choice is weighed
+    against this machine's cores and the memory available (no torch needed to read them)."""
+    from .engines.device import free_memory_gb
     from .errors import VideoReviewError
-    from .models.advice import advise
+    from .models.advice import Machine, advise, usable_cores
     from .models.catalog import load_catalog
 
     try:
         catalog = load_catalog()
         if not device.startswith("cuda"):
-            return advise(captions, None, catalog)
+            machine = Machine(usable_cores(), free_memory_gb("cpu"))
+            return advise(captions, None, catalog, machine, image_text)
         if not gpu_memory:
             return None
-        from .engines.device import free_memory_gb
-
-        return advise(captions, free_memory_gb(device), catalog)
+        return advise(captions, free_memory_gb(device), catalog, image_text=image_text)
     except (VideoReviewError, RuntimeError):  # a damaged catalog entry; a CUDA error
         return None
 

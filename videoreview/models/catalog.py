@@ -39,8 +39,13 @@ class ModelEntry:
     repo: str | None = None  # hub: "org/name"
     revision: str | None = None  # hub: the pinned commit
     size_bytes: int | None = None  # the weights' download size
+    # where no exact byte count is known: the download size as the Hub shows it, rounded (GB)
+    approx_size_gb: float | None = None
     parameters: int | None = None
     min_memory_gb: float | None = None
+    # a VLM's measured cost on a CPU: seconds one shot's caption window (6 frames, 32 tokens
+    # each) takes on 2 cores (benchmarks/bench_vlm_shot.py); what models/advice.py weighs
+    cpu_shot_seconds: float | None = None
     format: str = "transformers"  # one of FORMATS
     # builtin: the weights' files inside site-packages, in order (several parts of one
     # file are joined), and the sha256 of the joined file (or of each file, a list)
@@ -75,6 +80,13 @@ def load_entry(path: Path) -> ModelEntry:
     if fmt not in FORMATS:
         raise ModelError(path, f"'format' must be one of {', '.join(FORMATS)} (got {fmt!r})")
     sha = data.get("sha256", "")
+    for key in ("approx_size_gb", "cpu_shot_seconds"):
+        value = data.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
+            raise ModelError(path, f"'{key}' must be a positive number (got {value!r})")
+    if "approx_size_gb" in data and "size_bytes" in data:
+        raise ModelError(path, "has both 'size_bytes' and 'approx_size_gb': the rounded size is only for an entry "
+                               "whose exact byte count is not known")
     if builtin:
         if not str(data.get("source", "")).startswith(("pypi:", "resources:")):
             raise ModelError(path, "a builtin model needs source = \"pypi:PACKAGE==VERSION\" or \"resources:PATH\"")
@@ -86,7 +98,9 @@ def load_entry(path: Path) -> ModelEntry:
     return ModelEntry(name=name, family=str(data["family"]), tasks=tuple(tasks), license=str(data["license"]),
                       builtin=builtin, source=data.get("source"), repo=data.get("repo"),
                       revision=data.get("revision"), size_bytes=data.get("size_bytes"),
-                      parameters=data.get("parameters"), min_memory_gb=data.get("min_memory_gb"), format=fmt,
+                      approx_size_gb=data.get("approx_size_gb"), parameters=data.get("parameters"),
+                      min_memory_gb=data.get("min_memory_gb"), cpu_shot_seconds=data.get("cpu_shot_seconds"),
+                      format=fmt,
                       parts=tuple(data.get("parts", ())), sha256=tuple(sha) if isinstance(sha, list) else sha,
                       path=str(path))
 
