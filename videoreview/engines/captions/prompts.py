@@ -53,11 +53,13 @@ def shot_caption_prompt(frames: int, identities: Sequence[str] = (), speech: Seq
     progressed. A small model on a CPU gets SHOT_CAPTION_WORDS words a frame (vlm.py caps the
     reply at TOKENS_PER_FRAME_SHOT tokens a frame): asked for the paper's "detailed
     description", it spends the whole cap on the first frame and the others get nothing."""
-    lines = [
-        f"These are {frames} frames from one shot of a video, in time order. For each frame, write one sentence "
-        f"of at most {SHOT_CAPTION_WORDS} words: what the main subject does in that frame and how the action "
-        "has progressed since the frame before. Do not describe the background.",
-    ]
+    if frames == 1:  # a one-sample shot: nothing to progress from
+        lines = [f"This is 1 frame from one shot of a video. Write one sentence of at most {SHOT_CAPTION_WORDS} "
+                 "words: what the main subject does in it. Do not describe the background."]
+    else:
+        lines = [f"These are {frames} frames from one shot of a video, in time order. For each frame, write one "
+                 f"sentence of at most {SHOT_CAPTION_WORDS} words: what the main subject does in that frame and how "
+                 "the action has progressed since the frame before. Do not describe the background."]
     lines += _context(identities, speech, screen_text)
     lines.append("Reply with the following format:")
     lines.append("\n".join(f"<Frame {i}>: Your sentence" for i in range(1, frames + 1)))

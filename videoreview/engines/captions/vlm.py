@@ -190,6 +190,7 @@ class VisionLanguageModel:
     def __init__(self, path: str | Path, device: str | None = None, batch_size: int | None = None):
         import torch
         import transformers
+        from safetensors import SafetensorError
 
         self.path = resolve_model(path)
         self.family, _ = check_model_dir(self.path)
@@ -202,7 +203,7 @@ class VisionLanguageModel:
             self.model = getattr(transformers, model_class).from_pretrained(
                 self.path, dtype=self.dtype, use_safetensors=True, trust_remote_code=False,
                 attn_implementation="sdpa")
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, SafetensorError) as exc:  # SafetensorError: damaged weights
             raise ModelError(self.path, f"cannot be loaded ({type(exc).__name__}: {exc})") from None
         self.model.to(self.device).eval()
         self.processor.tokenizer.padding_side = "left"  # batched generation continues on the right
