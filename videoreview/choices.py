@@ -122,8 +122,12 @@ class Chosen:
     notices: tuple[str, ...]
 
     def analysis_engines(self) -> dict[str, str]:
-        """The pipeline's engines (see pipeline.build_stages)."""
-        return {c.key: self.names[c.key] for c in registry.analysis_capabilities()}
+        """The pipeline's engines (see pipeline.build_stages); with the image-text model where
+        one is chosen, which the captions stage names what each shot shows with."""
+        engines = {c.key: self.names[c.key] for c in registry.analysis_capabilities()}
+        if self.names.get("image-text", "none") != "none":
+            engines["image-text"] = self.names["image-text"]
+        return engines
 
 
 def choose(report: Callable[[str], None] | None = None) -> Chosen:

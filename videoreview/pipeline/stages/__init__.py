@@ -64,7 +64,16 @@ def _screen_text(engine, chosen: dict[str, str], device: str) -> list[Stage]:
 def _captions(engine, chosen: dict[str, str], device: str) -> list[Stage]:
     from .vlm_captions import caption_stages
 
-    return caption_stages(engine, device)  # a VLM's has the builtin captioner on the same device measure frames
+    stages = caption_stages(engine, device)  # a VLM's has the builtin captioner on the same device measure frames
+    image_text = chosen.get("image-text", "none")
+    if image_text != "none":  # an image-text model also names what each shot shows (engines/embeddings/naming.py)
+        from ...engines.embeddings.naming import ShotNamer
+        from .captions import name_shots
+
+        namer = ShotNamer(registry.create("image-text", image_text, device))
+        for stage in stages:
+            name_shots(stage, namer)
+    return stages
 
 
 STAGE_MAKERS: dict[str, Callable[[object, dict[str, str], str], list[Stage]]] = {

@@ -18,6 +18,7 @@ import numpy as np
 from ...engines.captions.builtin import Person, Sample, boundary_status, describe, measure_motion
 from ...engines.captions.looks import look
 from ...engines.captions.phrases import said, sentence, written
+from ...engines.embeddings.naming import ShotNamer, keep_edited_tags
 from ...media import FrameSource, scaled_size, short_side_size
 from ...records import Analysis, BoundaryCaption, FrameCaption, Keyframe
 from ...summary.keyframes import Candidate, progression_keyframes
@@ -95,6 +96,8 @@ class CaptionReader:
         features, whole = extract.features_and_probabilities(
             np.stack([cv2.resize(f, self.feature_size, interpolation=cv2.INTER_AREA) for f in sampled]))
         crops = np.stack([c for f in sampled for c in square_crops(f)])
+        namer = self.stage.namer  # an image-text model's view of each sample: what its shot shows (apply)
+        named = namer.embed_frames(sampled) if namer is not None else None
         _, crop_probs = extract.features_and_probabilities(crops)
         probs = crop_probs.reshape(len(chunk), -1, crop_probs.shape[1]).mean(axis=1)
         for k, (frame, time, picture, after) in enumerate(chunk):
@@ -106,12 +109,15 @@ class CaptionReader:
                 "camera": [round(camera[0], 3), round(camera[1], 3)], "zoom": round(zoom, 5),
                 "motion": round(motion, 3), "feature": pack_feature(features[k]), "look": look(picture),
             })
+            if named is not None:
+                self.samples[-1]["image_text"] = pack_feature(named[k])
 
 
 class CaptionStage(SampledStage):
     name = "captions"
     revision = 0
     Reader = CaptionReader
+    namer: ShotNamer | None = None  # where an image-text model is chosen: names what each shot shows (name_shots)
 
     def _top(self, probabilities: np.ndarray) -> list:
         top = np.argsort(-probabilities)[:TOP_LABELS]
@@ -121,6 +127,7 @@ class CaptionStage(SampledStage):
         raw = result["samples"]
         samples = [measured_sample(s) for s in raw]
         cuts = sorted(cut_frames(analysis.boundaries))
+        analysis = self._shot_tags(analysis, raw, previous)  # before the vote, which they take part in
 
         def shot_of(frame: int) -> int:
             return shot_number(cuts, frame)
@@ -192,6 +199,26 @@ class CaptionStage(SampledStage):
                                           previous.keyframes if previous else ())
         return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
 
+
+    def _shot_tags(self, analysis: Analysis, raw: list[dict], previous: Analysis | None) -> Analysis:
+        """``analysis`` with what the image-text model names in each shot (none without one),
+        and the tags a reviewer edited."""
+        tags: tuple = ()
+        if self.namer is not None:
+            named = [r for r in raw if "image_text" in r]
+            vectors = np.array([unpack_feature(r["image_text"]) for r in named], np.float32)
+            tags = self.namer.shot_tags(analysis, [r["frame"] for r in named], vectors)
+        return replace(analysis, shot_tags=keep_edited_tags(tags, previous.shot_tags if previous else ()))
+
+
+def name_shots(stage, namer: ShotNamer) -> None:
+    """Have a captions stage (the builtin one, or a VLM's, which measures frames with one)
+    also name what each shot shows with ``namer``. Its model joins the stage's cache key
+    (the revision), so that another model, or none, computes the stage again."""
+    builtin = getattr(stage, "builtin", stage)
+    builtin.namer = namer
+    for each in dict.fromkeys([stage, builtin]):
+        each.revision = f"{type(each).revision}+{namer.tag}"
 
 def measured_sample(raw: dict) -> Sample:
     """A sample as the cache keeps it (CaptionReader), as the captioner reads it; ``look``

@@ -28,8 +28,20 @@ the real-footage corpus, against its hand-written truth). Per shot:
   not) that the classifier backs with BACKED is the subject, said as the most specific
   category under it the classifier gives SPECIFIC_BACKED ("parrot" under "bird").
 
+- Where an image-text model is chosen, its names of the shot (the shot tags,
+  engines/embeddings/naming.py: names it matches in at least half of the shot's frames, at its
+  own calibration) are a third, independent voter. A track whose label one of them means
+  (``means``: the same word, an ImageNet class meaning it, or a kind of it: "parrot" means
+  "bird") is kept, as the classifier's agreement keeps it. After the classifier and the
+  detector-classifier agreement, a COCO label seen MIN_BACKING times that a name means is the
+  subject, said as that name ("parrot"); else the model's most probable name of a thing or
+  scene whose mean probability over the shot is NAME_SURE or more (the model says "a match"
+  on average, not only in most frames) is the subject alone, where the classifier has none.
+  Without an image-text model a shot has no names and all of this is as before.
+
 The thresholds were chosen on the tuning part of the real-footage corpus only
-(benchmarks/real_labels.py --set), never on its held-out part.
+(benchmarks/real_labels.py --set), never on its held-out part; NAME_SURE is the
+model's own decision point (a probability of 0.5), which no real weights here could tune.
 """
 
 from __future__ import annotations
@@ -53,6 +65,7 @@ SURE_ALONE = 0.85  # a category's mean probability in both views at which the cl
 BACKED = 0.3  # the classifier's mean probability on a detected label's classes that makes it the subject
 MIN_BACKING = 2  # ...with this many detections of the label in the shot, sure or not
 SPECIFIC_BACKED = 0.4  # ...said as a category under the label where the classifier gives it this much
+NAME_SURE = 0.5  # an image-text name's mean probability over the shot at which it is the subject alone
 # COCO labels whose meaning the WordNet hierarchy files under a broad category (coco_kinds.py),
 # with the ImageNet classes that mean them: the classifier's word for the same thing.
 MEANS: dict[str, tuple[str, ...]] = {
@@ -81,6 +94,7 @@ class Shot:
     detections: Sequence[ObjectDetection]  # every detection, in a track or not
     faces: Sequence[float] = ()  # the mean score of each face track
     bodies: Sequence[float] = ()  # ...of each body (the poses stage's person tracks)
+    names: Sequence[tuple[str, float]] = ()  # the image-text model's names (shot tags) with their probability
 
     @property
     def someone(self) -> bool:
@@ -121,12 +135,42 @@ def kept_track(shot: Shot, track: ObjectTrack) -> bool:
     if track.label == "person":
         return shot.someone
     agreed = agreement(shot, track.label)
-    return track.score >= ALONE or (agreed is not None and agreed >= AGREE)
+    return track.score >= ALONE or (agreed is not None and agreed >= AGREE) or named(shot, track.label) is not None
+
+
+def means(name: str, label: str) -> bool:
+    """Whether an image-text name means a COCO label: the same word, one of the ImageNet
+    classes meaning it, or a kind of it in the hierarchy ("parrot" of "bird")."""
+    from ...coco_kinds import COCO_KINDS
+    from ...taxonomy import taxonomy
+
+    if name == label or name in classes_meaning(label):
+        return True
+    entry = COCO_KINDS.get(label)
+    if entry is None or entry.under is not None:
+        return name in (entry.words if entry else ())
+    tax = taxonomy()
+    return name in entry.words or any(entry.synset in tax.ancestors(s) for s in tax.synsets(name))
+
+
+def named(shot: Shot, label: str) -> str | None:
+    """The image-text model's most probable name of the shot that means ``label``, or None."""
+    return next((name for name, _ in shot.names if means(name, label)), None)
+
+
+def sure_name(shot: Shot) -> str | None:
+    """The image-text model's most probable name of a thing or scene in the shot (not a
+    style of picture: "a cartoon" says how, not what), where it is NAME_SURE on average."""
+    from ...engines.embeddings.naming import kind_of
+
+    return next((name for name, p in shot.names if p >= NAME_SURE and kind_of(name) != "style"), None)
 
 
 def subject(shot: Shot) -> str | None:
     """The word for what the shot shows, or None: the classifier's subject where it is sure
-    alone (SURE_ALONE in both views), else what a detected label and the classifier agree on."""
+    alone (SURE_ALONE in both views), else what a detected label and the classifier agree on,
+    else what a detected label and the image-text model agree on, else the image-text
+    model's name where it is sure alone (NAME_SURE)."""
     said = subject_word(shot.crops, shot.whole, sure=SURE_ALONE, specific=SURE_ALONE)
     if said is not None:
         return said
@@ -134,7 +178,10 @@ def subject(shot: Shot) -> str | None:
     for label, n in counts.most_common():
         if n >= MIN_BACKING and (agreement(shot, label) or 0.0) >= BACKED:
             return _backed_word(shot, label)
-    return None
+    for label, n in counts.most_common():  # the detector and the image-text model agree
+        if n >= MIN_BACKING and (name := named(shot, label)) is not None:
+            return name
+    return sure_name(shot)
 
 
 def _backed_word(shot: Shot, label: str) -> str:
@@ -160,7 +207,7 @@ def shots_of(analysis: Analysis, samples: Sequence[Sample], shot_of: Callable[[i
     ``shot_of(frame)``), with the captions stage's ``samples``; each record grouped once."""
     shot_at = time_to_shot(analysis, shot_of)
     group: dict[str, dict[int, list]] = {name: defaultdict(list) for name in
-                                         ("crops", "whole", "tracks", "detections", "faces", "bodies")}
+                                         ("crops", "whole", "tracks", "detections", "faces", "bodies", "names")}
     for sample in samples:
         k = shot_of(sample.frame)
         group["crops"][k].append(sample.labels)
@@ -180,6 +227,8 @@ def shots_of(analysis: Analysis, samples: Sequence[Sample], shot_of: Callable[[i
 def time_to_shot(analysis: Analysis, shot_of: Callable[[int], int]) -> Callable[[float], int]:
     """The shot number at a time, from ``shot_of(frame)`` and the analysis's cuts."""
     cuts = sorted((b.time, b.frame) for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS)
+    for tag in sorted(analysis.shot_tags, key=lambda t: -t.score):  # most probable first
+        group["names"][shot_of(tag.frame)].append((tag.name, tag.score))
     times = [t for t, _ in cuts]
 
     def shot_at(time: float) -> int:
