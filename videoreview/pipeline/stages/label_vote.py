@@ -221,14 +221,14 @@ def shots_of(analysis: Analysis, samples: Sequence[Sample], shot_of: Callable[[i
         group["faces"][shot_at(face.start)].append(face.score)
     for body in analysis.person_tracks:
         group["bodies"][shot_at(body.start)].append(body.score)
+    for tag in sorted(analysis.shot_tags, key=lambda t: -t.score):  # most probable first
+        group["names"][shot_of(tag.frame)].append((tag.name, tag.score))
     return {k: Shot(**{name: by_shot.get(k, []) for name, by_shot in group.items()}) for k in group["crops"]}
 
 
 def time_to_shot(analysis: Analysis, shot_of: Callable[[int], int]) -> Callable[[float], int]:
     """The shot number at a time, from ``shot_of(frame)`` and the analysis's cuts."""
     cuts = sorted((b.time, b.frame) for b in analysis.boundaries if b.kind in SHOT_CHANGE_KINDS)
-    for tag in sorted(analysis.shot_tags, key=lambda t: -t.score):  # most probable first
-        group["names"][shot_of(tag.frame)].append((tag.name, tag.score))
     times = [t for t, _ in cuts]
 
     def shot_at(time: float) -> int:
