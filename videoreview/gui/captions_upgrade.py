@@ -1,13 +1,17 @@
 """The upgrade a user can find: with the builtin captioner chosen, once an analysis has shown
 its captions, the offer bar says what better captions need here (models/advice.py): on a
-CUDA GPU the largest catalog VLM that fits its free memory, with its download size; else a
-model server. One click pulls the model in the background (`videoreview models pull NAME`
-in a child process, as the Models dialog runs it), chooses it for captions and analyses the
-open video again, which makes its captions again (the other stages come from the stage
-cache); for a server it asks for one (the dialog of Settings' Model servers) and chooses
-it. Answered (taken or dismissed), the offer is not made again: ``offers/better-captions``
-in the window settings. The free memory comes from `videoreview models device`, so that
-the window never imports torch."""
+CUDA GPU the largest catalog VLM that fits its free memory; on a CPU the catalog VLM whose
+cost per shot fits this machine's cores and memory; each with SigLIP 2 beside it to name
+what is seen (where no image-text model is chosen and both fit), with download sizes and
+licences; a model server the other choice. One click (Download and use) pulls the models
+one after the other in the background (`videoreview models pull NAME` in a child process,
+as the Models dialog runs it; the bar shows the bytes so far and Cancel), chooses the VLM
+for captions and SigLIP 2 for image-text, and analyses the open video again, which makes
+its captions again (the other stages come from the stage cache). Add a model server… asks
+for one (the dialog of Settings' Model servers) and chooses it. Where no VLM fits, only the
+server is offered. Answered (taken or dismissed), the offer is not made again:
+``offers/better-captions`` in the window settings. The free memory comes from `videoreview
+models device`, so that the window never imports torch."""
 
 from __future__ import annotations
 
@@ -17,8 +21,8 @@ from PySide6.QtWidgets import QDialog
 from ..choices import load_choices, save_choice
 from ..engines.registry import SERVER
 from ..errors import VideoReviewError
-from ..models.advice import BUILTIN, Advice, advise, cuda_free_gb
-from ..models.catalog import load_catalog
+from ..models.advice import BUILTIN, NO_IMAGE_TEXT, Advice, Machine, advise, cpu_free_gb, cuda_free_gb, usable_cores
+from ..models.catalog import ModelEntry, load_catalog
 from ..models.servers import Server, add_server
 from .dialogs.models_dialog import downloaded_bytes
 from .dialogs.servers_box import ServerDialog
@@ -28,6 +32,8 @@ from .work.background import CommandTask
 
 ANSWERED = "offers/better-captions"
 POLL_MS = 1000
+TAKE = "Download and use"
+SERVER_OFFER = "Add a model server…"
 NO = "No thanks"
 
 
@@ -46,7 +52,8 @@ class CaptionsUpgrade(QObject):
         self.bar = bar
         self.advice: Advice | None = None
         self._asked = False  # this session: the devices asked for once
-        self._command: CommandTask | None = None  # `models device`, then `models pull`
+        self._command: CommandTask | None = None  # `models device`, then each `models pull`
+        self._pulls: list[ModelEntry] = []  # the models still to download, the one downloading first
         self._poll = QTimer(self, interval=POLL_MS, timeout=self._show_progress)
         window.queue.finished.connect(lambda _path, _analysis: self.check())
 
@@ -76,22 +83,30 @@ class CaptionsUpgrade(QObject):
             catalog = load_catalog()
         except VideoReviewError:  # a damaged entry: `models list` and the Models dialog say which
             return
-        self.advice = advise(self.captions_choice(), cuda_free_gb(listing), catalog)
+        choices = load_choices()[0]
+        machine = Machine(usable_cores(), cpu_free_gb(listing))
+        self.advice = advise(choices.get("captions", BUILTIN), cuda_free_gb(listing), catalog, machine,
+                             choices.get("image-text", NO_IMAGE_TEXT))
         if self.advice is None:
             return
-        text = f"Better captions need a VLM: {self.advice.text()}."
         if self.advice.model is not None:
-            self.bar.offer(text, {"Download and use for captions": self.pull, NO: self.dismiss})
+            self.bar.offer(f"Better captions: {self.advice.text()}.",
+                           {TAKE: self.pull, SERVER_OFFER: self.add_server, NO: self.dismiss})
         else:
-            self.bar.offer(text, {"Add a model server…": self.add_server, NO: self.dismiss})
+            self.bar.offer(f"Better captions need a VLM: {self.advice.text()}.",
+                           {SERVER_OFFER: self.add_server, NO: self.dismiss})
 
     def dismiss(self) -> None:
         remember_answer()
         self.bar.hide()
 
-    # -- a model: pulled, chosen, captions made again ---------------------------------------
+    # -- the models: pulled one after the other, chosen, captions made again ------------------
     def pull(self) -> None:
-        name = self.advice.model.name
+        self._pulls = [model for model, _key in self.advice.choices()]
+        self._pull_next()
+
+    def _pull_next(self) -> None:
+        name = self._pulls[0].name
         self._command = command = CommandTask("models", "pull", name, parent=self)
         command.finished.connect(self._pulled)
         command.failed.connect(lambda line: self._pull_ended(f"{name} could not be downloaded: {line}"))
@@ -101,15 +116,15 @@ class CaptionsUpgrade(QObject):
         self.bar.offer(f"Downloading {name}…", {"Cancel": command.cancel})
 
     def _show_progress(self) -> None:
-        entry = self.advice.model
-        done = f"{downloaded_bytes(entry) / 1e6:.0f}"
-        of = f" of {entry.size_bytes / 1e6:.0f}" if entry.size_bytes else ""
-        self.bar.label.setText(f"Downloading {entry.name}: {done}{of} MB")
+        entry = self._pulls[0]
+        self.bar.label.setText(f"Downloading {entry.name}: {downloaded_bytes(entry) / 1e6:.0f}{expected_mb(entry)} MB")
 
     def _pull_ended(self, message: str, answer: bool = False) -> None:
-        """A failed download is offered again next session; a cancelled one is an answer."""
+        """A failed download is offered again next session; a cancelled one is an answer.
+        Either way nothing is chosen (a model pulled before stays in the cache)."""
         self._poll.stop()
         self._command = None
+        self._pulls = []
         self.bar.hide()
         if answer:
             remember_answer()
@@ -118,9 +133,15 @@ class CaptionsUpgrade(QObject):
             self.window.notice(message)
 
     def _pulled(self, _out: str) -> None:
+        self._pulls.pop(0)
+        if self._pulls:
+            self._pull_next()
+            return
         self._poll.stop()
         self._command = None
-        self._choose(self.advice.model.name, f"{self.advice.model.name} is installed and chosen for captions")
+        chosen = [(model.name, key) for model, key in self.advice.choices()]
+        done = " and ".join(f"{name} for {key}" for name, key in chosen)
+        self._choose(chosen, f"Installed and chosen: {done}")
 
     # -- a server: asked for, chosen, captions made again -----------------------------------
     def ask_server(self) -> Server | None:
@@ -137,14 +158,15 @@ class CaptionsUpgrade(QObject):
         except VideoReviewError as exc:
             self.window.notice(str(exc))
             return
-        self._choose(f"{SERVER}{entry.name}", f"The model server {entry.name} is chosen for captions")
+        self._choose([(f"{SERVER}{entry.name}", "captions")], f"The model server {entry.name} is chosen for captions")
 
-    def _choose(self, name: str, done: str) -> None:
-        """Choose ``name`` for captions (as `models use NAME --for captions`) and make the
-        open video's captions again."""
+    def _choose(self, chosen: list[tuple[str, str]], done: str) -> None:
+        """Choose each (name, capability) (as `models use NAME --for CAPABILITY`) and make
+        the open video's captions again."""
         self.bar.hide()
         try:
-            save_choice("captions", name)
+            for name, key in chosen:
+                save_choice(key, name)
         except ValueError as exc:
             self.window.notice(str(exc))
             return
@@ -163,3 +185,12 @@ class CaptionsUpgrade(QObject):
             self._command.blockSignals(True)
             self._command.cancel()
             self._command.wait(3000)
+
+
+def expected_mb(entry: ModelEntry) -> str:
+    """" of 1501" (its download size in MB), " of about 1030" (rounded), or "" (not recorded)."""
+    if entry.size_bytes:
+        return f" of {entry.size_bytes / 1e6:.0f}"
+    if entry.approx_size_gb:
+        return f" of about {entry.approx_size_gb * 1e3:.0f}"
+    return ""
