@@ -47,3 +47,15 @@ def test_the_benchmark_builds_the_published_shapes(arch, tmp_path, monkeypatch):
     with torch.device("meta"):
         tiny_vlm.build(family, tmp_path, sizes=sizes)
     assert counted == [load_catalog()[PUBLISHED[arch]].parameters]
+
+
+def test_the_shot_benchmark_builds_siglip2_at_its_published_size():
+    import torch
+    import transformers
+
+    import bench_vlm_shot
+    from videoreview.models.catalog import load_catalog
+
+    with torch.device("meta"):
+        model = transformers.SiglipModel(transformers.SiglipConfig(**bench_vlm_shot.SIGLIP2_BASE_256))
+    assert sum(p.numel() for p in model.parameters()) == load_catalog()["siglip2-base-patch16-256"].parameters
