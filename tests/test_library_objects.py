@@ -1,6 +1,7 @@
 """Objects in the library: each COCO label's place in the WordNet hierarchy the app ships
 (videoreview/coco_kinds.py), the "objects" units of an Analysis's object tracks, and a
-search by what an object is a kind of ("vehicle" finds a car) on a real catalog."""
+search by what an object is a kind of ("vehicle" finds a car) on a real catalog; the "tags"
+units of an image-text model's shot tags, found by name on both catalogs."""
 
 from __future__ import annotations
 
@@ -15,8 +16,18 @@ from videoreview.coco_kinds import COCO_KINDS, UNMAPPED
 from videoreview.engines.objects.decode import COCO_LABELS
 from videoreview.library.catalog import Catalog
 from videoreview.library.search import Searcher
-from videoreview.library.units import KINDS, objects_text, units_of
-from videoreview.records import Analysis, Appearance, FrameCaption, Identity, ObjectDetection, ObjectTrack, VideoInfo
+from videoreview.library.units import KINDS, objects_text, tag_spans, units_of
+from videoreview.records import (
+    Analysis,
+    Appearance,
+    Boundary,
+    FrameCaption,
+    Identity,
+    ObjectDetection,
+    ObjectTrack,
+    ShotTag,
+    VideoInfo,
+)
 from videoreview.taxonomy import TOO_GENERAL, taxonomy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,3 +158,60 @@ def test_a_real_analysis_finds_the_motorcycle_by_what_it_is(tmp_path, home):
             found = [m for m in searcher.search(query, kind="objects") if "motorcycle" in m.text]
             assert found, (query, [(t.label, t.start, t.end) for t in analysis.object_tracks])
             assert 0.0 <= found[0].start < found[0].end <= analysis.video.duration
+
+
+# ----------------------------------------------------------------------------- shot tags
+
+
+def parrot(path: str) -> Analysis:
+    """30 s in three shots (cuts at 14 and 20 s), named by an image-text model: a parrot on a
+    beach, the beach alone, the parrot again; Ada (P1) on screen in the last. The captions
+    say nothing of either (the builtin's), so only the tags can find them."""
+    def tag(start: float, end: float, name: str, score: float) -> ShotTag:
+        return ShotTag(start, end, round(start * 25), name, score, "siglip:tiny@1")
+
+    return Analysis(
+        video=VideoInfo(path, duration=30.0, fps=25.0, frame_count=750, width=640, height=360),
+        content_hash="d" * 64,
+        boundaries=(Boundary(14.0, 350, "cut", 0.9), Boundary(20.0, 500, "cut", 0.9)),
+        captions=(FrameCaption(0.0, 0, "A picture in grey"), FrameCaption(14.0, 350, "A picture in grey"),
+                  FrameCaption(20.0, 500, "A picture in grey")),
+        identities=(Identity("P1", name="Ada", appearances=(Appearance(21.0, 30.0),)),),
+        shot_tags=(tag(0.0, 14.0, "parrot", 0.83), tag(0.0, 14.0, "beach", 0.71), tag(14.0, 20.0, "beach", 0.62),
+                   tag(20.0, 30.0, "parrot", 0.77)),
+    )
+
+
+def test_shot_tags_are_units_of_their_name_over_the_shots_in_a_row():
+    assert tag_spans(parrot("/v/p.mp4").shot_tags) == [("beach", 0.0, 20.0), ("parrot", 0.0, 14.0),
+                                                       ("parrot", 20.0, 30.0)]
+    tags = [u for u in units_of(parrot("/v/p.mp4")) if u.kind == "tags"]
+    assert [(u.text, u.start, u.end, u.people) for u in tags] == [
+        ("beach", 0.0, 20.0, ()), ("parrot (bird, animal)", 0.0, 14.0, ()),
+        ("parrot (bird, animal)", 20.0, 30.0, ("P1",))]
+    assert "tags" in KINDS
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_search_finds_the_parrot_by_its_tag_on_either_catalog(tmp_path, request, backend):
+    """The kind is a new value in the units' kind column, which neither catalog's schema limits."""
+    video = tmp_path / "IMG_0412.mp4"  # a phone's name: nothing but the tags says "parrot"
+    video.write_bytes(b"parrot")
+    if backend == "sqlite":
+        catalog = Catalog(tmp_path / "library.sqlite3")
+    else:
+        from videoreview.library.team.catalog import TeamCatalog
+
+        catalog = TeamCatalog(request.getfixturevalue("team_url"))
+    with catalog:
+        video_id, _ = catalog.add_video(video, parrot(str(video)).content_hash)
+        catalog.index_analysis(video_id, parrot(str(video)), Words().embed)
+        for embedder in (None, Words()):
+            searcher = Searcher(catalog, embedder)
+            found = searcher.search("a white parrot")
+            assert {(m.kind, m.start, m.end) for m in found[:2]} == {("tags", 0.0, 14.0), ("tags", 20.0, 30.0)}
+            assert all(m.text == "parrot (bird, animal)" for m in found[:2]) and found[0].path == str(video)
+            assert {(m.start, m.end) for m in searcher.search("bird", kind="tags")} == {(0.0, 14.0), (20.0, 30.0)}
+            assert [(m.kind, m.start, m.end) for m in searcher.search("beach")][:1] == [("tags", 0.0, 20.0)]
+            assert [(m.start, m.end) for m in searcher.search("parrot", identity="Ada")] == [(20.0, 30.0)]
+            assert searcher.search("parrot", kind="objects") == []

@@ -43,8 +43,8 @@ def add_parsers(sub) -> None:
     s.add_argument("--top", type=int, default=10, metavar="K")
     s.add_argument("--video", type=int, metavar="ID", help="only in this video (see 'library list')")
     s.add_argument("--identity", metavar="NAME", help="only while this person is on screen: P2, or a given name")
-    s.add_argument("--kind", metavar="KIND", help="only this kind of moment: caption, labels, objects, boundary, "
-                                                  "speech, text, summary, identity, file or note")
+    s.add_argument("--kind", metavar="KIND", help="only this kind of moment: caption, labels, objects, tags, "
+                                                  "boundary, speech, text, summary, identity, file or note")
     s.add_argument("--tag", choices=NOTE_TAGS, help="only notes with this tag (colour)")
     s.add_argument("--status", choices=NOTE_STATUSES, help="only notes that are open, or resolved")
     s.add_argument("--author", metavar="NAME", help="only notes by this reviewer (any case)")

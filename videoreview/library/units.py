@@ -9,10 +9,13 @@ a subtitle cue at a time, with the speaker's name: a phrase finds the moment it 
 ``text`` (a line of on-screen text, while it is shown), ``objects`` (a detected object's
 COCO label with what it is a kind of, "car" with "motor vehicle, wheeled vehicle, vehicle",
 over its track; overlapping or touching tracks of one label are one unit, so two dogs
-playing for a minute are one moment, not two), ``file`` (the file name's words,
-the whole video), ``note`` (a reviewer's note, at its frame or over its range; the unit
-keeps the note, so the catalog can store its tag, status and author for filters). Each
-unit lists the identities on screen during it, so a search can ask for "scenes with P2".
+playing for a minute are one moment, not two), ``tags`` (a name an image-text model gave
+a shot, records.ShotTag, with what it is a kind of as for objects, "parrot (bird,
+animal)", over the shot; shots one after another with the same name are one unit),
+``file`` (the file name's words, the whole video), ``note`` (a reviewer's note, at its
+frame or over its range; the unit keeps the note, so the catalog can store its tag,
+status and author for filters). Each unit lists the identities on screen during it, so a
+search can ask for "scenes with P2".
 """
 
 from __future__ import annotations
@@ -21,13 +24,13 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..records import Analysis, Note, ObjectTrack
+from ..records import Analysis, Note, ObjectTrack, ShotTag
 from ..summary.builder import PLACEHOLDER
 from ..summary.export.subtitles import speech_cues
 
 BOUNDARY_CONTEXT = 1.0  # seconds either side of a boundary that its caption describes
 SURE_LABEL = 0.2  # a classifier label this probable (or the top one) adds its kinds to the labels unit
-KINDS = ("caption", "labels", "objects", "boundary", "speech", "text", "summary", "identity", "file", "note")
+KINDS = ("caption", "labels", "objects", "tags", "boundary", "speech", "text", "summary", "identity", "file", "note")
 # A note with only a drawing still needs a text: without a unit it would be missing from
 # the library's list of open notes.
 DRAWING_ONLY = "(a drawing)"
@@ -85,13 +88,23 @@ def objects_text(label: str) -> str:
 def object_spans(tracks: tuple[ObjectTrack, ...]) -> list[tuple[str, float, float]]:
     """(label, start, end) of the tracks, those of one label that overlap or touch merged
     into one span, by label then time."""
-    spans: list[tuple[str, float, float]] = []
-    for t in sorted(tracks, key=lambda t: (t.label, t.start, t.end)):
-        if spans and spans[-1][0] == t.label and t.start <= spans[-1][2]:
-            spans[-1] = (t.label, spans[-1][1], max(spans[-1][2], t.end))
+    return _merged((t.label, t.start, t.end) for t in tracks)
+
+
+def tag_spans(tags: tuple[ShotTag, ...]) -> list[tuple[str, float, float]]:
+    """(name, start, end) of the shot tags, the shots one name is given in a row (their
+    spans touch) merged into one span, by name then time."""
+    return _merged((t.name, t.start, t.end) for t in tags)
+
+
+def _merged(spans) -> list[tuple[str, float, float]]:
+    out: list[tuple[str, float, float]] = []
+    for name, start, end in sorted(spans):
+        if out and out[-1][0] == name and start <= out[-1][2]:
+            out[-1] = (name, out[-1][1], max(out[-1][2], end))
         else:
-            spans.append((t.label, t.start, t.end))
-    return spans
+            out.append((name, start, end))
+    return out
 
 
 def units_of(analysis: Analysis) -> list[Unit]:
@@ -132,6 +145,10 @@ def units_of(analysis: Analysis) -> list[Unit]:
         if label not in said:
             said[label] = objects_text(label)
         out.append(unit("objects", start, end, said[label]))
+    for name, start, end in tag_spans(analysis.shot_tags):  # said as a detector's label is: "parrot (bird, animal)"
+        if name not in said:
+            said[name] = objects_text(name)
+        out.append(unit("tags", start, end, said[name]))
     for s in analysis.summaries:
         out.append(unit("summary", 0.0, duration, PLACEHOLDER.sub(" ", s.text)))
     for i in analysis.identities:

@@ -33,8 +33,8 @@ SEARCH_DELAY_MS = 350  # typing pauses this long before a search runs
 SCOPES = ("All videos", "This video")
 ANYONE = "Anyone"
 KIND_TEXT = {"caption": "caption", "boundary": "event", "summary": "summary", "identity": "person",
-             "labels": "labels", "objects": "objects", "file": "file name", "speech": "said", "text": "on screen",
-             "note": "note"}
+             "labels": "labels", "objects": "objects", "tags": "shot tags", "file": "file name", "speech": "said",
+             "text": "on screen", "note": "note"}
 
 
 class SearchPage(QWidget):
