@@ -1,6 +1,6 @@
 """Objects the detector saw, in the builtin summaries and the PDF report (summary/objects.py):
 how many of a label (the most at once), when, what is in view at a keyframe, and what a
-caption already says."""
+caption already says; and what an image-text model's shot tags name besides them."""
 
 import re
 import shutil
@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from test_summary_builder import scene
-from videoreview.records import Analysis, FrameCaption, Keyframe, ObjectTrack, VideoInfo
+from videoreview.records import Analysis, FrameCaption, Keyframe, ObjectTrack, ShotTag, VideoInfo
 from videoreview.summary import builder, objects
 from videoreview.summary.export import write_pdf
 
@@ -95,6 +95,57 @@ def test_named_knows_words_plurals_and_the_captions_kinds():
     assert not objects.named("A cupboard.", "cup")
 
 
+# ------------------------------------------------------------------------------ shot tags
+
+
+def tag(start: float, end: float, name: str, score: float) -> ShotTag:
+    return ShotTag(start, end, round(start * 25), name, score, "siglip:tiny@1")
+
+
+# scene()'s shots are 0-5, 5-15 and 15-20 s: a parrot on a beach, the beach, then a dog (also a detector's label).
+TAGS = (tag(0.0, 5.0, "parrot", 0.83), tag(0.0, 5.0, "beach", 0.71), tag(0.0, 5.0, "person", 0.9),
+        tag(5.0, 15.0, "beach", 0.62), tag(15.0, 20.0, "dog", 0.77))
+
+
+def test_the_text_summary_names_what_the_shot_tags_name():
+    alone = builder.build(replace(scene(), shot_tags=TAGS), "text").text
+    # the longest seen first; "person" is the people part's (P1 and Bob)
+    assert "Seen: a beach (00:00–00:15), a parrot (00:00–00:05) and a dog (00:15–00:20)." in alone
+    assert "person" not in alone and alone.startswith(BEFORE[("text", 0)].split(" Along")[0])
+    both = builder.build(replace(with_objects(), shot_tags=TAGS), "text").text
+    assert "Objects seen: two cups (00:05–00:12) and a dog (00:15–00:20). " \
+           "Also seen: a beach (00:00–00:15) and a parrot (00:00–00:05)." in both
+    assert both.count("dog") == 1  # the detector's dog is the tag's
+
+
+def test_a_tag_the_object_tracks_give_in_other_words_is_not_said_again():
+    assert objects.same_thing("bird", "parrot") and objects.same_thing("dog", "animal")  # one a kind of the other
+    assert objects.same_thing("car", "sports car") and objects.same_thing("couch", "sofa")  # coco_kinds' own words
+    assert not objects.same_thing("dog", "parrot") and not objects.same_thing("car", "beach")
+    assert not objects.same_thing("giraffe", "ox")  # both ruminants: the giraffe is only filed under them
+    assert objects.same_thing("giraffe", "ruminant")
+    bird = replace(scene(), object_tracks=(track(0, "bird", 0.0, 5.0),), shot_tags=TAGS[:2])
+    assert builder.build(bird, "text").text.endswith("Objects seen: a bird (00:00–00:05). "
+                                                     "Also seen: a beach (00:00–00:05). Along the way P1, now "
+                                                     "something moving; 2 cuts.")
+    assert objects.says("A macaw on a perch.", "parrot") and objects.says("Two parrots.", "parrot")
+    assert not objects.says("A dog on a beach.", "parrot")  # named() would take the dog for it: both animals
+
+
+def test_keyframe_text_adds_the_shot_tags_at_each_shot_s_first_keyframe():
+    analysis = replace(with_objects(), shot_tags=TAGS)
+    text = builder.build(analysis, "keyframes+text", 3).text  # keyframes at 0, 5 and 15 s: one a shot
+    assert "leading to [KEYFRAME1] with a parrot and a beach;" in text
+    assert "until [KEYFRAME2] with a cup and a beach;" in text
+    assert "until [KEYFRAME3] with a dog." in text  # the dog's tag is the detector's dog
+    five = builder.build(analysis, "keyframes+text", 5).text  # 0, 5, 8, 12, 15: 8 and 12 are in the 5 s shot
+    assert "[KEYFRAME3] with two cups;" in five and "[KEYFRAME4] with" not in five
+    said = replace(analysis, captions=tuple(replace(c, text="A parrot on a perch.") if c.time == 0 else c
+                                            for c in analysis.captions))
+    assert "It opens on a parrot on a perch, leading to [KEYFRAME1] with a beach;" in \
+        builder.build(said, "keyframes+text", 3).text
+
+
 POPPLER = all(map(shutil.which, ("pdftotext", "pdftoppm")))
 
 
@@ -143,3 +194,27 @@ def test_a_real_analysis_names_the_cup_in_its_summary_and_report(tmp_path, home)
     out = tmp_path / "coffee.pdf"
     write_pdf(analysis, out, video_path=path)
     assert re.search(r"^\s*cup\s+1\s+00:00\.00 – ", pdf_text(out, layout=True), re.M)
+
+
+@pytest.mark.skipif(not POPPLER, reason="poppler-utils reads the PDF back")
+def test_the_pdf_lists_the_shot_tags_and_what_each_keyframe_shows(tmp_path):
+    video = VideoInfo("/videos/parrot.mp4", duration=20.0, fps=25.0, frame_count=500, width=640, height=360)
+    analysis = Analysis(video=video, keyframes=(Keyframe(1.0, 25), Keyframe(16.0, 400)),
+                        captions=(FrameCaption(1.0, 25, "A picture in grey."),
+                                  FrameCaption(16.0, 400, "A kitchen. The camera is still.")),
+                        object_tracks=with_objects().object_tracks, shot_tags=TAGS, engines={"objects": "nanodet@1"})
+    out = tmp_path / "tags.pdf"
+    assert write_pdf(analysis, out) == []
+    text, rows = pdf_text(out), pdf_text(out, layout=True)
+    assert "Shot tags What each shot shows, named by siglip:tiny@1." in text
+    assert table_row(rows, "Name", "Shots", "Seen", "On screen", "Probability")
+    assert table_row(rows, "beach", "2", "00:00.00 – 00:15.00", "15.0 s", "0.71")
+    assert table_row(rows, "parrot", "1", "00:00.00 – 00:05.00", "5.0 s", "0.83")
+    assert table_row(rows, "dog", "1", "00:15.00 – 00:20.00", "5.0 s", "0.77")  # the table lists every tag
+    # keyframes: the shot's tags the caption and the objects in view do not give
+    assert "A picture in grey. In view: a parrot and a beach" in text
+    assert "A kitchen. The camera is still. In view: a dog" in text and "In view: a dog and" not in text
+    assert table_row(rows, "Shot tags", "5", "siglip:tiny@1", "0")
+    bare = tmp_path / "bare.pdf"
+    write_pdf(replace(analysis, shot_tags=()), bare)
+    assert "Probability" not in pdf_text(bare) and "a parrot" not in pdf_text(bare)

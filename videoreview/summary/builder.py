@@ -7,7 +7,8 @@ then the ones farthest in time from those already chosen; shown in time order.
 The text comes from a writer. The builtin one (no language model) composes it from what
 the engines measured: length, shots, identities, the opening scene, event boundaries,
 people arriving and the objects seen (summary/objects.py: per label the most at once and
-when; at a keyframe, those in view that its words do not name already). A VLM writer
+when; at a keyframe, those in view that its words do not name already), then what an
+image-text model's shot tags name besides them (a parrot, a beach). A VLM writer
 (summary.writer) follows ViSIL's summary prompt (F.4). With keyframes, the text is the
 glue between ``[KEYFRAME1]``..``[KEYFRAMEn]``: what happens before, between and after them.
 """
@@ -35,6 +36,8 @@ class TextWriter(Protocol):
 
     def __call__(self, analysis: Analysis, keyframes: list[Keyframe]) -> str: ...
 NEAR_FACE_SECONDS = 0.6  # a face sample this close to a keyframe counts as visible in it
+MOST_IN_VIEW = 3  # objects said at a keyframe
+MOST_TAGS_IN_VIEW = 2  # and shot tags after them, the most probable
 
 
 def _shot_starts(analysis: Analysis) -> list[float]:
@@ -179,9 +182,11 @@ def builtin_text(analysis: Analysis, keyframes: list[Keyframe]) -> str:
         middle = f"It shows {_listed(scenes)}." if scenes else ""
         seen = objects.inventory(analysis, said=f"{first} {middle}")
         things = f"Objects seen: {seen}." if seen else ""
+        tags = objects.tag_inventory(analysis, said=f"{first} {middle} {things}")
+        named = f"{'Also seen' if seen else 'Seen'}: {tags}." if tags else ""
         events = _events(analysis, 0.0, info.duration)
         last = f"Along the way {'; '.join(events)}." if events else ""
-        return " ".join(s for s in (first, middle, things, last) if s)
+        return " ".join(s for s in (first, middle, things, named, last) if s)
     part = f"It opens{' on ' + opening if opening else ''}, leading to [KEYFRAME1]"
     parts = [part + _in_view(analysis, keyframes, 0, part)]
     for n in range(1, len(keyframes)):
@@ -211,13 +216,20 @@ def _cut_between(analysis: Analysis, start: float, end: float) -> bool:
 def _in_view(analysis: Analysis, keyframes: list[Keyframe], n: int, words: str) -> str:
     """" with a cup": the objects in view at keyframe ``n`` that ``words`` (what the text
     says up to it, from its caption) do not name, and that were not in view at the
-    keyframe before in the same shot already; "" for none."""
-    shown = objects.in_view(analysis, keyframes[n].time)
-    if n > 0 and not _cut_between(analysis, keyframes[n - 1].time, keyframes[n].time):
+    keyframe before in the same shot already; then its shot's tags that neither those
+    objects nor ``words`` name, at the shot's first keyframe; "" for none."""
+    seconds = keyframes[n].time
+    shown = objects.in_view(analysis, seconds)
+    same_shot = n > 0 and not _cut_between(analysis, keyframes[n - 1].time, seconds)
+    if same_shot:
         before = set(objects.in_view(analysis, keyframes[n - 1].time))
         shown = [seen for seen in shown if seen not in before]
     new = [(label, count) for label, count in shown if not objects.named(words, label)]
-    return f" with {objects_phrase(new)}" if new else ""
+    new = sorted(new, key=lambda lc: (-lc[1], lc[0]))[:MOST_IN_VIEW]  # as objects_phrase keeps them
+    tags = [] if same_shot else objects.tags_at(analysis, seconds, words,
+                                                (label for label, _ in objects.in_view(analysis, seconds)))
+    phrase = objects.seen_phrase(new, tags[:MOST_TAGS_IN_VIEW])
+    return f" with {phrase}" if phrase else ""
 
 
 def with_placeholders(text: str, keyframes: int) -> str:

@@ -8,17 +8,26 @@ check on the picture. Every track of the Analysis is a sure one (pipeline/stages
 
 People: "person" tracks count as people only where the Analysis has no faces and no
 identities; elsewhere the identities say who is there, and the tracks are left out.
+
+Shot tags (what an image-text model names in each shot, records.ShotTag) are said the same
+way, after the objects: per name when (its shots), without a count (a tag says a shot
+shows a parrot, not how many). A name the object tracks already give is not said again:
+the same word, or one a kind of the other in WordNet ("sports car" and "car", "parrot" and
+"bird"); nor "person", which the people part of a summary says.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..coco_kinds import COCO_KINDS
 from ..engines.captions.builtin import objects_phrase
 from ..engines.captions.subjects import same_kind
 from ..records import Analysis, ObjectTrack
+from ..taxonomy import taxonomy
 from ..timecode import format_span
 
 PERSON = "person"
@@ -87,18 +96,83 @@ def inventory(analysis: Analysis, said: str = "", most: int = MOST_LABELS) -> st
     at most ``most`` labels, each with when it is seen where that is one or two spans of
     a part of the video; "" when none was seen. A label that ``said`` (the text before)
     names in the very words, with no time to add ("a tie" seen throughout), is left out."""
+    return _listed(analysis, [s for s in seen_objects(analysis) if s.label != PERSON], said, most)
+
+
+def tagged(analysis: Analysis) -> list[Seen]:
+    """Each name of the shot tags, its shots' spans merged: the longest seen first, then
+    the first seen. Counted once (a tag says what a shot shows, not how many)."""
+    by_name: dict[str, list[tuple[float, float]]] = {}
+    for tag in analysis.shot_tags:
+        by_name.setdefault(tag.name, []).append((tag.start, tag.end))
+    seen = [Seen(name, 1, _merged(spans)) for name, spans in by_name.items()]
+    return sorted(seen, key=lambda s: (-round(s.seconds, 3), s.spans[0][0], s.label))
+
+
+def tag_inventory(analysis: Analysis, said: str = "", most: int = MOST_LABELS) -> str:
+    """"a parrot (00:00–00:14) and a beach": what the shot tags name that the object
+    tracks do not (same_thing) and that is not a person, as ``inventory`` says objects."""
+    labels = {t.label for t in analysis.object_tracks}
+    fresh = [s for s in tagged(analysis)
+             if s.label != PERSON and not any(same_thing(label, s.label) for label in labels)]
+    return _listed(analysis, fresh, said, most)
+
+
+def tags_at(analysis: Analysis, seconds: float, text: str = "", shown: Iterable[str] = ()) -> list[str]:
+    """The names the shot tags give the shot at ``seconds`` (start <= t < end), most probable
+    first, less a person, those ``text`` says already (``says``) and those the object labels
+    ``shown`` give (same_thing)."""
+    shown = list(shown)
+    return [t.name for t in sorted(analysis.shot_tags, key=lambda t: -t.score) if t.start <= seconds < t.end
+            and t.name != PERSON and not says(text, t.name) and not any(same_thing(label, t.name) for label in shown)]
+
+
+def seen_phrase(things: Sequence[tuple[str, int]], names: Sequence[str] = ()) -> str:
+    """"two cups, a dog and a beach": objects (label, how many), most numerous first, then
+    shot tags' names in their order."""
+    ordered = sorted(things, key=lambda lc: (-lc[1], lc[0]))
+    return listing([objects_phrase([lc]) for lc in ordered] + [objects_phrase([(name, 1)]) for name in names])
+
+
+def listing(parts: Sequence[str]) -> str:
+    """"a, b and c"."""
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def same_thing(label: str, name: str) -> bool:
+    """Whether an object track's ``label`` and a shot tag's ``name`` say one thing: the same
+    word, another word for the label (coco_kinds: "sofa" for "couch"), or one a kind of the
+    other in WordNet ("sports car" and "car", "parrot" and "bird", "animal" and "dog")."""
+    entry = COCO_KINDS.get(label)
+    if name == label or (entry is not None and name in entry.words):
+        return True
+    tax = taxonomy()
+    # A label filed under its nearest hypernyms (the giraffe under "ruminant") has only those:
+    # a name is then a kind of it only by being above them, never below.
+    own = entry is None or entry.under is None
+    labels = set(entry.synsets()) if entry is not None else set(tax.synsets(label))
+    named = COCO_KINDS[name].synsets() if name in COCO_KINDS else tuple(tax.synsets(name))
+    for l_synset in labels:
+        for n_synset in named:
+            if n_synset in tax.ancestors(l_synset) or (own and l_synset in tax.ancestors(n_synset)):
+                return True
+    return False
+
+
+def _listed(analysis: Analysis, seen: list[Seen], said: str, most: int) -> str:
+    """``seen`` as a list for a sentence, at most ``most`` of them: see ``inventory``."""
     duration = analysis.video.duration
     entries = []
-    for s in seen_objects(analysis):
+    for s in seen:
         timed = len(s.spans) <= MOST_SPANS and not (duration > 0 and s.seconds >= WHOLE_SHARE * duration)
-        if s.label != PERSON and (timed or not re.search(rf"\b{re.escape(s.phrase())}\b", said, re.IGNORECASE)):
+        if timed or not re.search(rf"\b{re.escape(s.phrase())}\b", said, re.IGNORECASE):
             entries.append(s.phrase() + (f" ({', '.join(format_span(a, b) for a, b in s.spans)})" if timed else ""))
     parts = entries[:most]
     if len(entries) > most:
         parts.append(f"{len(entries) - most} more kind{'s' if len(entries) - most > 1 else ''}")
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
+    return listing(parts)
 
 
 _SPLIT = re.compile(r"[,;:.()]|\b(?:and|with|wearing|then|in|on|to|until|of)\b", re.IGNORECASE)
@@ -117,6 +191,25 @@ def named(text: str, label: str) -> bool:
         if chunk and (_same_kind(label, chunk) or _same_kind(label, chunk[:1].lower() + chunk[1:])):
             return True
     return False
+
+
+def says(text: str, name: str) -> bool:
+    """Whether ``text`` already says a shot tag's ``name``: its word or plural, or a thing
+    it is a kind of or that is a kind of it (same_thing: "a macaw" says "parrot"). Stricter
+    than ``named``: a dog in the text does not say a parrot."""
+    words = (name, objects_phrase([(name, 2)]).split(" ", 1)[1])
+    if any(re.search(rf"\b{re.escape(w)}\b", text, re.IGNORECASE) for w in words):
+        return True
+    for chunk in _SPLIT.split(text):
+        chunk = _DETERMINER.sub("", chunk.strip()).lower()
+        if chunk and _same_thing(chunk, name):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _same_thing(words: str, name: str) -> bool:
+    return same_thing(words, name)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -1,6 +1,7 @@
-"""The PDF report of one video: its facts, a summary, the people, the objects seen, the
-keyframes, the boundaries, the reviewer's notes (each with its frame and drawing), a ViSIL
-comparison of summaries and which engine produced what.
+"""The PDF report of one video: its facts, a summary, the people, the objects seen, what
+an image-text model names in its shots (shot tags), the keyframes, the boundaries, the
+reviewer's notes (each with its frame and drawing), a ViSIL comparison of summaries and
+which engine produced what.
 
 A4 portrait, made for printing: black text of at least 9 pt on white, thin grey rules,
 the video's file name and the page number in every footer. All text goes through Unicode
@@ -22,13 +23,12 @@ from datetime import datetime
 from pathlib import Path
 
 from ... import smpte
-from ...engines.captions.builtin import objects_phrase
 from ...errors import RecordError
 from ...records import NOTE_TAG_COLOURS, Analysis, Identity, Note, Summary, write_atomic
 from ...timecode import format_time
 from ..builder import keyframe_time
 from ..compare import Comparison
-from ..objects import PERSON, counts_people, in_view, named, seen_objects
+from ..objects import PERSON, counts_people, in_view, named, seen_objects, seen_phrase, tagged, tags_at
 from .fonts import base_fonts, coverage, drawable, fallbacks_for
 from .pdf_document import FAMILY, GAP, MARGIN, SMALL_PT, document_class, fit
 from .pdf_layout import BODY_PT, LINE, MAX_PICTURE_ASPECT, Layout, Tile
@@ -154,6 +154,7 @@ class _Report(Layout):
             self.summary(summary)
         self.people()
         self.objects()
+        self.shot_tags()
         self.keyframes()
         self.boundaries()
         self.transcript()
@@ -232,6 +233,26 @@ class _Report(Layout):
             self.table(("Object", "At once", "Seen", "On screen"), rows, (30, 16, 114, 20),
                        ("LEFT", "RIGHT", "LEFT", "RIGHT"))
 
+    def shot_tags(self) -> None:
+        """What the image-text model names in the shots, as the Objects table: per name the
+        shots, when and how long, and the model's probability in its surest shot. None
+        without shot tags."""
+        tags = self.analysis.shot_tags
+        if not tags:
+            return
+        self.heading("Shot tags")
+        engines = sorted({t.engine for t in tags} - {""})
+        by = f" by {', '.join(engines)}" if engines else ""
+        self.text(f"What each shot shows, named{by}. Probability: the model's own that the name describes "
+                  "the picture, averaged over a shot's frames (here its surest shot's).", SMALL_PT)
+        rows = []
+        for s in tagged(self.analysis):
+            mine = [t for t in tags if t.name == s.label]
+            rows.append((s.label, f"{len(mine)}", self.spans(s.spans), _seconds(s.seconds),
+                         f"{max(t.score for t in mine):.2f}"))
+        self.table(("Name", "Shots", "Seen", "On screen", "Probability"), rows, (32, 12, 94, 20, 22),
+                   ("LEFT", "RIGHT", "LEFT", "RIGHT", "RIGHT"))
+
     def spans(self, spans: Sequence[tuple[float, float]]) -> str:
         shown = ", ".join(f"{self.stamp(a)} – {self.stamp(b)}" for a, b in spans[:MAX_SPANS_SHOWN])
         return shown + (f" and {len(spans) - MAX_SPANS_SHOWN} more" if len(spans) > MAX_SPANS_SHOWN else "")
@@ -245,9 +266,11 @@ class _Report(Layout):
             text = captions[at].text.strip() if at >= 0 else ""
             if len(text) > MAX_CAPTION_CHARS:
                 text = text[:MAX_CAPTION_CHARS].rstrip() + "…"
-            unsaid = [(label, n) for label, n in in_view(self.analysis, k.time) if not named(text, label)]
+            seen = in_view(self.analysis, k.time)
+            unsaid = seen_phrase([(label, n) for label, n in seen if not named(text, label)],
+                                 tags_at(self.analysis, k.time, text, (label for label, _ in seen)))
             if unsaid:  # what the caption does not say already
-                text = (text + "\n" if text else "") + "In view: " + objects_phrase(unsaid, most=len(unsaid))
+                text = (text + "\n" if text else "") + "In view: " + unsaid
             title = self.stamp(k.time) + (" (edited)" if k.edited else "")
             tiles.append(Tile(self.pictures.frames.get(k.frame), title, text))
         self.grid("Keyframes", tiles, columns=3, aspect=self.aspect(), empty="No keyframes.")
@@ -386,7 +409,7 @@ class _Report(Layout):
                   ("Boundary captions", [b.caption for b in a.boundaries if b.caption]),
                   ("Identities", a.identities), ("Keyframes", a.keyframes), ("Summaries", a.summaries),
                   ("Speech segments", a.transcript), ("On-screen text", a.screen_text),
-                  ("Object tracks", a.object_tracks)]
+                  ("Object tracks", a.object_tracks), ("Shot tags", a.shot_tags)]
         self.table(("Records", "Count", "Produced by", "Edited by a reviewer"),
                    [(what, f"{len(items):,}", *_provenance(items)) for what, items in groups], (3, 1.5, 5, 2.5),
                    ("LEFT", "RIGHT", "LEFT", "RIGHT"))
