@@ -1,9 +1,11 @@
 """The objects found in a video, in the window: the timeline's Objects track (one bar per
-object track, in lanes) and the video's object boxes (the detections of the sample shown,
-toggled like the other overlays). Analyses are built by hand."""
+object track, in lanes, under a row of shot tags: the names an image-text model gives each
+shot, as chips along the shot) and the video's object boxes (the detections of the sample
+shown, toggled like the other overlays). Analyses are built by hand."""
 
 from __future__ import annotations
 
+import math
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -16,10 +18,12 @@ from PySide6.QtGui import QColor  # noqa: E402
 import videos as V  # noqa: E402
 from helpers import close_to, lane_y, main_window, rgb, shown_timeline  # noqa: E402
 from videoreview.gui.colors import object_color  # noqa: E402
+from videoreview.gui.panels.details_panel import DetailsPanel  # noqa: E402
 from videoreview.gui.timeline.tracks.lanes import LANE_H, MAX_LANES, PAD, Packed  # noqa: E402
+from videoreview.gui.timeline.tracks.objects import TAG_ROW_H  # noqa: E402
 from videoreview.gui.video.video_view import VideoView  # noqa: E402
 from videoreview.gui.window_settings import window_settings  # noqa: E402
-from videoreview.records import Analysis, Boundary, ObjectDetection, ObjectTrack, VideoInfo  # noqa: E402
+from videoreview.records import Analysis, Boundary, ObjectDetection, ObjectTrack, ShotTag, VideoInfo  # noqa: E402
 
 FPS = 25.0
 WAIT_MS = 5000
@@ -34,10 +38,40 @@ def object_tracks(spans=TRACKS) -> tuple[ObjectTrack, ...]:
                  in spans)
 
 
-def timeline_analysis(tracks=TRACKS, duration=60.0) -> Analysis:
+def timeline_analysis(tracks=TRACKS, duration=60.0, tags=()) -> Analysis:
     video = VideoInfo(path="/videos/objects.mp4", duration=duration, fps=FPS, frame_count=round(duration * FPS),
                       width=1280, height=720)
-    return Analysis(video=video, content_hash="objects", object_tracks=object_tracks(tracks) if tracks else ())
+    return Analysis(video=video, content_hash="objects", object_tracks=object_tracks(tracks) if tracks else (),
+                    shot_tags=shot_tags(tags))
+
+
+# shot start, end, then each name and probability: a wide shot with room for its three names, a
+# 6 s shot with room for one and "+2", then one name a shot.
+TAGS = [(0.0, 14.0, ("parrot", 0.83), ("beach", 0.71), ("palm tree", 0.62)),
+        (14.0, 20.0, ("beach", 0.6), ("sea", 0.55), ("sand", 0.52)),
+        (20.0, 41.0, ("race car", 0.81),), (41.0, 60.0, ("kitchen", 0.77),)]
+
+
+def shot_tags(shots=TAGS) -> tuple[ShotTag, ...]:
+    return tuple(ShotTag(start, end, round(start * FPS), name, score, "siglip:tiny@1", edited=name == "sea")
+                 for start, end, *names in shots for name, score in names)
+
+
+def tag_y(timeline, at: float = 0.5) -> int:
+    """A height in the Objects track's row of shot tags (0 its top, 1 its bottom)."""
+    return timeline.track_rect("objects").top() + PAD + round(at * (TAG_ROW_H - 1))
+
+
+def tags_along(timeline, start: float, end: float) -> list[tuple[str, int]]:
+    """What a click hits in the tags' row from ``start`` to ``end`` seconds, pixel by pixel:
+    each run of one hit as (its tag's name, the run's first x)."""
+    runs: list[tuple[str, int]] = []
+    for x in range(round(timeline.x_of(start)), round(timeline.x_of(end))):
+        hit = timeline.item_at(QPoint(x, tag_y(timeline)))
+        name = hit[1][1] if hit is not None and hit[0] == "tag" else "-"
+        if not runs or runs[-1][0] != name:
+            runs.append((name, x))
+    return runs
 
 
 @pytest.fixture
@@ -113,6 +147,104 @@ def test_lanes_stop_at_the_most_the_track_shows():
     assert packed.lane_count == MAX_LANES
     assert packed.lanes.tolist() == [*range(MAX_LANES), 0, 1, 0]
     assert Packed.of(object_tracks([(0, "cup", 0.0, 5.0), (1, "cup", 5.0, 9.0)])).lane_count == 1  # touching
+
+
+# ------------------------------------------------------------------------------ shot tags
+
+
+def test_shot_tags_are_chips_along_each_shot_above_the_bars(timeline):
+    timeline.set_analysis(timeline_analysis(tags=TAGS))
+    assert timeline.track_rect("objects").height() == TAG_ROW_H + 2 * LANE_H + 2 * PAD
+    # The bars keep their lanes, under the tags' row.
+    cup = timeline.track_rect("objects").top() + PAD + TAG_ROW_H + LANE_H // 2
+    assert timeline.item_at(QPointF(timeline.x_of(6.0), cup)) == ("object", 0)
+    assert timeline.item_at(QPointF(timeline.x_of(6.0), cup + LANE_H)) == ("object", 1)
+    # Chips from the shot's start, most probable first; past them, the shot's most probable name.
+    wide = tags_along(timeline, 0.0, 14.0)
+    assert [name for name, _ in wide] == ["parrot", "beach", "palm tree", "parrot"]
+    # A shot too short for its names: the first, then "+2", which stands for the first of the rest.
+    short = tags_along(timeline, 14.0, 20.0)
+    assert [name for name, _ in short] == ["beach", "sea", "beach"]
+    assert timeline.item_at(QPoint(round(timeline.x_of(30.0)), tag_y(timeline))) == ("tag", (500, "race car"))
+
+    image = rgb(timeline.grab().toImage())
+    chips = [("parrot", wide[0][1] + 2), *wide[1:3]]  # the first chip starts 2 px into its shot
+    for (name, x), after in zip(chips, [wide[1][1], wide[2][1], wide[3][1]]):
+        assert close_to(image[tag_y(timeline), x], object_color(name), 24), name  # the chip's edge, in its colour
+        letters = image[tag_y(timeline, 0.2):tag_y(timeline, 0.8), x + 3:after - 4]
+        assert (letters.max(axis=2) < 110).sum() > 8, name  # its name written in it
+    more = image[tag_y(timeline, 0.2):tag_y(timeline, 0.8), short[1][1] + 2:short[2][1] - 4]
+    assert (more.max(axis=2) < 190).sum() > 3  # "+2"
+    # Each shot's line along its span, stopping short of the next shot.
+    y = tag_y(timeline, 1.0) - 1
+    background = QColor(*image[y - 5, round(timeline.x_of(12.0))])  # over the line, past the chips
+    assert not close_to(image[y, round(timeline.x_of(12.0))], background, 20)  # drawn along the shot
+    assert close_to(image[y, math.floor(timeline.x_of(14.0)) - 1], background, 4)  # and not up to the next
+
+
+def test_a_shot_tag_s_tooltip_and_click(qtbot, timeline):
+    timeline.set_analysis(timeline_analysis(tags=TAGS))
+    name, x = tags_along(timeline, 0.0, 14.0)[1]
+    assert name == "beach"
+    pos = QPointF(x + 5, tag_y(timeline))
+    assert timeline.tooltip_at(pos) == ("beach: probability 0.71\nshot 00:00.00 – 00:14.00\nnamed by siglip:tiny@1\n"
+                                        "also in this shot: parrot 0.83, palm tree 0.62")
+    sea = QPointF(tags_along(timeline, 14.0, 20.0)[1][1] + 2, tag_y(timeline))
+    assert timeline.tooltip_at(sea).startswith("sea: probability 0.55\nshot 00:14.00 – 00:20.00\n"
+                                               "named by siglip:tiny@1, edited by a reviewer")
+    seeks, selections = [], []
+    timeline.seekRequested.connect(seeks.append)
+    timeline.selected.connect(lambda kind, key: selections.append((kind, key)))
+    before = rgb(timeline.grab().toImage())[tag_y(timeline, 0.0), round(x) + 8]
+    qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=pos.toPoint())
+    assert seeks == [0.0] and selections == [("tag", (0, "beach"))]  # to the shot's start
+    after = rgb(timeline.grab().toImage())[tag_y(timeline, 0.0), round(x) + 8]
+    assert close_to(after, timeline.palette().highlight().color()) and not np.array_equal(before, after)  # outlined
+
+
+def test_the_track_shows_for_shot_tags_alone(timeline):
+    timeline.set_analysis(timeline_analysis(tracks=(), tags=TAGS))
+    assert "objects" in timeline.track_names()
+    assert timeline.track_rect("objects").height() == TAG_ROW_H + 2 * PAD
+    assert timeline.item_at(QPoint(round(timeline.x_of(45.0)), tag_y(timeline))) == ("tag", (1025, "kitchen"))
+    assert timeline.item_at(QPoint(round(timeline.x_of(45.0)), timeline.track_rect("objects").bottom() - 1)) is None
+    timeline.set_analysis(timeline_analysis(tracks=()))
+    assert "objects" not in timeline.track_names()
+
+
+def test_details_of_a_shot_tag(qtbot):
+    panel = DetailsPanel()
+    qtbot.addWidget(panel)
+    panel.set_analysis(timeline_analysis(tags=TAGS))
+    panel.show_item("tag", (0, "palm tree"))
+    assert panel.title.text() == "<b>Palm tree</b> in the shot 00:00.00 – 00:14.00"
+    assert panel.info.text() == ("Shot tag, probability 0.62: the model's own that the name describes the picture, "
+                                 "averaged over the shot's frames\nnamed by siglip:tiny@1\n"
+                                 "Also named in this shot: parrot (0.83), beach (0.71)")
+    assert panel.badge.isHidden()
+    panel.show_item("tag", (350, "sea"))
+    assert not panel.badge.isHidden()  # a reviewer's
+    panel.show_item("tag", (350, "parrot"))  # not a name of that shot: nothing
+    assert panel.kind is None
+
+
+def test_clicking_a_shot_tag_in_the_window_shows_its_details(qtbot, home):
+    with main_window(qtbot) as window:
+        shown = timeline_analysis(tags=TAGS)
+        window.timeline.set_analysis(shown)  # as the window shows a document's analysis
+        window.details.set_analysis(shown)
+        timeline = window.timeline
+        timeline.reveal("objects")
+        qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(round(timeline.x_of(30.0)), tag_y(timeline)))
+        assert window.details.title.text() == "<b>Race car</b> in the shot 00:20.00 – 00:41.00"
+        assert timeline.selection() == ("tag", (500, "race car"))
+
+
+def test_the_tags_row_in_a_screenshot(timeline, tmp_path):
+    """The row as a reviewer sees it (a picture to look at: tmp_path/objects-tags.png)."""
+    timeline.set_analysis(timeline_analysis(tags=TAGS))
+    timeline.set_selection("tag", (500, "race car"))
+    assert timeline.grab().save(str(tmp_path / "objects-tags.png"))
 
 
 # ----------------------------------------------------------------------- the boxes

@@ -1,6 +1,6 @@
 """The Details panel: what the reviewer selected on the timeline (a caption, a boundary,
-an identity, what is said, a keyframe, on-screen text, an object track, what a person
-does), with its edit controls."""
+an identity, what is said, a keyframe, on-screen text, an object track, a shot tag, what a
+person does), with its edit controls."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from ...timecode import timecode
 from ..colors import EDITED_COLOR, status_color, swatch
 from ..labels import identity_label
 
-PROMPT = "Select a caption, boundary, identity, speech, object or person on the timeline."
+PROMPT = "Select a caption, boundary, identity, speech, object, shot tag or person on the timeline."
 
 
 class DetailsPanel(QWidget):
@@ -229,6 +229,8 @@ class DetailsPanel(QWidget):
         if kind == "text":  # on-screen text: by its place in the list
             spans = self.analysis.screen_text
             return spans[key] if isinstance(key, int) and 0 <= key < len(spans) else None
+        if kind == "tag":  # a shot tag by its shot's first frame and its name
+            return next((t for t in self.analysis.shot_tags if (t.frame, t.name) == key), None)
         if kind == "person":  # the person track by its id; the key's second half is the span shown
             if not isinstance(key, tuple) or len(key) != 2:
                 return None
@@ -320,6 +322,16 @@ class DetailsPanel(QWidget):
         seen = f" in {track.detections} samples" if track.detections else ""
         self.info.setText(f"Object track {track.id}, mean score {track.score:.2f}{seen}\n"
                           f"found {self._by(track.engine or self.analysis.engines.get('objects', ''), 'objects')}")
+        self.pages.setCurrentIndex(0)
+
+    def _show_tag(self, tag) -> None:
+        self.title.setText(f"<b>{tag.name[:1].upper() + tag.name[1:]}</b> in the shot {self.time_text(tag.start)} – "
+                           f"{self.time_text(tag.end)}")
+        others = sorted((t for t in self.analysis.shot_tags if t.frame == tag.frame and t is not tag),
+                        key=lambda t: -t.score)
+        also = f"\nAlso named in this shot: {', '.join(f'{t.name} ({t.score:.2f})' for t in others)}" if others else ""
+        self.info.setText(f"Shot tag, probability {tag.score:.2f}: the model's own that the name describes the "
+                          f"picture, averaged over the shot's frames\nnamed by {tag.engine or 'unknown engine'}{also}")
         self.pages.setCurrentIndex(0)
 
     def _show_person(self, track) -> None:

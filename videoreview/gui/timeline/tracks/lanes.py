@@ -92,6 +92,7 @@ class LanedTrack(OnlyWhenAnalysed):
     """A track of bars in lanes, shown when the Analysis has records for it (``records``)."""
 
     name = ""
+    head = 0  # pixels a track keeps above its first lane for a row of its own (the Objects track's shot tags)
 
     def __init__(self, model: AnalysisIndex | None = None):
         self.height = self.height_for(model)
@@ -133,7 +134,7 @@ class LanedTrack(OnlyWhenAnalysed):
         return HIT_SLACK_PX + JOIN_GAP_S * view.pps  # a joined bar reaches back over its gap
 
     def lane_top(self, r_top: int, lane: int) -> int:
-        return r_top + PAD + lane * LANE_H
+        return r_top + PAD + self.head + lane * LANE_H
 
     def bar_rect(self, x0: float, x1: float, r_top: int, lane: int, joined: bool = False) -> QRectF:
         """A bar from x0 to x1 (pixels) in ``lane``, with a pixel's gap at its right: a bar
@@ -145,7 +146,7 @@ class LanedTrack(OnlyWhenAnalysed):
         """The bar under the mouse at time ``t`` and height ``y`` (its position in the packed
         records; the one drawn last where bars overlap) and the time slack it was found with."""
         bars = self.packed(view.model)
-        lane = math.floor((y - self.top - PAD) / LANE_H)
+        lane = math.floor((y - self.lane_top(self.top, 0)) / LANE_H)
         if not 0 <= lane < bars.lane_count:
             return None
         slack = HIT_SLACK_PX / view.pps
