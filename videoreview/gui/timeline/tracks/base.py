@@ -21,7 +21,8 @@ MARKER_HIT_PX = 5  # how near a boundary marker a click must be to grab it
 @dataclass
 class Hit:
     # As Timeline.selected gives it: "caption", "boundary", "identity", "keyframe", "speech", "text", "object",
-    # "person" (key: the person track's id and its status span's index, None where no status is known).
+    # "tag" (a shot tag; key: its shot's first frame and its name), "person" (key: the person track's id and
+    # its status span's index, None where no status is known).
     kind: str
     key: object
     time: float  # where clicking it seeks to
