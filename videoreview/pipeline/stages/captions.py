@@ -85,6 +85,8 @@ class CaptionReader:
     def result(self) -> dict:
         if self.ready:
             self._measure(self.ready)
+        if self.stage.namer is not None:  # its vocabulary, embedded on a model's first run: here, not in apply
+            self.stage.namer.text_embeddings()
         return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
 
     def _measure(self, chunk: list[tuple[int, float, np.ndarray, np.ndarray]]) -> None:
