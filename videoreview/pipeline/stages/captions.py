@@ -201,7 +201,6 @@ class CaptionStage(SampledStage):
                                           previous.keyframes if previous else ())
         return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
 
-
     def _shot_tags(self, analysis: Analysis, raw: list[dict], previous: Analysis | None) -> Analysis:
         """``analysis`` with what the image-text model names in each shot (none without one),
         and the tags a reviewer edited."""
@@ -221,6 +220,7 @@ def name_shots(stage, namer: ShotNamer) -> None:
     builtin.namer = namer
     for each in dict.fromkeys([stage, builtin]):
         each.revision = f"{type(each).revision}+{namer.tag}"
+
 
 def measured_sample(raw: dict) -> Sample:
     """A sample as the cache keeps it (CaptionReader), as the captioner reads it; ``look``
