@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shutil
 from dataclasses import replace
 
 import numpy as np
@@ -204,6 +205,15 @@ def test_the_chosen_model_reaches_the_captions_stage_with_the_vocabulary(model, 
     name_shots(vlm, captions.namer)
     assert vlm.builtin.namer is captions.namer and vlm.revision == f"{VLMCaptionStage.revision}+{tag}"
     assert vlm.builtin.revision == f"{CaptionStage.revision}+{tag}"
+
+
+def test_a_model_that_will_not_load_leaves_the_captions_without_names(model, home, tmp_path, capsys):
+    broken = shutil.copytree(model, tmp_path / "broken")
+    (broken / "preprocessor_config.json").unlink()
+    captions = next(s for s in build_stages({"captions": "builtin", "image-text": str(broken)}, "cpu"))
+    assert captions.namer is None and captions.revision == CaptionStage.revision
+    notice = capsys.readouterr().err
+    assert "shot names are off" in notice and str(broken) in notice and "no preprocessor_config.json" in notice
 
 
 def test_without_an_image_text_model_nothing_changes(clip, home, tmp_path):

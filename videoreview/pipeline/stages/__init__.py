@@ -67,10 +67,17 @@ def _captions(engine, chosen: dict[str, str], device: str) -> list[Stage]:
     stages = caption_stages(engine, device)  # a VLM's has the builtin captioner on the same device measure frames
     image_text = chosen.get("image-text", "none")
     if image_text != "none":  # an image-text model also names what each shot shows (engines/embeddings/naming.py)
+        import sys
+
         from ...engines.embeddings.naming import ShotNamer
+        from ...errors import ModelError
         from .captions import name_shots
 
-        namer = ShotNamer(registry.create("image-text", image_text, device))
+        try:
+            namer = ShotNamer(registry.create("image-text", image_text, device))
+        except ModelError as exc:  # the captions go on without names, as frame search goes off (library/frames.py)
+            print(f"videoreview: notice: shot names are off: {exc}", file=sys.stderr)
+            return stages
         for stage in stages:
             name_shots(stage, namer)
     return stages
