@@ -23,7 +23,7 @@ from tiny_vlm import colour_clip
 from tiny_vlm import colour_frame as frame
 from videoreview.engines.captions.vlm import FAMILIES, Request, VisionLanguageModel, VLMEngine, check_model_dir
 from videoreview.errors import ModelError
-from videoreview.pipeline import StageCache, analyze
+from videoreview.pipeline import StageCache, analyze, build_stages
 from videoreview.pipeline.stages.vlm_captions import boundary_context, caption_windows
 
 WINDOWS = [([frame("red"), frame("green")], None),
@@ -162,8 +162,11 @@ def test_the_prompt_names_who_is_visible_most_prominent_first(index_video):
 def test_analyze_with_a_vlm_fills_captions_boundaries_and_keyframes(taught, tmp_path):
     clip = colour_clip(tmp_path / "colours.mp4")
     engines = {"boundaries": FAKE, "captions": f"vlm:{taught['qwen2_vl']}"}  # cuts by frame difference
-    analysis = analyze(clip, engines, cache=StageCache(tmp_path / "cache"))
+    boundaries, vlm = build_stages(engines)
+    vlm.mode = "dense"  # the plan on CUDA and model servers, whatever the device here (test_vlm_per_shot.py: a CPU's)
+    analysis = analyze(clip, stages=[boundaries, vlm], cache=StageCache(tmp_path / "cache"))
     assert analysis.engines["captions"].startswith("qwen2_vl:qwen2_vl@1-")
+    assert analysis.caption_plan.mode == "dense" and len(analysis.caption_plan.frames) == 9
     cuts = [b.time for b in analysis.boundaries if b.kind == "cut"]
     assert cuts == pytest.approx([3.0, 6.0], abs=0.05)
     captions = {c.time: c for c in analysis.captions}
@@ -180,7 +183,7 @@ def test_analyze_with_a_vlm_fills_captions_boundaries_and_keyframes(taught, tmp_
     from videoreview.engines import registry
     engine = registry.create("captions", engines["captions"])
     engine.release()
-    again = analyze(clip, engines, cache=StageCache(tmp_path / "cache"))
+    again = analyze(clip, stages=[boundaries, vlm], cache=StageCache(tmp_path / "cache"))
     assert again.captions == analysis.captions and engine._model is None
 
 

@@ -53,7 +53,7 @@ def analyze_each(args: argparse.Namespace, outputs: bool, videos: list[str] | No
             previous = saved_analysis(str(video))  # ...or those made in the window
         shown = Progress(video.name, quiet=args.quiet, stages=["probe"] + [s.name for s in stages])
         try:
-            analysis = analyze(video, progress=shown.update, cancel=CancelToken(), cache=cache,
+            analysis = analyze(video, progress=_with_plan_lines(shown), cancel=CancelToken(), cache=cache,
                                use_cache=not args.no_cache, backend=args.backend, previous=previous,
                                stages=stages, notice=lambda text: shown.write(f"videoreview: notice: {text}"))
         except VideoReviewError as exc:
@@ -63,6 +63,22 @@ def analyze_each(args: argparse.Namespace, outputs: bool, videos: list[str] | No
             continue
         shown.close(done=True)
         yield video, out, analysis
+
+
+def _with_plan_lines(shown):
+    """``shown.update``, and the captions' plan (which frames a VLM sees, within what budget)
+    as a line of its own; where progress goes to a log rather than a bar, each of the plan's
+    windows too (the bar shows them as they come)."""
+    from ..pipeline.caption_plan import PLAN_MESSAGE, WINDOW_MESSAGE
+
+    def update(stage: str, fraction: float, message: str = "") -> None:
+        shown.update(stage, fraction, message)
+        if shown.quiet or stage != "captions":
+            return
+        if message.startswith(PLAN_MESSAGE) or (message.startswith(WINDOW_MESSAGE) and shown.bar is None):
+            shown.write(f"{shown.what}: {stage}: {message.removeprefix(PLAN_MESSAGE)}")
+
+    return update
 
 
 def analyze_all(args: argparse.Namespace, outputs: bool, videos: list[str] | None = None,

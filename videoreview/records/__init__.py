@@ -317,6 +317,29 @@ class ShotTag(_Record):
     edited: bool = False
 
 
+CAPTION_PLAN_MODES: tuple[str, ...] = ("per-shot", "dense")
+
+
+@dataclass(frozen=True)
+class CaptionPlan(_Record):
+    """Which frames the captioning VLM saw (pipeline/caption_plan.py): every sample
+    ("dense", on CUDA and model servers) or a few windows a shot within a budget of
+    seconds ("per-shot", on a CPU). Captions at the other frames are the builtin's."""
+
+    mode: str  # one of CAPTION_PLAN_MODES
+    budget: float | None = None  # per-shot: the VLM's seconds for this video; None: no limit (dense)
+    frames: tuple[int, ...] = ()  # the sampled frames the VLM saw, in order
+    windows: tuple[tuple[int, ...], ...] = ()  # each caption window's frames, in the order asked
+    boundaries: tuple[int, ...] = ()  # the frames of the boundaries it captioned, in the order asked
+    estimated: float | None = None  # per-shot: the seconds the plan expected, at its last revision
+    spent: float = 0.0  # seconds the VLM's requests took (decoding their frames included)
+    engine: str = ""
+
+    def __post_init__(self) -> None:
+        one_of("caption plan mode", self.mode, CAPTION_PLAN_MODES)
+        object.__setattr__(self, "windows", tuple(tuple(int(f) for f in w) for w in self.windows))
+
+
 @dataclass(frozen=True)
 class Analysis(_Record):
     video: VideoInfo
@@ -340,6 +363,7 @@ class Analysis(_Record):
     object_tracks: tuple[ObjectTrack, ...] = ()
     person_tracks: tuple[PersonTrack, ...] = ()
     shot_tags: tuple[ShotTag, ...] = ()  # what an image-text model names in each shot, in time order
+    caption_plan: CaptionPlan | None = None  # which frames a VLM captioned; None: no VLM did
     notes: tuple[Note, ...] = ()  # the reviewer's, in time order; never touched by analysis
     # Notes a reviewer deleted, and when: merging another copy (the team library's) leaves them out.
     deleted_notes: tuple[NoteDeletion, ...] = ()
@@ -362,6 +386,7 @@ class Analysis(_Record):
         "object_tracks": ObjectTrack,
         "person_tracks": PersonTrack,
         "shot_tags": ShotTag,
+        "caption_plan": CaptionPlan,
         "notes": Note,
         "deleted_notes": NoteDeletion,
     }

@@ -1,19 +1,30 @@
 """The captions stage with a vision-language model (``--engines captions=vlm:FOLDER``).
 
-ProgressCaptioner's way over a long video: frames sampled at 1 fps, each captioned from a
-sliding 2-frame window, the pair (t-1, t), so its caption is specific to it and can say
-what progressed since t-1. A window never spans a cut: the first sample of a shot pairs
-with the next one instead (and a one-sample shot is captioned alone). The model is told
-which identities are visible (P1, P2, ..., most prominent first) so captions use the ids
-(MICap's style); where none were known, fill-in-the-blanks puts ids in afterwards.
+Two plans (pipeline/caption_plan.py picks one by where the model runs):
 
-Boundaries get Kinetic-GEB+ captions from frames sampled between the previous and the
-next boundary (up to 10 before, the boundary frame, up to 10 after). Keyframes are
+Dense, on CUDA and model servers: ProgressCaptioner's way over a long video: frames sampled
+at 1 fps, each captioned from a sliding 2-frame window, the pair (t-1, t), so its caption is
+specific to it and can say what progressed since t-1. A window never spans a cut: the first
+sample of a shot pairs with the next one instead (and a one-sample shot is captioned alone).
+Boundaries get Kinetic-GEB+ captions from frames sampled between the previous and the next
+boundary (up to 10 before, the boundary frame, up to 10 after). Keyframes are
 ProgressCaptioner's selection with the model as the judge: keep a caption that shows
 progression over the last kept one (a new shot always does).
 
-The builtin captions stage runs too: its measurements pick keyframes' features, and any
-frame the model gave nothing usable for keeps its builtin caption, labelled as such.
+Per shot, on a CPU (and Apple's MPS): a budget of VLM seconds spent shot by shot
+(caption_plan.plan_per_shot): a window of up to 6 frames spread over each shot with a
+sentence a frame, a caption per boundary from 5 frames (2 before, 1 at, 2 after), more
+windows in long shots while the budget lasts. The cost of a request is the model's catalog
+figure at first, then what the requests took, and the plan is made again after each. The
+keyframes are the builtin's: the model's judge asks one more question per caption, and the
+builtin selection sees every sample where the model saw a few.
+
+Either way the model is told which identities are visible (P1, P2, ..., most prominent
+first) so captions use the ids (MICap's style); where none were known, fill-in-the-blanks
+puts ids in afterwards. The builtin captions stage runs too: its measurements pick
+keyframes' features, and every frame the model did not see, or gave nothing usable for,
+keeps its builtin caption (what the builtin checked), labelled as such. The Analysis records
+which frames the model saw (``Analysis.caption_plan``).
 """
 
 from __future__ import annotations
@@ -21,6 +32,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
+from pathlib import Path
+from time import perf_counter
 
 import numpy as np
 
@@ -30,8 +43,9 @@ from ...engines.captions.vlm import FRAME_LONG_SIDE, VLMEngine
 from ...engines.faces.fitb import fill_in, visibility_from_faces
 from ...errors import ModelError
 from ...media import FrameSource, scaled_size
-from ...records import Analysis, BoundaryCaption, Keyframe
+from ...records import Analysis, BoundaryCaption, CaptionPlan, Keyframe
 from ...tracking import cut_frames
+from .. import caption_plan as plans
 from ..cancel import CancelToken
 from ..fallback import FallbackResult
 from .base import engine_tag
@@ -40,6 +54,7 @@ from .captions import CaptionStage, keep_edited_keyframes, shot_number
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
 BOUNDARY_CONTEXT = 10  # GEB+: up to 10 frames before and 10 after a boundary
 BOUNDARIES_PER_CHUNK = 4
+CONTEXT_LINES = 4  # per shot: at most this many lines of speech and of on-screen text in a prompt
 
 
 def caption_windows(shots: list[int]) -> list[tuple[list[int], int]]:
@@ -69,31 +84,90 @@ def _during(items: list[tuple[float, float, str]], start: float, end: float) -> 
     return tuple(dict.fromkeys(text for a, b, text in items if a < end and b > start))
 
 
+def _near(items: list[tuple[float, float, str]], times: list[float], half: float) -> tuple[str, ...]:
+    """The texts of the items on at any of ``times`` (within ``half`` a sample), each once, in
+    order: what is said or shown at the frames a spread-out window sees, not in between."""
+    return tuple(dict.fromkeys(text for a, b, text in items if any(a < t + half and b > t - half for t in times)))
+
+
+def catalog_entry(path: Path):
+    """The model catalog's entry for the model in ``path`` (a catalog model's download, or a
+    folder named as its repository), or None."""
+    from ...models.catalog import load_catalog, snapshot_dir
+
+    try:
+        catalog = load_catalog()
+    except ModelError:
+        return None
+    path = Path(path)
+    for entry in catalog.values():
+        if entry.repo and (path.name.lower() == entry.repo.split("/")[-1].lower()
+                           or path == snapshot_dir(entry).resolve()):
+            return entry
+    return None
+
+
+def catalog_frame_seconds(entry) -> float | None:
+    """Seconds a frame of a caption window takes on this machine's CPU by the catalog's
+    ``cpu_shot_seconds`` (one 6-frame window on 2 cores, scaled by the cores here as the
+    captions offer scales it), or None where the entry has no figure."""
+    from ...models.advice import shot_seconds, usable_cores
+
+    if entry is None or not getattr(entry, "cpu_shot_seconds", None):
+        return None
+    return shot_seconds(entry, usable_cores()) / plans.WINDOW_FRAMES
+
+
 class VLMCaptionStage:
     name = "captions"
     revision = 0
 
-    def __init__(self, engine: VLMEngine, builtin: CaptionStage, sample_rate: float = 1.0) -> None:
+    def __init__(self, engine: VLMEngine, builtin: CaptionStage, sample_rate: float = 1.0, mode: str = "auto",
+                 budget_per_second: float | None = None) -> None:
+        """``mode``: "dense", "per-shot" or "auto" (caption_plan.plan_mode: by the engine's
+        device); ``budget_per_second``: the per-shot plan's VLM seconds per second of video
+        (default caption_plan.BUDGET_PER_VIDEO_SECOND)."""
+        if mode not in ("auto", "dense", "per-shot"):
+            raise ValueError(f"mode must be auto, dense or per-shot, not {mode!r}")
         self.engine = engine
         self.builtin = builtin
         self.sample_rate = sample_rate
+        self.mode = mode
+        self.budget_per_second = plans.BUDGET_PER_VIDEO_SECOND if budget_per_second is None else budget_per_second
         self._cuts: list[int] = []
         self._boundaries: list[int] = []
+        self._events: set[int] = set()
         self._visible = lambda time: []
         self._said: list[tuple[float, float, str]] = []  # (start, end, "P1: text")
         self._shown: list[tuple[float, float, str]] = []
+        self._plan: tuple[str, float | None, float | None] = ("dense", None, None)  # mode, budget, frame seconds
+        self._model_name = getattr(engine, "name", "")  # as the plan's line names it
 
     def prepare(self, analysis: Analysis) -> str:
-        """Take the shots, boundaries and visible identities from the earlier stages; their
-        digest joins the cache key (new ids or boundaries mean new prompts)."""
+        """Take the shots, boundaries and visible identities from the earlier stages, and
+        choose the plan; their digest joins the cache key (new ids or boundaries mean new
+        prompts, a new budget or new rules another plan)."""
         info = analysis.video
         self._cuts = sorted(cut_frames(analysis.boundaries))
         self._boundaries = sorted({b.frame for b in analysis.boundaries})
+        self._events = {b.frame for b in analysis.boundaries if b.kind == "event"}
         self._visible = visibility_from_faces(analysis.faces, info.width, info.height, window=0.5 / self.sample_rate)
         faces = sorted((f.frame, f.identity) for f in analysis.faces if f.identity)
         self._said = [(s.start, s.end, f"{s.speaker}: {s.text}" if s.speaker else s.text) for s in analysis.transcript]
         self._shown = [(s.start, s.end, s.text) for s in analysis.screen_text]
-        digest = hashlib.sha256(json.dumps([self._cuts, self._boundaries, faces, self._said, self._shown]).encode())
+        device = getattr(self.engine, "device", None) or "cpu"
+        mode = plans.plan_mode(device) if self.mode == "auto" else self.mode
+        if mode == "per-shot":
+            path = getattr(self.engine, "path", None)
+            entry = catalog_entry(path) if path is not None else None
+            self._model_name = entry.name if entry is not None else self._model_name
+            # The catalog's figure is for a CPU; elsewhere the first request is the first estimate.
+            estimate = catalog_frame_seconds(entry) if device == "cpu" else None
+            self._plan = (mode, round(self.budget_per_second * info.duration, 3), estimate)
+        else:
+            self._plan = (mode, None, None)
+        digest = hashlib.sha256(json.dumps([self._cuts, self._boundaries, faces, self._said, self._shown,
+                                            self._plan, plans.RULES]).encode())
         return digest.hexdigest()[:12]
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
@@ -108,12 +182,108 @@ class VLMCaptionStage:
         if watch is not None:
             watch(cancel)
         try:
+            if self._plan[0] == "per-shot":
+                return self._per_shot(source, builtin, size, part(0.1, 1.0), cancel)
             return self._with_model(source, builtin, size, part, progress, cancel)
         except ModelError as exc:  # the model would not load, or its server failed: the builtin captions stand
             raise FallbackResult(self.builtin, builtin, f"{exc}. Instead: Captions: builtin") from None
 
+    # -- per shot --------------------------------------------------------------------------
+    def _per_shot(self, source: FrameSource, builtin: dict, size, progress: ProgressFn, cancel: CancelToken) -> dict:
+        """The per-shot plan (caption_plan.py), made again after each request with what the
+        requests took."""
+        _, budget, estimate = self._plan
+        samples = builtin["samples"]
+        frames = [s["frame"] for s in samples]
+        times = [s["time"] for s in samples]
+        shots: dict[int, list[int]] = {}
+        for i, frame in enumerate(frames):
+            shots.setdefault(shot_number(self._cuts, frame), []).append(i)
+        shot_samples = list(shots.values())
+        # Events first: a change inside a shot, which no window shows as such; then cuts and
+        # gradual transitions, whose two sides the windows already describe.
+        ordered = sorted(self._boundaries, key=lambda frame: (frame not in self._events, frame))
+        costs = plans.Costs(estimate or 0.0, (estimate or 0.0) * plans.BOUNDARY_FRAMES)
+        plan = plans.plan_per_shot(shot_samples, ordered, budget, costs)
+        if plan.jobs:
+            _ = self.engine.model  # loaded before the clock starts: the load is not a request's cost
+        model = self._model_name
+        captions: list[dict] = []
+        boundaries: list[dict] = []
+        done: list[plans.Job] = []
+        took = {"window": [0.0, 0], "boundary": [0.0, 0]}  # seconds, and frames (windows) or requests
+        spent = 0.0
+        if not plan.jobs:
+            progress(1.0, plans.PLAN_MESSAGE + plans.plan_line(model, len(shot_samples), plan, budget))
+        while len(plan.jobs) > len(done):
+            cancel.check()
+            job = plan.jobs[len(done)]
+            started = perf_counter()
+            if job.kind == "window":
+                captions += self._shot_window(source, size, [frames[i] for i in job.samples],
+                                              [times[i] for i in job.samples])
+            else:
+                boundaries.append(self._shot_boundary(source, size, job.boundary, source.info.frame_count))
+            seconds = perf_counter() - started
+            spent += seconds
+            done.append(job)
+            took[job.kind][0] += seconds
+            took[job.kind][1] += len(job.samples) if job.kind == "window" else 1
+            frame_s = took["window"][0] / took["window"][1] if took["window"][1] else costs.frame
+            boundary_s = (took["boundary"][0] / took["boundary"][1] if took["boundary"][1]
+                          else frame_s * plans.BOUNDARY_FRAMES)
+            costs = plans.Costs(frame_s, boundary_s)
+            plan = plans.plan_per_shot(shot_samples, ordered, budget, costs, done, spent)
+            fraction = len(done) / len(plan.jobs)
+            if len(done) == 1:  # the plan once the first window is measured
+                progress(fraction, plans.PLAN_MESSAGE + plans.plan_line(model, len(shot_samples), plan, budget))
+            windows = plan.windows
+            if job.kind == "window":
+                number = sum(j.kind == "window" for j in done)
+                progress(fraction, f"{plans.WINDOW_MESSAGE}{number}/{len(windows)}: {len(job.samples)} frames "
+                                   f"in {seconds:.1f} s")
+            else:
+                number = sum(j.kind == "boundary" for j in done)
+                progress(fraction, f"boundary {number}/{len(plan.boundaries)} in {seconds:.1f} s")
+        record = {"mode": "per-shot", "budget": budget,
+                  "frames": sorted({frames[i] for job in done for i in job.samples}),
+                  "windows": [[frames[i] for i in job.samples] for job in done if job.kind == "window"],
+                  "boundaries": [job.boundary for job in done if job.kind == "boundary"],
+                  "estimated": round(plan.estimated, 3), "spent": round(spent, 3)}
+        return {"builtin": builtin, "captions": captions, "boundaries": boundaries, "keyframes": [], "plan": record}
+
+    def _shot_window(self, source: FrameSource, size, frames: list[int], times: list[float]) -> list[dict]:
+        """One window of a shot: its frames' captions, in one request."""
+        decoded = source.frames_at_indices(np.array(frames), size=size).frames
+        ids = self._window_ids(times)
+        half = 0.5 / self.sample_rate
+        context = CaptionContext(identities=ids, speech=_near(self._said, times, half)[:CONTEXT_LINES],
+                                 screen_text=_near(self._shown, times, half)[:CONTEXT_LINES])
+        texts = self.engine.caption_windows([(list(decoded), context)], per_shot=True)[0]
+        return [{"frame": frame, "time": t, "text": text, "ids": list(ids)}
+                for frame, t, text in zip(frames, times, texts)]
+
+    def _shot_boundary(self, source: FrameSource, size, frame: int, frame_count: int) -> dict:
+        """One boundary's caption from BOUNDARY_SIDE frames each side of it, spread over the
+        stretches between it and the boundaries around it (never across them)."""
+        k = self._boundaries.index(frame)
+        previous = self._boundaries[k - 1] if k > 0 else 0
+        following = self._boundaries[k + 1] - 1 if k + 1 < len(self._boundaries) else frame_count - 1
+        before, after = boundary_context(frame, previous, following, plans.BOUNDARY_SIDE)
+        batch = source.frames_at_indices(np.array(before + [frame] + after), size=size)
+        shown = batch.frames
+        half = 0.5 / self.sample_rate
+        times = [float(t) for t in batch.times]
+        context = CaptionContext(speech=_near(self._said, times, half)[:CONTEXT_LINES],
+                                 screen_text=_near(self._shown, times, half)[:CONTEXT_LINES])
+        found = self.engine.caption_boundaries([(shown[:len(before)], shown[len(before)], shown[len(before) + 1:])],
+                                               [context], per_shot=True)[0]
+        return {"frame": frame, "caption": list(found) if found else None}
+
+    # -- dense -----------------------------------------------------------------------------
     def _with_model(self, source: FrameSource, builtin: dict, size, part, progress: ProgressFn,
                     cancel: CancelToken) -> dict:
+        started = perf_counter()
         samples = builtin["samples"]
         frames = [s["frame"] for s in samples]
         times = [s["time"] for s in samples]
@@ -143,7 +313,11 @@ class VLMCaptionStage:
         boundaries = self._caption_boundaries(source, size, source.info.frame_count, part(0.8, 0.92), cancel)
         keyframes = self._keyframes(captions, shots, cancel)
         progress(1.0, "done")
-        return {"builtin": builtin, "captions": captions, "boundaries": boundaries, "keyframes": keyframes}
+        record = {"mode": "dense", "frames": frames,
+                  "windows": [[frames[i] for i in members] for members, _ in windows],
+                  "boundaries": [b["frame"] for b in boundaries], "spent": round(perf_counter() - started, 3)}
+        return {"builtin": builtin, "captions": captions, "boundaries": boundaries, "keyframes": keyframes,
+                "plan": record}
 
     def _window_ids(self, times: list[float]) -> tuple[str, ...]:
         ids: list[str] = []
@@ -225,7 +399,9 @@ class VLMCaptionStage:
             judged = [Keyframe(time=k["time"], frame=k["frame"], score=1.0, reason=k["reason"])
                       for k in result["keyframes"]]
             keyframes = keep_edited_keyframes(judged, base.keyframes)
-        return replace(base.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
+        plan = CaptionPlan.from_dict({**result["plan"], "engine": engine})  # which frames the model saw
+        return replace(base.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes),
+                       caption_plan=plan)
 
 
 def caption_stages(engine, device: str) -> list:
