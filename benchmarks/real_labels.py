@@ -12,8 +12,16 @@ says of a clip is read as a reviewer meets it:
   categories the app says, found in the caption text less its camera and motion
   sentences), "person" where a caption names a person or an identity;
 - the statuses said of people ("walking", ...) by the pose tracks;
-- captions that name nothing (a look alone: "a picture in grey, no people seen"), and the
-  clues they give instead ("a graphic", "a black-and-white picture": CLUES).
+- captions that name nothing (a look alone: "a picture in grey"), and the clues they give
+  instead ("a graphic", "a black-and-white picture": CLUES);
+- absence claims: captions saying nobody is there ("no people seen"), false where the
+  truth has people (``people`` > 0: the truth is per clip, so a claim of a shot without
+  the clip's people counts as false too: the stricter reading); and the sentence most
+  captions end in after their scene (what is said or written apart), with its share: a
+  filler repeated in every caption says nothing;
+- camera claims ("The camera pans right."), false where the truth's ``camera`` rules them
+  out (CAMERA_TRUE: a still camera in a clip whose camera moves or shakes, a moving one in
+  a clip filmed still, a shake but in handheld or mixed footage; per clip again).
 
 Scored per (clip, label) pair: a COCO label is right where the truth lists it (``coco``,
 "person" where it has people); any other word where it is, or is a kind above, a word of
@@ -32,11 +40,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import re
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -51,6 +60,13 @@ NOT_THINGS = re.compile(r"(The camera [^.;]*[.;]|something moves in the picture\
                         r"|The movement stops\.|New shot:|no people seen|in (close-up|a medium shot|a wide shot)"
                         r"|(a|a dark|a bright) picture in [a-z ]+|[Ss]omeone says)")
 PERSON = re.compile(r"\b(person|people|P\d+|unrecognised faces?)\b")
+# The camera's motion a caption claims, and the truth's ``camera`` values it is right in.
+CAMERA = re.compile(r"\bThe camera (is still|pans|tilts|zooms|shakes)\b")
+CAMERA_TRUE = {"is still": ("still", "mixed"), "pans": ("moving", "handheld", "mixed"),
+               "tilts": ("moving", "handheld", "mixed"), "zooms": ("moving", "handheld", "mixed"),
+               "shakes": ("handheld", "mixed")}
+# A caption saying nobody is there.
+ABSENCE = re.compile(r"\b(no (people|person|one)|nobody)\b", re.IGNORECASE)
 
 
 @cache
@@ -72,6 +88,24 @@ def _vocabulary() -> tuple[re.Pattern, dict[str, str]]:
         name[label] = name[_PLURALS.get(label, label + "s")] = label
     words = sorted(set(name) - GRAMMAR, key=len, reverse=True)
     return re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE), name
+
+
+def says_nobody(text: str) -> bool:
+    """Whether a caption claims that nobody is there (outside quotations)."""
+    from videoreview.metrics.caption_sense import QUOTED
+
+    return bool(ABSENCE.search(QUOTED.sub(" ", text)))
+
+
+def last_sentence(text: str) -> str:
+    """The last sentence of a caption after its scene (its first sentence, what the picture
+    shows or looks like), "" where it has no other; what is said or written (a quotation,
+    "On screen: ...", "... says ...") is cut off first."""
+    from videoreview.metrics.caption_sense import QUOTED
+
+    own = re.split(r"\s(?=\S+ says |On screen:)", QUOTED.sub("“”", text))[0]
+    sentences = [s for s in re.split(r"(?<=[.!?…])\s+", own.strip()) if s]
+    return sentences[-1] if len(sentences) > 1 else ""
 
 
 def caption_words(text: str) -> set[str]:
@@ -150,6 +184,14 @@ class Said:
     captions: int = 0
     subject_named: int = 0
     empty: int = 0  # captions that name nothing
+    absent: int = 0  # captions saying nobody is there
+    endings: Counter = field(default_factory=Counter)  # the captions' last sentences
+    camera: Counter = field(default_factory=Counter)  # the camera motions claimed, one per caption claiming it
+
+    @property
+    def false_absent(self) -> int:
+        """The absence claims the truth denies (the clip has people)."""
+        return self.absent if self.truth.get("people", 0) > 0 else 0
 
     @property
     def truth(self) -> dict:
@@ -179,6 +221,9 @@ def said_of(clip: Clip, analysis) -> Said:
         out.captions += 1
         out.subject_named += bool(first) and names(first, words, clip.truth)
         out.empty += not words
+        out.absent += says_nobody(c.text)
+        out.endings[last_sentence(c.text)] += 1
+        out.camera.update(CAMERA.findall(c.text))
         out.clues |= {name for name, (said, _) in CLUES.items() if said.search(c.text)}
     out.statuses = {s.status for p in analysis.person_tracks for s in p.statuses}
     return out
@@ -272,6 +317,26 @@ def table(results: list[Said], title: str) -> None:
               f" | {share(sum(r.empty for r in rs), sum(r.captions for r in rs))} |")
 
 
+def claims_table(results: list[Said]) -> None:
+    """Captions claiming nobody is there (false where the clip has people), and the sentence
+    most captions end in."""
+    captions = sum(r.captions for r in results)
+    absent = sum(r.absent for r in results)
+    false = sum(r.false_absent for r in results)
+    endings = sum((r.endings for r in results), Counter())
+    endings.pop("", None)
+    ending, n = endings.most_common(1)[0] if endings else ("", 0)
+    moves = sum(n for e, n in endings.items() if e.endswith("something moves in the picture."))
+    print(f"\nAbsence claims (\"no people\"): {absent} of {captions} captions, {false} false "
+          f"(in {sum(bool(r.false_absent) for r in results)} clips with people); "
+          f"the most common last sentence after the scene: \"{ending}\" in {share(n, captions)}; "
+          f"ending in \"something moves in the picture\": {share(moves, captions)}")
+    claims = sum(sum(r.camera.values()) for r in results)
+    wrong = sum(n for r in results for motion, n in r.camera.items() if r.truth["camera"] not in CAMERA_TRUE[motion])
+    print(f"Camera claims: {claims} in {captions} captions, {wrong} false "
+          f"({share(claims - wrong, claims)} right)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, default=clips_dir().parent / "real-analyses",
@@ -280,6 +345,7 @@ def main() -> None:
     parser.add_argument("--engines", nargs="*", default=[], metavar="KEY=NAME")
     parser.add_argument("--clips", nargs="*", help="only these clips")
     parser.add_argument("-v", "--verbose", action="store_true", help="per clip: what was said, false ones marked *")
+    parser.add_argument("--captions", type=Path, help="write every clip's captions to this file (JSON lines)")
     parser.add_argument("--set", nargs="*", default=[], metavar="MODULE.NAME=VALUE",
                         help="another value of a threshold, e.g. pipeline.stages.label_vote.AGREE=0.1 "
                              "(tuning part only!)")
@@ -295,19 +361,27 @@ def main() -> None:
     if missing:
         print(f"({missing} clips not fetched: scripts/fetch-real-clips)")
     results = []
+    written = args.captions.open("w") if args.captions else None
     for clip, analysis in analysed(clips, args.keep, args.engines):
         r = said_of(clip, analysis)
         results.append(r)
+        if written:
+            written.write(json.dumps({"clip": clip.name, "part": clip.part, "people": clip.truth.get("people", 0),
+                                      "captions": [[c.time, c.text] for c in analysis.captions]}) + "\n")
         if args.verbose:
             marked = ", ".join(w + ("*" if not right(w, clip.truth) else "") for w in sorted(r.labels))
             missed = [t[0] + ("!" if t in r.nameable() else "") for t in r.nameable(False) if t not in r.found(False)]
             print(f"{clip.name} [{clip.kind}, {clip.part}]: {marked or '-'}; "
-                  f"missed (! first): {', '.join(missed) or '-'}; statuses: {', '.join(sorted(r.statuses)) or '-'}")
+                  f"missed (! first): {', '.join(missed) or '-'}; statuses: {', '.join(sorted(r.statuses)) or '-'}; "
+                  f"\"no people\" {r.absent}/{r.captions}{'*' if r.false_absent else ''}")
+    if written:
+        written.close()
     for part in ("tuning", "held-out"):
         rs = [r for r in results if r.clip.part == part]
         if rs:
             table(rs, f"{part} part ({len(rs)} clips)")
             clue_table(rs)
+            claims_table(rs)
             poses_table(rs)
             labels_table(rs)
 

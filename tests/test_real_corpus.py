@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from real_corpus import CLASSES, corpus, held_out  # noqa: E402
-from real_labels import caption_words, names, right  # noqa: E402
+from real_labels import CAMERA, caption_words, last_sentence, names, right, says_nobody  # noqa: E402
 
 # The held-out part as it was fixed before any tuning (real_corpus.held_out_names). A clip
 # may be added to the corpus; none of these may leave the held-out part.
@@ -64,7 +64,8 @@ def test_every_clip_has_a_truth_in_the_scorers_words():
 
 
 @pytest.mark.parametrize("caption, words", [
-    ("A picture in grey, no people seen. The camera is still; something moves in the picture.", set()),
+    ("A picture in grey, no people seen. The camera is still.", set()),
+    ("A picture in grey, no people seen. The camera is still; something moves in the picture.", set()),  # before
     ("New shot: a person, with a car. The camera pans left.", {"person", "car"}),
     ("An analog clock. The camera zooms in.", {"analog clock"}),  # not "clock" besides
     ("P1 in close-up on the left, with a wine glass.", {"person", "wine glass"}),
@@ -74,6 +75,15 @@ def test_every_clip_has_a_truth_in_the_scorers_words():
 ])
 def test_the_scorer_reads_the_things_a_caption_names(caption, words):
     assert caption_words(caption) == words
+
+
+def test_the_scorer_counts_the_claims_a_caption_makes():
+    assert says_nobody("A dark picture in blue, no people seen. The camera is still.")
+    assert not says_nobody("A dark picture in blue.") and not says_nobody("P1 says “nobody came”.")  # a quotation
+    assert last_sentence("A picture in grey. The camera shakes; something moves in the picture.") == \
+        "The camera shakes; something moves in the picture."
+    assert last_sentence("New shot: a cat. P1 says “Go. Now.”") == ""  # the scene alone; what is said apart
+    assert CAMERA.findall("New shot: a cat. The camera pans left.") == ["pans"]
 
 
 def test_a_label_is_right_where_the_truth_allows_it_or_a_word_below_it():

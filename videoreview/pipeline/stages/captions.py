@@ -137,6 +137,8 @@ class CaptionStage(SampledStage):
         # what the models agree on, shot by shot (label_vote.py): the object tracks and bodies
         # kept, the shots where someone is, each shot's subject
         shots = label_vote.shots_of(analysis, samples, shot_of)
+        # the only shots said to have "no people": before the vote drops the bodies nobody is sure of
+        checked_empty = label_vote.nobody_seen(analysis, shots)
         analysis = label_vote.keep_agreed_tracks(analysis, shots, shot_of)
         subjects = {k: label_vote.subject(shot) for k, shot in shots.items()}
         nobody = label_vote.nobody(shots)
@@ -171,7 +173,7 @@ class CaptionStage(SampledStage):
         info = analysis.video
         described = describe(samples, faces_at, shot_of, info.width, info.height,
                              text_share=text_coverage(analysis, 0.5 / self.sample_rate), objects_at=objects_at,
-                             doing_at=doing_at, subject_of=subjects.get)
+                             doing_at=doing_at, subject_of=subjects.get, nobody_in=checked_empty.__contains__)
         engine = self.engine_tag
         heard = heard_and_read(analysis, [s.time for s in samples], 0.5 / self.sample_rate)
         captions = [FrameCaption(time=s.time, frame=s.frame, text=f"{text} {extra}".strip(), engine=engine,
