@@ -113,6 +113,15 @@ def timed(function) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
+def rss_mb() -> float:
+    """This process's resident memory now, in MiB (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as status:
+            return int(status.read().split("VmRSS:")[1].split()[0]) / 1024
+    except OSError:
+        return 0.0
+
+
 def in_child(function, *args):
     """``function(*args)`` in a fresh process: its peak RSS is its own, not the builder's."""
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -142,6 +151,7 @@ def measure_vlm(name: str, folder: Path, video: Path, repeats: int, threads: int
     started = time.perf_counter()
     model = engine.model
     load_s = time.perf_counter() - started
+    loaded_rss = rss_mb()
 
     produced: list[tuple[int, int]] = []  # (prompt tokens, new tokens) of each generate call
     generate = model.model.generate
@@ -181,7 +191,7 @@ def measure_vlm(name: str, folder: Path, video: Path, repeats: int, threads: int
             **{f"{kind}_s": round(statistics.median(times), 2) for kind, times in seconds.items()},
             "all_s": {kind: [round(t, 2) for t in times] for kind, times in seconds.items()},
             "cpu_s": {kind: round(statistics.median(times), 2) for kind, times in cpu.items()},
-            "requests": shapes, "peak_rss_mib": round(peak_rss_mb())}
+            "requests": shapes, "rss_after_load_mib": round(loaded_rss), "peak_rss_mib": round(peak_rss_mb())}
 
 
 # -- SigLIP 2 --------------------------------------------------------------------------------
@@ -226,6 +236,7 @@ def measure_siglip(folder: Path, home: Path, video: Path, repeats: int, texts: i
     started = time.perf_counter()
     encoder = ImageTextEncoder(folder)
     load_s = time.perf_counter() - started
+    loaded_rss = rss_mb()
     frames = shot_frames(video, None, square=encoder.size)
     encoder.embed_images(frames)  # warm-up
     shot = [timed(lambda: encoder.embed_images(frames)) for _ in range(repeats)]
@@ -239,7 +250,8 @@ def measure_siglip(folder: Path, home: Path, video: Path, repeats: int, texts: i
             "all_shot_s": [round(wall, 2) for wall, _ in shot],
             "shot_cpu_s": round(statistics.median(cpu for _, cpu in shot), 2),
             "texts": texts, "text_batch": text_batch, "texts_s": round(texts_s, 1), "texts_cpu_s": round(texts_cpu, 1),
-            "per_1000_texts_s": round(texts_s * 1000 / texts, 1), "peak_rss_mib": round(peak_rss_mb())}
+            "per_1000_texts_s": round(texts_s * 1000 / texts, 1), "rss_after_load_mib": round(loaded_rss),
+            "peak_rss_mib": round(peak_rss_mb())}
 
 
 def main() -> None:
