@@ -28,7 +28,7 @@ from videoreview.errors import RecordError
 from videoreview.pipeline import StageCache, analyze, build_stages
 from videoreview.pipeline.runner import stage_key
 from videoreview.pipeline.stages import label_vote
-from videoreview.pipeline.stages.captions import CaptionStage, name_shots
+from videoreview.pipeline.stages.captions import NAME_SECONDS, CaptionStage, name_shots
 from videoreview.pipeline.stages.label_vote import Shot
 from videoreview.records import Analysis, ObjectDetection, ObjectTrack, ShotTag
 
@@ -177,7 +177,10 @@ def test_each_shot_is_named_by_the_model_through_the_captions_stage(model, clip,
     # The cached result keeps each sample's vector (float16), and a cached run names the same.
     captions_stage = next(s for s in stages if s.name == "captions")
     result = cache.get_entry(*stage_key(captions_stage, analysis.content_hash))[0]
-    assert all(len(s["image_text"]) == len(base64.b64encode(bytes(2 * 32))) for s in result["samples"])
+    # ... of the samples NAME_SECONDS apart: 0, 2 and 4 s, one in each shot.
+    named = [s for s in result["samples"] if "image_text" in s]
+    assert [s["time"] for s in named] == [0.0, 2.0, 4.0] and len(result["samples"]) == 6
+    assert all(len(s["image_text"]) == len(base64.b64encode(bytes(2 * 32))) for s in named)
     assert analyze(clip, stages=stages, cache=cache).shot_tags == analysis.shot_tags
     # The JSON round trip gives the records back.
     loaded = Analysis.from_dict(json.loads(analysis.to_json()))
@@ -197,14 +200,14 @@ def test_the_chosen_model_reaches_the_captions_stage_with_the_vocabulary(model, 
     assert captions.namer is not None and captions.namer.vocabulary == naming.default_vocabulary()
     tag = captions.namer.tag
     # Another model (or none) computes the stage again.
-    assert stage_key(captions, "h")[3].endswith(f"~{CaptionStage.revision}+{tag}")
+    assert stage_key(captions, "h")[3].endswith(f"~{CaptionStage.revision}+{tag}/{NAME_SECONDS:g}s")
     # A VLM's stage measures frames with the builtin one: both carry the model in their keys.
     from videoreview.pipeline.stages.vlm_captions import VLMCaptionStage
 
     vlm = VLMCaptionStage(captions.engine, CaptionStage(captions.engine))
     name_shots(vlm, captions.namer)
-    assert vlm.builtin.namer is captions.namer and vlm.revision == f"{VLMCaptionStage.revision}+{tag}"
-    assert vlm.builtin.revision == f"{CaptionStage.revision}+{tag}"
+    assert vlm.builtin.namer is captions.namer and vlm.revision == f"{VLMCaptionStage.revision}+{tag}/{NAME_SECONDS:g}s"
+    assert vlm.builtin.revision == f"{CaptionStage.revision}+{tag}/{NAME_SECONDS:g}s"
 
 
 def test_a_model_that_will_not_load_leaves_the_captions_without_names(model, home, tmp_path, capsys):

@@ -141,7 +141,22 @@ def cmd_pull(args: argparse.Namespace) -> str:
     if not entry.builtin:
         size = f", {entry.size_bytes / 1e9:.2f} GB" if entry.size_bytes else ""
         print(f"{entry.name}: {entry.repo} at {entry.revision[:12]}, licence {entry.license}{size}", file=sys.stderr)
-    return os.fspath(pull(entry))
+    folder = pull(entry)
+    if "image-text" in entry.tasks:
+        _prepare_namer(entry.name, folder)
+    return os.fspath(folder)
+
+
+def _prepare_namer(name: str, folder) -> None:
+    """An image-text model's ONNX export and its vocabulary's embeddings, made once here
+    rather than in the first analysis that names shots with it (minutes on a CPU)."""
+    from ..engines.embeddings.image_text import ImageTextEncoder
+    from ..engines.embeddings.naming import ShotNamer
+
+    namer = ShotNamer(ImageTextEncoder(folder))
+    print(f"{name}: embedding the {len(namer.vocabulary.names):,} names it tells shots by, once "
+          "(a few minutes on a CPU)", file=sys.stderr)
+    namer.text_embeddings()
 
 
 @_command

@@ -32,12 +32,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# VLM seconds allowed per second of video where the plan is per shot. The target (issue 53):
-# the whole analysis of a real 3-minute clip with SmolVLM2 256M takes no longer than the clip
-# on 2 CPU cores. Without a VLM the other stages take about a third of such a clip's length
-# (at most 36 %: models/advice.py, docs/benchmarks.md), so the VLM gets half of it, and the
-# rest is a margin for a request costing more than measured so far.
-BUDGET_PER_VIDEO_SECOND = 0.5
+from ..models.advice import VLM_SHARE
+
+# VLM seconds allowed per second of video where the plan is per shot: the share of a clip's
+# length the offer weighs a model's cost against (models/advice.py VLM_SHARE, and why).
+BUDGET_PER_VIDEO_SECOND = VLM_SHARE
 WINDOW_FRAMES = 6  # the most frames of one caption window (ProgressCaptioner: windows of 2 to 6)
 FIRST_FRAMES = 2  # every shot's window starts at this many frames (a pair shows a progression)
 BOUNDARY_SIDE = 2  # frames before and after a boundary's own (GEB+ takes up to 10 each side)

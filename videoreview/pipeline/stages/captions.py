@@ -30,6 +30,10 @@ TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height
 LINE_HEIGHT = 0.25  # a line of on-screen text is at most this share of the picture high
 FEATURE_LONG_SIDE = 224  # the whole picture at this size, for appearance features (keyframes)
+# An image-text model sees a sample every NAME_SECONDS: SigLIP 2 base takes 0.3 s a frame on
+# 2 cores (benchmarks/bench_vlm_shot.py), 54 s of a 3-minute clip at every sample, half that
+# at every other; a shot's names need only a few of its frames (naming.MATCH_SHARE).
+NAME_SECONDS = 2.0
 
 
 def square_crops(frame: np.ndarray) -> list[np.ndarray]:
@@ -64,6 +68,7 @@ class CaptionReader:
         self.next = 0  # position in self.sampled of the next sample to complete
         self.ready: list[tuple[int, float, np.ndarray, np.ndarray]] = []  # frame, time, picture, next picture
         self.samples: list[dict] = []
+        self.named_at: float | None = None  # the time of the last sample the image-text model saw
 
     def take(self, batch) -> None:
         for index, time, frame in zip(batch.indices, batch.times, batch.frames):
@@ -98,8 +103,7 @@ class CaptionReader:
         features, whole = extract.features_and_probabilities(
             np.stack([cv2.resize(f, self.feature_size, interpolation=cv2.INTER_AREA) for f in sampled]))
         crops = np.stack([c for f in sampled for c in square_crops(f)])
-        namer = self.stage.namer  # an image-text model's view of each sample: what its shot shows (apply)
-        named = namer.embed_frames(sampled) if namer is not None else None
+        named = self._name_frames(chunk)
         _, crop_probs = extract.features_and_probabilities(crops)
         probs = crop_probs.reshape(len(chunk), -1, crop_probs.shape[1]).mean(axis=1)
         for k, (frame, time, picture, after) in enumerate(chunk):
@@ -111,8 +115,23 @@ class CaptionReader:
                 "camera": [round(camera[0], 3), round(camera[1], 3)], "zoom": round(zoom, 5),
                 "motion": round(motion, 3), "feature": pack_feature(features[k]), "look": look(picture),
             })
-            if named is not None:
+            if k in named:
                 self.samples[-1]["image_text"] = pack_feature(named[k])
+
+    def _name_frames(self, chunk: list[tuple[int, float, np.ndarray, np.ndarray]]) -> dict[int, np.ndarray]:
+        """An image-text model's view of the samples of ``chunk`` NAME_SECONDS apart (what
+        their shots show: apply), by position in the chunk; none without a model."""
+        namer = self.stage.namer
+        if namer is None:
+            return {}
+        chosen = []
+        for k, (_, time, _, _) in enumerate(chunk):
+            if self.named_at is None or time - self.named_at >= NAME_SECONDS - 1e-6:
+                chosen.append(k)
+                self.named_at = time
+        if not chosen:
+            return {}
+        return dict(zip(chosen, namer.embed_frames([chunk[k][2] for k in chosen])))
 
 
 class CaptionStage(SampledStage):
@@ -221,7 +240,7 @@ def name_shots(stage, namer: ShotNamer) -> None:
     builtin = getattr(stage, "builtin", stage)
     builtin.namer = namer
     for each in dict.fromkeys([stage, builtin]):
-        each.revision = f"{type(each).revision}+{namer.tag}"
+        each.revision = f"{type(each).revision}+{namer.tag}/{NAME_SECONDS:g}s"
 
 
 def measured_sample(raw: dict) -> Sample:
