@@ -283,6 +283,7 @@ def main() -> None:
             shutil.rmtree(tmp / "home", ignore_errors=True)
             result["load_average_after"] = [round(x, 1) for x in os.getloadavg()]
             result["load_average_before"] = load_before
+            result["video"] = what
             if args.json:
                 print(json.dumps(result), flush=True)
             elif name == SIGLIP:
