@@ -196,7 +196,7 @@ def test_with_too_little_memory_a_model_server_is_offered_and_chosen(qtbot, upgr
         qtbot.waitUntil(window.offer_bar.isVisible, timeout=5_000)
         assert window.offer_bar.label.text() == (
             "Better captions need a VLM: a model server (vLLM, Ollama, LM Studio), as no catalog VLM fits this "
-            "machine's memory (smolvlm2-256m-video-instruct needs about 1.5 GB, 1.1 GB free).")
+            "machine's memory (smolvlm2-256m-video-instruct needs about 2 GB, 1.1 GB free).")
         assert list(window.offer_bar.buttons) == ["Add a model server…", "No thanks"]
         window.upgrade.ask_server = lambda: Server("box", loopback.url, "colours", concurrency=2)
         with qtbot.waitSignal(window.queue.finished, timeout=ANALYSIS_MS) as again:
