@@ -102,8 +102,8 @@ def test_the_cpu_advice_names_the_vlm_and_siglip2_with_sizes_and_licences():
     assert [(m.name, key) for m, key in advice.choices()] == [("tiny", "captions"), (NAMER, "image-text")]
     slow = advise(BUILTIN, None, CPU_CATALOG, Machine(1, 30.0))
     assert slow.model.name == "tiny" and ("about 5.0 s on these 1 cores; in the 50% of a video's length it is "
-                                          "given, about one shot in 2, the others keeping the builtin captions"
-                                          in slow.text())
+                                          "given, six frames of about one shot in 2, the others keeping the "
+                                          "builtin captions" in slow.text())
     unknown = advise(BUILTIN, None, CPU_CATALOG, Machine(8, None))
     assert unknown.model.name == "big" and unknown.namer is SIGLIP2
     assert "(needs about 3 GB, the free memory could not be read here)" in unknown.text()

@@ -125,7 +125,7 @@ def pace(shot_seconds: float) -> str:
     keeps up with every shot)."""
     if shot_seconds <= SHOT_BUDGET_SECONDS:
         return ""
-    return (f"; in the {VLM_SHARE:.0%} of a video's length it is given, about one shot in "
+    return (f"; in the {VLM_SHARE:.0%} of a video's length it is given, six frames of about one shot in "
             f"{math.ceil(shot_seconds / SHOT_BUDGET_SECONDS)}, the others keeping the builtin captions")
 
 
