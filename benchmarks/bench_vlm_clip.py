@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,11 +45,11 @@ RUNS = ("builtin", *VLMS, "siglip2")
 
 def models_folder(name: str, models: Path) -> Path:
     """The random-weight folder of ``name``, built on first use."""
-    import bench_vlm_batching
-    import bench_vlm_shot
-
     folder = models / name
     if not (folder / "config.json").exists():
+        import bench_vlm_batching
+        import bench_vlm_shot
+
         if name == "siglip2":
             bench_vlm_shot.build_siglip(folder)
         else:
@@ -56,11 +58,18 @@ def models_folder(name: str, models: Path) -> Path:
 
 
 def prepare_siglip(folder: Path) -> None:
-    """The ONNX export and the vocabulary's embeddings, as `models pull` leaves them."""
-    from videoreview.engines.embeddings.image_text import ImageTextEncoder
-    from videoreview.engines.embeddings.naming import ShotNamer
+    """The ONNX export and the vocabulary's embeddings, as `models pull` leaves them; in a
+    process of its own, so that no thread of it runs beside the timed analyses."""
+    code = ("import sys; from videoreview.engines.embeddings.image_text import ImageTextEncoder; "
+            "from videoreview.engines.embeddings.naming import ShotNamer; "
+            "ShotNamer(ImageTextEncoder(sys.argv[1])).text_embeddings()")
+    subprocess.run([sys.executable, "-c", code, str(folder)], check=True, cwd=ROOT)
 
-    ShotNamer(ImageTextEncoder(folder)).text_embeddings()
+
+def in_child(function, *args):
+    """``function(*args)`` in a fresh process: nothing of its model stays in this one."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(function, *args).result()
 
 
 def analyse(video: Path, engines: str, out: Path) -> float:
@@ -86,13 +95,15 @@ def main() -> None:
     if clip is None or not clip.path.exists():
         sys.exit(f"{args.clip}: not a fetched corpus clip (scripts/fetch-real-clips)")
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["VIDEOREVIEW_HOME"] = str(Path(tmp) / "home")  # exports and caches: not the user's
         models = Path(args.models) if args.models else Path(tmp) / "models"
+        os.environ["VIDEOREVIEW_HOME"] = str(models / "home")  # exports and caches: not the user's
         from videoreview.media import probe
 
         duration = probe(clip.path).duration
-        if "siglip2" in args.runs:
-            prepare_siglip(models_folder("siglip2", models))
+        if "siglip2" in args.runs:  # built and prepared in processes of their own
+            prepare_siglip(in_child(models_folder, "siglip2", models))
+        for name in (run for run in args.runs if run in VLMS):
+            in_child(models_folder, name, models)
         for run in args.runs:
             if run == "builtin":
                 engines = ""

@@ -34,11 +34,10 @@ REFERENCE_CORES = 2
 # hand-written cuts; the command is in docs/models.md) has a shot every 5.4 s on average:
 # a 3-minute clip of such shots has about 33.
 MEAN_SHOT_SECONDS = 5.4
-# Without a VLM the 3-minute corpus clips are analysed in at most 36 % of their length on 2
-# cores (65.6 s for the 180.2 s animation, docs/benchmarks.md): a VLM may take half a clip's
-# length and the whole analysis still takes no longer than the clip, with a margin for a
-# request costing more than measured. The per-shot plan spends this share too
-# (pipeline/caption_plan.py).
+# Without a VLM the whole analysis of the corpus's 180.2 s animation takes 90.1 s on 2 cores,
+# model loading and all (benchmarks/bench_vlm_clip.py): a VLM may take half a clip's length
+# and the whole analysis still takes about the clip's (SmolVLM2 256M: 167.5 s, its requests
+# 85.8 s, as stages overlap). The per-shot plan spends this share (pipeline/caption_plan.py).
 VLM_SHARE = 0.5
 SHOT_BUDGET_SECONDS = MEAN_SHOT_SECONDS * VLM_SHARE  # 2.7 s a shot on average
 
