@@ -39,6 +39,13 @@ def test_ids_name_people_quotes_claim_nothing_and_unknown_subjects_count_apart()
     assert result.false_labels == 1 / 4  # the nematode; the quoted cat is what is written, not a claim
 
 
+def test_the_filming_camera_names_no_camera_and_a_face_names_a_person():
+    shots = [ShotLabels(0.0, 2.0, ("camera", "tripod") + ("person",))]
+    captions = [(0.0, "A picture in grey. The camera zooms out."), (1.0, "One unrecognised face in a wide shot.")]
+    assert score(captions, shots).subject_named == 1 / 2
+    assert score([(0.0, "A camera on a tripod. The camera is still.")], shots).subject_named == 1
+
+
 def test_the_set_builds_from_real_photographs_with_labels(tmp_path, home):
     assert len(CLIPS) >= 12
     path, labels = make_clip(tmp_path, "cuts")

@@ -25,6 +25,8 @@ from functools import cache
 # Words of the caption's form, not its content ("a medium shot", "on screen: ...").
 GRAMMAR = frozenset({"camera", "shot", "face", "frame", "medium", "screen"})
 QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"")  # what is said or written, quoted: not the caption's own claim
+# The caption's sentence about the filming camera ("The camera zooms out."): it names no camera in the picture.
+CAMERA_SENTENCE = re.compile(r"\bthe camera [^.;]*[.;]?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -96,10 +98,11 @@ def object_labels(caption: str) -> list[str]:
 
 def _names(caption: str, terms: tuple[str, ...]) -> bool:
     """Whether the caption names one of ``terms`` (a plural too), not as "no ...": "no
-    people" names nobody; an identity id (P1, P2, ...) names a person."""
-    if "person" in terms and re.search(r"\bP\d+\b", caption):  # an identity id names a person
+    people" names nobody; an identity id (P1, P2, ...) or a face names a person; the
+    sentence about the filming camera names no camera."""
+    if "person" in terms and re.search(r"\bP\d+\b|\bfaces?\b", caption):
         return True
-    text = caption.lower()
+    text = CAMERA_SENTENCE.sub(" ", caption).lower()
     return any(re.search(r"(?<!\bno )\b" + re.escape(term.lower()) + r"s?\b", text) for term in terms)
 
 
