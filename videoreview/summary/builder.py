@@ -20,8 +20,7 @@ import re
 from dataclasses import replace
 from typing import Protocol
 
-from ..engines.captions.builtin import objects_phrase
-from ..engines.captions.phrases import said, sentence, written
+from ..engines.captions.phrases import objects_phrase, said, sentence, written
 from ..records import SHOT_CHANGE_KINDS, Analysis, Keyframe, Summary
 from . import objects
 

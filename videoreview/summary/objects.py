@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..coco_kinds import COCO_KINDS
-from ..engines.captions.builtin import objects_phrase
+from ..engines.captions.phrases import objects_phrase
 from ..engines.captions.subjects import same_kind
 from ..records import Analysis, ObjectTrack
 from ..taxonomy import taxonomy

@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -62,7 +61,7 @@ import cv2
 import numpy as np
 
 from .looks import look_phrase, picture_kind
-from .phrases import sentence
+from .phrases import _PLURALS, count, doing_phrase, objects_phrase, sentence, unnamed_people, with_article
 from .subjects import is_clothing, same_kind, subject_word
 
 PAN_PX = 0.25  # median flow, pixels per frame at 160 px width, above which the camera moves
@@ -247,53 +246,6 @@ def framing(people: list[Person], height: float) -> str:
         return ""
     tallest = max(p.box[3] for p in people) / height
     return "close-up" if tallest >= 0.25 else "medium shot" if tallest >= 0.1 else "wide shot"
-
-
-def with_article(word: str) -> str:
-    return ("an " if word[:1].lower() in "aeio" or word.lower().startswith(("un", "um", "up", "hour")) else "a ") + word
-
-
-_NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-
-
-def count(n: int, thing: str, things: str) -> str:
-    return f"{_NUMBERS[n] if n < len(_NUMBERS) else n} {thing if n == 1 else things}"
-
-
-# COCO labels whose plural is not the label + "s"
-_PLURALS = {"person": "people", "bus": "buses", "knife": "knives", "mouse": "mice", "sheep": "sheep", "skis": "skis",
-            "couch": "couches", "sandwich": "sandwiches", "wine glass": "wine glasses", "bench": "benches",
-            "toothbrush": "toothbrushes", "dining table": "dining tables", "hair drier": "hair driers"}
-
-
-def objects_phrase(objects: Sequence[tuple[str, int]], most: int = 3) -> str:
-    """"two cars and a dog": the objects seen, most numerous first, at most ``most`` labels."""
-    ordered = sorted(objects, key=lambda lc: (-lc[1], lc[0]))[:most]
-    parts = [with_article(label) if n == 1 else count(n, label, _PLURALS.get(label, label + "s"))
-             for label, n in ordered]
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def doing_phrase(status: str) -> str:
-    """A status said after a person: "walking", "with arms raised"."""
-    return "with arms raised" if status == "arms raised" else status
-
-
-def unnamed_people(doing: Sequence[str], seen: int = 0) -> str:
-    """"a person walking", "two people sitting", "three people: two standing and one running";
-    where more people are ``seen`` (by the object detector) than bodies whose status is known,
-    "six people, one walking"."""
-    counts = sorted(Counter(map(doing_phrase, doing)).items(), key=lambda sc: (-sc[1], sc[0]))
-    parts = [f"{_NUMBERS[n] if n < len(_NUMBERS) else n} {status}" for status, n in counts]
-    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
-    if seen > len(doing):
-        return f"{count(seen, 'person', 'people')}, {listed}"
-    if len(doing) == 1:
-        return f"a person {doing_phrase(doing[0])}"
-    people = count(len(doing), "person", "people")
-    return f"{people} {counts[0][0]}" if len(counts) == 1 else f"{people}: {listed}"
 
 
 @dataclass(frozen=True)
