@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..coco_kinds import COCO_KINDS
-from ..engines.captions.phrases import objects_phrase
+from ..engines.captions.phrases import listing, objects_phrase
 from ..engines.captions.subjects import same_kind
 from ..records import Analysis, ObjectTrack
 from ..taxonomy import taxonomy
@@ -132,13 +132,6 @@ def seen_phrase(things: Sequence[tuple[str, int]], names: Sequence[str] = ()) ->
     shot tags' names in their order."""
     ordered = sorted(things, key=lambda lc: (-lc[1], lc[0]))
     return listing([objects_phrase([lc]) for lc in ordered] + [objects_phrase([(name, 1)]) for name in names])
-
-
-def listing(parts: Sequence[str]) -> str:
-    """"a, b and c"."""
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def same_thing(label: str, name: str) -> bool:

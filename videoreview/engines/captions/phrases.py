@@ -55,8 +55,12 @@ _PLURALS = {"person": "people", "bus": "buses", "knife": "knives", "mouse": "mic
 def objects_phrase(objects: Sequence[tuple[str, int]], most: int = 3) -> str:
     """"two cars and a dog": the objects seen, most numerous first, at most ``most`` labels."""
     ordered = sorted(objects, key=lambda lc: (-lc[1], lc[0]))[:most]
-    parts = [with_article(label) if n == 1 else count(n, label, _PLURALS.get(label, label + "s"))
-             for label, n in ordered]
+    return listing([with_article(label) if n == 1 else count(n, label, _PLURALS.get(label, label + "s"))
+                    for label, n in ordered])
+
+
+def listing(parts: Sequence[str]) -> str:
+    """"a, b and c"."""
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -73,7 +77,7 @@ def unnamed_people(doing: Sequence[str], seen: int = 0) -> str:
     "six people, one walking"."""
     counts = sorted(Counter(map(doing_phrase, doing)).items(), key=lambda sc: (-sc[1], sc[0]))
     parts = [f"{_NUMBERS[n] if n < len(_NUMBERS) else n} {status}" for status, n in counts]
-    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    listed = listing(parts)
     if seen > len(doing):
         return f"{count(seen, 'person', 'people')}, {listed}"
     if len(doing) == 1:
