@@ -55,7 +55,8 @@ def analyze_each(args: argparse.Namespace, outputs: bool, videos: list[str] | No
         try:
             analysis = analyze(video, progress=_with_plan_lines(shown), cancel=CancelToken(), cache=cache,
                                use_cache=not args.no_cache, backend=args.backend, previous=previous,
-                               stages=stages, notice=lambda text: shown.write(f"videoreview: notice: {text}"))
+                               stages=stages, speed=getattr(args, "speed", None),
+                               notice=lambda text: shown.write(f"videoreview: notice: {text}"))
         except VideoReviewError as exc:
             shown.close()
             print_error(str(exc))
@@ -108,7 +109,33 @@ def _cluster_distance(analyses) -> float:
     return face_cluster_distance(analyses[0].engines.get("faces", ""))
 
 
+def print_plans(args: argparse.Namespace) -> int:
+    """``analyze --plan``: each video's plan and budget, nothing analysed."""
+    from ..pipeline import StageCache, build_stages
+    from ..pipeline.plan import describe
+    from ..pipeline.runner import plan_for
+
+    try:
+        stages = build_stages(parse_engines(args.engines), chosen().device)
+    except (argparse.ArgumentTypeError, KeyError) as exc:
+        print_error(str(exc).strip("'\""))
+        return EXIT_USAGE
+    cache, failed = StageCache(), False
+    for video in args.videos:
+        try:
+            info, plan = plan_for(video, stages, cache=cache, use_cache=not args.no_cache, speed=args.speed)
+        except VideoReviewError as exc:
+            print_error(str(exc))
+            failed = True
+            continue
+        print(f"{video}:")
+        print("\n".join(describe(plan, info.duration)))
+    return EXIT_ERROR if failed else 0
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
+    if args.plan:
+        return print_plans(args)
     done = analyze_all(args, outputs=True)
     if done is None:
         return EXIT_USAGE
@@ -221,6 +248,16 @@ def cmd_info(args: argparse.Namespace) -> int:
     return status
 
 
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"--speed wants a number above 0 (times realtime), not {text!r}")
+    return value
+
+
 def add_parsers(sub) -> None:
     p = sub.add_parser("analyze", help="analyse videos and write their Analysis JSON")
     p.add_argument("videos", nargs="+", metavar="VIDEO")
@@ -233,6 +270,9 @@ def add_parsers(sub) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--videoset", action="store_true",
                    help="the videos are one set (clips of one film): identities P1, P2, ... are shared")
+    p.add_argument("--plan", action="store_true", help="print each video's plan and budget, analyse nothing")
+    p.add_argument("--speed", type=_speed, metavar="X",
+                   help="a budget: take at most the video's length / X (stages that may go coarser sample less)")
     p.set_defaults(run=cmd_analyze)
 
     p = sub.add_parser("identities", help="people in a set of videos: P1, P2, ... with their times and faces")

@@ -10,6 +10,7 @@ that a reader wants it at; the readers then run their models in the caller's thr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from typing import Any, Protocol
@@ -53,9 +54,11 @@ class Mapped:
 
 
 def read_together(source: FrameSource, readers: Sequence[FrameReader], progress: Sequence[Progress],
-                  cancel=None) -> list[Any]:
+                  cancel=None, seconds: list[float] | None = None) -> list[Any]:
     """Feed every reader its frames in one pass and return their results, in order.
-    ``progress[k]`` hears of reader k's frames; ``cancel.check()`` is called per batch."""
+    ``progress[k]`` hears of reader k's frames; ``cancel.check()`` is called per batch;
+    ``seconds[k]``, where given, adds up the time inside reader k's ``take`` and ``result``."""
+    seconds = seconds if seconds is not None else [0.0] * len(readers)
     taken = [0] * len(readers)
     wants = [(r.indices, r.size, r.batch) for r in readers]
     with closing(prefetched(source.batches_for(wants))) as batches:  # stops the thread on error too
@@ -64,12 +67,19 @@ def read_together(source: FrameSource, readers: Sequence[FrameReader], progress:
                 cancel.check()
             if count % 20 == 19:
                 release_free_memory()  # keeps peak memory flat over long videos (see heap.py)
+            begun = time.perf_counter()
             readers[number].take(batch)
+            seconds[number] += time.perf_counter() - begun
             taken[number] += len(batch)
             reader, total = readers[number], max(1, len(readers[number].indices))
             status = reader.status() if hasattr(reader, "status") else f"frame {taken[number]}/{total}"
             progress[number](min(1.0, taken[number] / total), status)
-    return [r.result() for r in readers]
+    results = []
+    for number, reader in enumerate(readers):
+        begun = time.perf_counter()
+        results.append(reader.result())
+        seconds[number] += time.perf_counter() - begun
+    return results
 
 
 def read_alone(source: FrameSource, reader: FrameReader, progress: Progress, cancel=None) -> Any:

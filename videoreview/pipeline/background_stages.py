@@ -5,6 +5,7 @@ CTranslate2, ONNX Runtime, torch and FFmpeg release the GIL while they compute."
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from .cancel import CancelToken
@@ -40,9 +41,10 @@ def locked(progress):
 class BackgroundStages:
     """``stages``' ``compute`` started in one thread, in order; ``result(name)`` waits for
     one and returns it or raises what it raised. ``close()`` stops what still runs (at its
-    next cancellation check) and waits for the thread."""
+    next cancellation check) and waits for the thread. ``spent`` gets each stage's seconds."""
 
-    def __init__(self, stages, source, progress, cancel: CancelToken) -> None:
+    def __init__(self, stages, source, progress, cancel: CancelToken, spent: dict[str, float] | None = None) -> None:
+        spent = spent if spent is not None else {}
         self._stop = CancelToken()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="background-stage")
         token = Either(cancel, self._stop)
@@ -53,7 +55,11 @@ class BackgroundStages:
                     progress(stage.name, fraction, message)
 
                 stage_progress(0.0, "starting")
-                return stage.compute(source, stage_progress, token)
+                begun = time.perf_counter()
+                try:
+                    return stage.compute(source, stage_progress, token)
+                finally:
+                    spent[stage.name] = time.perf_counter() - begun
 
             self._futures[stage.name] = self._pool.submit(run)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -18,6 +19,7 @@ from .cache import StageCache
 from .cancel import CancelToken
 from .edits import set_summaries
 from .fallback import FallbackResult
+from .plan import apply_rates, make_plan, restore_rates, with_spent
 from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
 
 # stage name, fraction of that stage done in [0, 1], message
@@ -42,6 +44,7 @@ def analyze(
     on_stage: Callable[[Analysis], None] | None = None,
     notice: Callable[[str], None] | None = None,
     decode: str = "auto",
+    speed: float | None = None,
 ) -> Analysis:
     """Analyse one video. Raises MediaError for a file that is not a usable video,
     Cancelled when ``cancel`` is set; in both cases nothing in the cache is changed.
@@ -49,7 +52,9 @@ def analyze(
     window can fill in as results arrive; ``notice`` gets a line for each chosen model
     that failed on the way (its stage then finished with the builtin engine), and for each
     stage that runs on the CPU although CUDA was asked for. ``decode``: "auto" decodes on
-    the GPU (NVDEC) when a stage runs on CUDA, "cpu" always in software."""
+    the GPU (NVDEC) when a stage runs on CUDA, "cpu" always in software. ``speed``: the
+    plan's budget, as a multiple of realtime (pipeline/plan.py; None: every stage at its
+    full rate); the Analysis keeps the plan with the seconds each stage spent."""
     progress = progress or _ignore
     on_stage = on_stage or (lambda analysis: None)
     notice = notice or (lambda text: None)
@@ -57,6 +62,7 @@ def analyze(
     cache = cache or StageCache()
     stages = stages if stages is not None else build_stages(engines or DEFAULT_ENGINES)
 
+    started = time.perf_counter()
     progress("probe", 0.0, "probing")
     info = probe(path)
     if info.frame_count == 0:
@@ -72,24 +78,25 @@ def analyze(
         else None
     source: FrameSource | None = None
     background: BackgroundStages | None = None
+    spent: dict[str, float] = {}  # stage name -> seconds inside its work
+    lowered: dict[str, float] = {}
     try:
         # Stages that need no earlier results: from the cache, else read in one pass, and
         # those that read no frames (speech) in a thread beside that pass (background_stages.py).
-        known: dict[str, tuple[object, str]] = {}  # stage name -> (result, device it ran on)
         independent = [stage for stage in stages if not hasattr(stage, "prepare")]
-        for stage in independent if use_cache else []:
-            cached = cache.get_entry(*stage_key(stage, content_hash))
-            if cached is not None:
-                known[stage.name] = cached
+        known = _cached(independent, cache, content_hash) if use_cache else {}
         read = [stage for stage in independent if stage.name not in known]
+        plan = make_plan(info, stages, cores=os.cpu_count() or 1, device="cuda" if hardware else "cpu",
+                         cached=known, speed=speed)
+        lowered = apply_rates(plan, stages)
         if len(read) > 1:
             source = open_video(path, backend=backend, hardware=hardware)
             readers = [stage for stage in read if hasattr(stage, "reader")]
             if readers and len(readers) < len(read):
                 progress = locked(progress)
                 background = BackgroundStages([stage for stage in read if stage not in readers], source, progress,
-                                              cancel)
-            for name, result in _read_in_one_pass(source, readers, progress, cancel).items():
+                                              cancel, spent)
+            for name, result in _read_in_one_pass(source, readers, progress, cancel, spent).items():
                 known[name] = (result, "")
         for stage in stages:
             cancel.check()
@@ -110,7 +117,9 @@ def analyze(
                         result = background.result(stage.name)
                     else:
                         stage_progress(0.0, "starting")
+                        begun = time.perf_counter()
                         result = stage.compute(source, stage_progress, cancel)
+                        spent[stage.name] = time.perf_counter() - begun
                 except FallbackResult as fell:  # not cached: the model is asked again next time
                     notice(fell.notice)
                     stage_progress(1.0, "done (builtin)")
@@ -132,12 +141,38 @@ def analyze(
             on_stage(analysis)
         if source is not None and hardware:
             analysis = _decoded_on(analysis, source, notice)
+        analysis = replace(analysis, plan=with_spent(plan, spent, time.perf_counter() - started))
     finally:
+        restore_rates(stages, lowered)
         if background is not None:
             background.close()  # after a failure or cancellation: stops what still runs, then waits
         if source is not None:
             source.close()
     return _carry_summaries(analysis, previous)
+
+
+def _cached(stages: list[Stage], cache: StageCache, content_hash: str) -> dict[str, tuple[object, str]]:
+    """Stage name -> (result, device it ran on) of those of ``stages`` (none with
+    ``prepare``) whose result the cache holds."""
+    known = {}
+    for stage in stages:
+        entry = cache.get_entry(*stage_key(stage, content_hash))
+        if entry is not None:
+            known[stage.name] = entry
+    return known
+
+
+def plan_for(path: str | os.PathLike, stages: list[Stage], *, cache: StageCache | None = None,
+             use_cache: bool = True, speed: float | None = None):
+    """(VideoInfo, AnalysisPlan) of ``path``: the plan ``analyze`` would follow, made
+    without analysing. Raises MediaError as ``analyze`` does."""
+    cache = cache or StageCache()
+    info = probe(path)
+    if info.frame_count == 0:
+        raise MediaError(path, "no decodable video frames")
+    independent = [stage for stage in stages if not hasattr(stage, "prepare")]
+    known = _cached(independent, cache, cache.content_hash(path)) if use_cache else {}
+    return info, make_plan(info, stages, cores=os.cpu_count() or 1, cached=known, speed=speed)
 
 
 def _decoded_on(analysis: Analysis, source: FrameSource, notice: Callable[[str], None]) -> Analysis:
@@ -165,12 +200,15 @@ def _ran_on(stage: Stage, notice: Callable[[str], None]) -> str:
 def stage_key(stage: Stage, content_hash: str, depends: str = "") -> tuple:
     """Where a stage's result is cached: the video, the stage, its engine and their versions."""
     version = f"{stage.engine.version}~{stage.revision}" if stage.revision else stage.engine.version
+    rate = getattr(stage, "sample_rate", None)
+    if rate is not None and rate != getattr(type(stage), "sample_rate", rate):  # a plan's coarse rate
+        version = f"{version}@{rate:g}/s"
     version = f"{version}+{depends}" if depends else version
     return (content_hash, stage.name, stage.engine.name, version)
 
 
 def _read_in_one_pass(source: FrameSource, stages: list[Stage], progress: PipelineProgress,
-                      cancel: CancelToken) -> dict[str, object]:
+                      cancel: CancelToken, spent: dict[str, float]) -> dict[str, object]:
     """The results of the stages that read frames at fixed times, from one decoding pass
     (media/shared_pass.py), by stage name. Stages without a reader are left out."""
     readers = {stage.name: stage.reader(source) for stage in stages if hasattr(stage, "reader")}
@@ -180,7 +218,9 @@ def _read_in_one_pass(source: FrameSource, stages: list[Stage], progress: Pipeli
     for name in readers:
         progress(name, 0.0, "starting")
     reports = [lambda fraction, message="", _name=name: progress(_name, fraction, message) for name in readers]
-    results = read_together(source, list(readers.values()), reports, cancel)
+    seconds = [0.0] * len(readers)
+    results = read_together(source, list(readers.values()), reports, cancel, seconds)
+    spent.update(zip(readers, seconds))
     cancel.check()  # cancelled in the last batch: nothing is kept
     return dict(zip(readers, results))
 

@@ -341,6 +341,35 @@ class CaptionPlan(_Record):
 
 
 @dataclass(frozen=True)
+class StagePlan(_Record):
+    """One stage in the plan of an analysis (pipeline/plan.py)."""
+
+    stage: str
+    rate: float | None = None  # samples a second it was given; None: not sampled (every frame, the sound)
+    default_rate: float | None = None  # its rate without a budget
+    needs: str = ""  # what must be seen or heard where it looks (pipeline/stages/cost.py NEEDS)
+    note: str = ""  # why it does not run, or runs coarse: "from the cache", "no sound track", ...
+    estimated: float = 0.0  # seconds the plan expected
+    spent: float | None = None  # seconds inside its work; None: it did not run (cached, or not yet)
+    beside: bool = False  # it runs in a thread beside the frame pass (speech)
+
+
+@dataclass(frozen=True)
+class AnalysisPlan(_Record):
+    """What an analysis planned to do and what it spent: the budget, and a row per stage."""
+
+    cores: int
+    device: str = "cpu"
+    budget: float | None = None  # seconds the analysis was to take at most; None: no budget
+    estimated: float = 0.0  # seconds: decoding plus the frame pass's stages
+    decode_estimated: float = 0.0
+    stages: tuple[StagePlan, ...] = ()
+    spent: float | None = None  # the whole analysis's seconds, probe to the last stage
+
+    _nested: ClassVar[dict[str, type]] = {"stages": StagePlan}
+
+
+@dataclass(frozen=True)
 class Analysis(_Record):
     video: VideoInfo
     content_hash: str = ""  # SHA-256 of the file: finds the video again after a move
@@ -364,6 +393,7 @@ class Analysis(_Record):
     person_tracks: tuple[PersonTrack, ...] = ()
     shot_tags: tuple[ShotTag, ...] = ()  # what an image-text model names in each shot, in time order
     caption_plan: CaptionPlan | None = None  # which frames a VLM captioned; None: no VLM did
+    plan: AnalysisPlan | None = None  # what the analysis planned and spent (pipeline/plan.py)
     notes: tuple[Note, ...] = ()  # the reviewer's, in time order; never touched by analysis
     # Notes a reviewer deleted, and when: merging another copy (the team library's) leaves them out.
     deleted_notes: tuple[NoteDeletion, ...] = ()
@@ -387,6 +417,7 @@ class Analysis(_Record):
         "person_tracks": PersonTrack,
         "shot_tags": ShotTag,
         "caption_plan": CaptionPlan,
+        "plan": AnalysisPlan,
         "notes": Note,
         "deleted_notes": NoteDeletion,
     }

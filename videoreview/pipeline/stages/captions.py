@@ -25,6 +25,7 @@ from ...summary.keyframes import Candidate, progression_keyframes
 from ...tracking import cut_frames
 from . import label_vote
 from .base import SampledStage
+from .cost import StageCost
 
 TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height
@@ -136,6 +137,7 @@ class CaptionReader:
 
 class CaptionStage(SampledStage):
     name = "captions"
+    cost = StageCost(0.046, load=0.3, coarse_rate=0.5)
     revision = 0
     Reader = CaptionReader
     namer: ShotNamer | None = None  # where an image-text model is chosen: names what each shot shows (name_shots)

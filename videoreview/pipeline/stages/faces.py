@@ -19,6 +19,7 @@ from ...media import FrameSource, scaled_size
 from ...records import Analysis, FaceDetection, FaceTrack
 from ...tracking import cut_frames, iou
 from .base import SampledStage
+from .cost import StageCost
 from .identities import assign_identities
 
 SAMPLE_RATE = 2.0  # face samples a second
@@ -145,6 +146,7 @@ class FaceStage(SampledStage):
     it 230 ms; the descriptor ~100 ms a face whatever the frame size."""
 
     name = "faces"
+    cost = StageCost(0.047, load=0.3, needs="person", coarse_rate=1.0)
     revision = 1  # 1: no identity vector for a face under MIN_EMBED
     sample_rate = SAMPLE_RATE
     detect_long_side = 640  # px: the long side of the frames faces are looked for in

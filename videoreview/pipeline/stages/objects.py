@@ -23,6 +23,7 @@ from ...media import FrameSource, scaled_size
 from ...records import Analysis, ObjectDetection, ObjectTrack
 from ...tracking import cut_frames, iou
 from .base import SampledStage
+from .cost import StageCost
 
 SAMPLE_RATE = 1.0
 LONG_SIDE = 512  # CenterNet's input side: frames are read no larger
@@ -83,6 +84,7 @@ class ObjectReader:
 
 class ObjectStage(SampledStage):
     name = "objects"
+    cost = StageCost(0.045, load=0.2)
     revision = 1  # 1: looks closer at unsure labels (it had been raised in both detectors' versions)
     sample_rate = SAMPLE_RATE
     look_rate = LOOK_RATE  # sample_rate or less: never look closer

@@ -34,6 +34,7 @@ from ...media import FrameSource, scaled_size
 from ...records import Analysis, Boundary, BoundaryCaption, PersonTrack, StatusSpan
 from ...tracking import cut_frames
 from .base import SampledStage
+from .cost import StageCost
 
 SAMPLE_RATE = 5.0  # status.py's motion window (1 s) needs five samples or so
 PROBE = 1.0  # seconds between looks while nobody is seen (a person appears a second late at most)
@@ -90,6 +91,7 @@ class PoseReader:
 
 class PoseStage(SampledStage):
     name = "poses"
+    cost = StageCost(0.0114, load=0.1, needs="person", coarse_rate=3.0)  # status.py wants ~5/s
     revision = 1  # 1: looks once a second where nobody is seen
     sample_rate = SAMPLE_RATE
     Reader = PoseReader

@@ -38,6 +38,7 @@ import numpy as np
 from ...media import FrameSource, scaled_size
 from ...records import Analysis, TextSpan
 from .base import SampledStage
+from .cost import StageCost
 
 SAMPLE_RATE = 2.0
 MIN_GAP = 1.0  # seconds between two readings at least (a change seen sooner waits for the gap)
@@ -167,6 +168,7 @@ class TextReader:
 
 class ScreenTextStage(SampledStage):
     name = "screen-text"
+    cost = StageCost(0.05, load=0.3, needs="text", coarse_rate=1.0)
     revision = 1  # 1: a coarse detection once a second at most
     sample_rate = SAMPLE_RATE
     Reader = TextReader

@@ -19,6 +19,7 @@ from ...media.audio import sound_pieces
 from ...records import Analysis, SpeechInfo, TranscriptSegment
 from ..cancel import CancelToken
 from .base import engine_tag
+from .cost import StageCost
 
 SILENT_PEAK = 1e-3  # -60 dBFS: nothing a microphone picked up
 # The sound is read and transcribed in pieces of at most this many seconds, each ended in a
@@ -30,6 +31,7 @@ OVERRUN = 0.5  # seconds of sound past the picture's end still transcribed (a la
 
 class SpeechStage:
     name = "speech"
+    cost = StageCost(0.11, load=0.5, needs="sound", unit="audio", beside=True)  # Whisper base, int8
     revision = 0
 
     def __init__(self, engine) -> None:
