@@ -98,7 +98,23 @@ def worker(path: str, launched: float, device: str = "auto", only: str = "", war
             "stages": {name: end - begin for name, (begin, end) in spans.items() if name != "probe"},
             "transnet_fps": transnet["frames"] / transnet["seconds"] if transnet["seconds"] else None,
             "gpu_peak_mb": _gpu_peak_mb(), "boundaries": [(b.kind, round(b.time, 2)) for b in analysis.boundaries],
-            "captions": len(analysis.captions), "busy": busy, "process_cpu": process_cpu, "loading": loading}
+            "captions": len(analysis.captions), "busy": busy, "process_cpu": process_cpu, "loading": loading,
+            "plan": _plan_rows(analysis, stages)}
+
+
+def _plan_rows(analysis, stages) -> list[dict]:
+    """The Analysis's plan per stage: its rate, the seconds estimated and spent, and the
+    seconds it spent per unit of its declared cost (pipeline/stages/cost.py), to set them by."""
+    info = analysis.video
+    costs = {stage.name: getattr(stage, "cost", None) for stage in stages}
+    rows = []
+    for p in analysis.plan.stages:
+        cost = costs.get(p.stage)
+        units = {"sampled": info.duration * (p.rate or 0), "decoded": info.frame_count,
+                 "audio": info.duration}.get(cost.unit if cost else "", 0)
+        rows.append({"stage": p.stage, "rate": p.rate, "estimated": p.estimated, "spent": p.spent,
+                     "per_unit": (p.spent or 0) / units if units else None})
+    return rows
 
 
 def _process_cpu() -> float:
@@ -363,6 +379,9 @@ def real_table(names: list[str], tiny: Path, device: str, only: str) -> None:
               f"{result['duration'] / seconds:.1f}x realtime, peak RSS {result['peak_rss_mb']:.0f} MB; models "
               f"loaded first in {result['loading']:.1f} s (on the 10-frame clip)\n  busy: {busy}")
         print(where_the_cores_went(result))
+        print("  plan: " + ", ".join(
+            f"{r['stage']} {r['estimated']:.1f} s estimated, {r['spent'] or 0:.1f} s spent"
+            + (f" ({r['per_unit'] * 1000:.1f} ms a unit)" if r["per_unit"] else "") for r in result["plan"]))
 
 
 def with_speech(picture: Path, out: Path) -> Path:
