@@ -26,7 +26,7 @@ STAGES = [stage("cuts", StageCost(0.002, unit="decoded")),
           stage("looks", StageCost(0.05, load=0.5, coarse_rate=0.5), rate=2.0),
           stage("bodies", StageCost(0.01, needs="person", coarse_rate=3.0), rate=5.0),
           stage("labels", StageCost(0.04), rate=1.0),
-          stage("talk", StageCost(0.1, needs="sound", unit="audio", beside=True))]
+          stage("talk", StageCost(0.1, needs="voice", unit="audio", beside=True))]
 
 
 def by_name(plan):

@@ -65,7 +65,7 @@ def _stage_plan(stage, info: VideoInfo, scale: float, cached: bool) -> StagePlan
     plan = StagePlan(stage=stage.name, rate=rate, default_rate=rate, needs=cost.needs, beside=cost.beside)
     if cached:
         return replace(plan, note="from the cache")
-    if cost.needs == "sound" and not info.has_audio:
+    if cost.needs == "voice" and not info.has_audio:
         return replace(plan, note="no sound track")
     return replace(plan, estimated=round(_seconds(cost, rate, info, scale), 2))
 

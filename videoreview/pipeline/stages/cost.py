@@ -11,7 +11,7 @@ NEEDS = {
     "": "",
     "person": "a person seen (the objects stage's person detections)",
     "text": "text-like structure in the picture",
-    "sound": "a sound track",
+    "voice": "a voice (Whisper's voice activity filter, on the sound track)",
 }
 # What a stage's frames are counted in.
 UNITS = ("sampled", "decoded", "audio")

@@ -31,7 +31,7 @@ OVERRUN = 0.5  # seconds of sound past the picture's end still transcribed (a la
 
 class SpeechStage:
     name = "speech"
-    cost = StageCost(0.11, load=0.5, needs="sound", unit="audio", beside=True)  # Whisper base, int8
+    cost = StageCost(0.11, load=0.5, needs="voice", unit="audio", beside=True)  # Whisper base, int8
     revision = 0
 
     def __init__(self, engine) -> None:
