@@ -165,7 +165,7 @@ def model_files() -> list[tuple[Path, str]]:
     files += [(path, "faster_whisper/assets") for path in sorted(vad.glob("*.onnx"))]
     rapidocr = package_folder("rapidocr")
     files += [(path, str(Path("rapidocr") / path.parent.relative_to(rapidocr)))
-              for path in sorted(rapidocr.rglob("*")) if path.suffix in (".onnx", ".yaml", ".txt") and path.is_file()]
+              for path in sorted(rapidocr.rglob("*")) if path.suffix == ".onnx" and path.is_file()]  # our runner reads no settings
     return files
 
 

