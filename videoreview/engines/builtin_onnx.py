@@ -3,6 +3,7 @@ checked against the catalog's sha256), on the device ONNX Runtime can give it.""
 
 from __future__ import annotations
 
+from .loading import loads_once
 from .placement import Placed
 
 
@@ -19,6 +20,11 @@ class BuiltinOnnx(Placed):
         self.version = f"{self.revision}-{self._entry.sha256[:12]}"
         self._session = None
 
+    def load(self) -> None:
+        """Load the model now, not at the first frame (pipeline/warm.py)."""
+        self._load()
+
+    @loads_once  # the background load and the first frame may ask at once
     def _load(self):
         if self._session is None:
             from ..models.catalog import builtin_parts, builtin_weights

@@ -21,6 +21,7 @@ from .edits import set_summaries
 from .fallback import FallbackResult
 from .plan import apply_rates, make_plan, restore_rates, with_spent
 from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
+from .warm import load_in_background
 
 # stage name, fraction of that stage done in [0, 1], message
 PipelineProgress = Callable[[str, float, str], None]
@@ -78,6 +79,7 @@ def analyze(
         else None
     source: FrameSource | None = None
     background: BackgroundStages | None = None
+    warming = load_in_background([])
     spent: dict[str, float] = {}  # stage name -> seconds inside its work
     lowered: dict[str, float] = {}
     try:
@@ -86,6 +88,7 @@ def analyze(
         independent = [stage for stage in stages if not hasattr(stage, "prepare")]
         known = _cached(independent, cache, content_hash) if use_cache else {}
         read = [stage for stage in independent if stage.name not in known]
+        warming = load_in_background(read)  # their models load while the first frames decode (warm.py)
         plan = make_plan(info, stages, cores=os.cpu_count() or 1, device="cuda" if hardware else "cpu",
                          cached=known, speed=speed)
         lowered = apply_rates(plan, stages)
@@ -143,6 +146,7 @@ def analyze(
             analysis = _decoded_on(analysis, source, notice)
         analysis = replace(analysis, plan=with_spent(plan, spent, time.perf_counter() - started))
     finally:
+        warming.close()  # starts no further load; waits for none
         restore_rates(stages, lowered)
         if background is not None:
             background.close()  # after a failure or cancellation: stops what still runs, then waits

@@ -24,6 +24,7 @@ import numpy as np
 from ...media import scaled_size
 from ...records import Boundary
 from ..base import ProgressFn, no_progress
+from ..loading import loads_once
 
 GPU_WINDOW = 200  # frames a TransNetV2 window holds on a GPU (150 kept: less overlap to compute)
 
@@ -55,6 +56,13 @@ class BuiltinBoundaryEngine:
             return None
         return self._transnet.place.note or self._features.device_note
 
+    def load(self) -> None:
+        """Load now what the pass needs from its first frame (pipeline/warm.py): the Lite0
+        features, and on CUDA TransNetV2; the CPU's TransNetV2 windows still load when the
+        cascade first asks for one."""
+        self._models()
+
+    @loads_once  # the background load and the reader may ask at once
     def _models(self):
         """TransNetV2, its short windows' model, and the Lite0 features. TransNetV2 runs in
         torch on CUDA (windows of 200 in batches), else on ONNX Runtime on the CPU behind

@@ -19,6 +19,7 @@ pooled); 224x126 or 160x90 keep 16:9 video undistorted. On 2 CPU cores in batche
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from collections.abc import Sequence
 
@@ -115,9 +116,17 @@ def _export(folder) -> None:
     export_lite0(folder)
 
 
-@functools.cache
 def shared_extractor(device: str = "cpu") -> FeatureExtractor:
     """One extractor per process and device: the boundary and caption stages share it."""
+    with _SHARED:  # the two engines may ask from two threads (pipeline/warm.py): one is made
+        return _extractor(device)
+
+
+_SHARED = threading.Lock()
+
+
+@functools.cache
+def _extractor(device: str) -> FeatureExtractor:
     return FeatureExtractor(device)
 
 

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..loading import loads_once
 from .looks import look_phrase, picture_kind
 from .phrases import _PLURALS, count, doing_phrase, objects_phrase, sentence, unnamed_people, with_article
 from .subjects import is_clothing, same_kind, subject_word
@@ -92,6 +93,14 @@ class BuiltinCaptionEngine:
 
     @property
     def extract(self):
+        return self._extractor()
+
+    def load(self) -> None:
+        """Load the classifier now, not at the first frame (pipeline/warm.py)."""
+        self._extractor()
+
+    @loads_once  # the background load and the first frame may ask at once
+    def _extractor(self):
         if self._extract is None:
             from ..boundaries.features import shared_extractor
             from ..placement import torch_placement

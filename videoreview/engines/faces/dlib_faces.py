@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ...paths import package_dir
+from ..loading import loads_once
 from .protocol import Face
 
 _MODEL_FILES = {
@@ -68,6 +69,11 @@ class DlibFaceEngine:
     def release(self) -> None:
         self._hog = self._cnn = self._blazeface = self._landmarks = self._descriptor = None
 
+    def load(self) -> None:
+        """Load the models now, not at the first frame (pipeline/warm.py)."""
+        self._load()
+
+    @loads_once  # the background load and the first frame may ask at once
     def _load(self) -> None:
         """The models, on first use: never when the faces come from the cache."""
         if self._landmarks is not None:

@@ -19,6 +19,7 @@ from ...errors import ModelError
 from ...heap import release_free_memory
 from ...records import TranscriptSegment, Word
 from ..base import ProgressFn
+from ..loading import loads_once
 from ..placement import Placed
 from .protocol import Transcript
 
@@ -74,6 +75,11 @@ class WhisperEngine(Placed):
         self.version = f"{version('faster-whisper')}-{SETTINGS_VERSION}-{str(fingerprint)[:12]}"
         self._model = None
 
+    def load(self) -> None:
+        """Load the model now, not at the first sound (pipeline/warm.py)."""
+        self._load()
+
+    @loads_once  # a background load and the first sound may ask at once
     def _load(self):
         if self._model is None:
             from ..placement import Placement, ctranslate2_placement, short

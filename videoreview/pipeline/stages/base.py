@@ -15,6 +15,7 @@ from ...media import FrameSource
 from ...media.shared_pass import read_alone
 from ...records import Analysis
 from ..cancel import CancelToken
+from .cost import FREE
 
 
 class Stage(Protocol):
@@ -35,6 +36,11 @@ class Stage(Protocol):
     # Optional: ``reader(source)`` gives a FrameReader (media/shared_pass.py) whose result
     # is what ``compute`` returns, or None; the runner then reads the frames of all such
     # stages in one decoding pass. Only for stages without ``prepare``.
+    #
+    # Optional: ``warm()`` loads now the models the stage will surely use, in a background
+    # thread while the first frames decode (pipeline/warm.py); one that may not need them
+    # (a gate may skip it) loads nothing. Its engine's loaders must be safe to call from two
+    # threads (engines/loading.py).
 
 
 def engine_tag(engine: Engine) -> str:
@@ -67,3 +73,11 @@ class SampledStage:
 
     def reader(self, source: FrameSource):
         return self.Reader(self, source)
+
+    def warm(self) -> None:
+        """Load the engine's model now (pipeline/warm.py), unless the stage needs something
+        to be seen first (``cost.needs``: a person, text): then its gate may never let it
+        look, and the model loads at the first frame it looks at, as without warming."""
+        load = getattr(self.engine, "load", None)
+        if load is not None and not getattr(self, "cost", FREE).needs:
+            load()

@@ -26,6 +26,12 @@ class BoundaryStage:
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> list[dict]:
         return [b.to_dict() for b in self.engine.detect(source, progress, cancel)]
 
+    def warm(self) -> None:
+        """Load now what the pass needs from its first frame (pipeline/warm.py)."""
+        load = getattr(self.engine, "load", None)
+        if load is not None:
+            load()
+
     def reader(self, source: FrameSource):
         if not hasattr(self.engine, "reader"):
             return None
