@@ -105,7 +105,7 @@ def test_sampled_features_skip_only_samples_near_a_transition():
         calls.append(len(pictures))
         return pictures.reshape(len(pictures), -1)[:, :4].astype(np.float32) + 1
 
-    samples = SampledFeatures(extract, guard=0.5)
+    samples = SampledFeatures(extract, guard=0.5, same=None)  # every picture counts as new here
     frames = np.arange(0, 100, 5)
     times = frames / 25.0  # a sample every 0.2 s
     pictures = np.stack([np.full((2, 2, 3), f, np.uint8) for f in frames])

@@ -32,7 +32,7 @@ GPU_WINDOW = 200  # frames a TransNetV2 window holds on a GPU (150 kept: less ov
 class BuiltinBoundaryEngine:
     name = "builtin"
     # Bump when anything that changes the output changes: it is part of the cache key.
-    version = "6"
+    version = "7"  # 7: a sampled picture that has not changed takes its reference's feature (sampled.py)
 
     def __init__(self, device: str = "cpu", sample_rate: float = 5.0, decode_long_side: int = 160,
                  batch: int = 60, threshold: float = 0.5, cascade: bool | None = None):
@@ -120,6 +120,7 @@ class BoundaryReader:
         # boundaries come from the cache, nor when a process only needs the engine's name.
         from .cascade import Cascade
         from .events import EventDetector, MotionEnergy
+        from .handover import join, shared_size
         from .sampled import SampledFeatures
         from .sparse import SparseTransNet
         from .transnet import WINDOW, TransNetStream
@@ -150,15 +151,20 @@ class BoundaryReader:
         self.motion = MotionEnergy()
         self.probs, self.half_probs, self.motion_values, self.frame_times = [], [], [], []
         self.blur = []  # per frame: whip.anisotropy
-        self.samples = SampledFeatures(self.extract, EventDetector().cut_guard)
+        # the captions' whole-picture view at the same size, where they share the pass (handover.py)
+        shared = self.size == shared_size(info.width, info.height)
+        self.handover = join(source, offers=np.flatnonzero(self.wanted) if shared else ())
+        self.samples = SampledFeatures(self.extract, EventDetector().cut_guard, handover=self.handover)
         self._recent = (0, np.zeros(0))  # (index of the first, times) of the latest frames
         self._clear_seen = 0  # clear cuts already told to self.samples (or passed over)
 
     def take(self, batch) -> None:
         from .events import to_grey
+        from .handover import start
         from .transnet import resize_frames
         from .whip import anisotropy
 
+        start(self.handover)
         small = resize_frames(batch.frames)
         first, times = self._recent
         self._recent = (first, np.concatenate([times, batch.times]))
@@ -229,6 +235,7 @@ class BoundaryReader:
         self.probs.append(rows)
         self.samples.transitions_at(self._time_of(start + np.flatnonzero(rows[:, 0] > engine.threshold)))
         self._settle(final=True)
+        self.handover.finished = True  # every frame it offered is settled
         if not self.frame_times:
             return []
         times = np.concatenate(self.frame_times)
