@@ -5,7 +5,9 @@ also leaves the window running.
 
 The analysis child sends ("stages", names), ("progress", (stage, fraction, message)),
 ("partial", Analysis) and ("notice", text), then one of ("done", Analysis), ("failed", message) or
-("cancelled", None) through a pipe; the parent sets an Event to cancel it. Writing
+("cancelled", None) through a pipe; the parent sets an Event to cancel it. For a video with
+no Analysis yet, the first partials are a coarse timeline of the whole video (their plan's
+``level`` is "coarse": pipeline/coarse.py), which the stages' records then replace. Writing
 summaries with a VLM (``run_summaries``) and comparing them by ViSIL (``run_visil``)
 load a model too, so they run the same way.
 """
@@ -106,8 +108,9 @@ def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis |
                 conn.send(("notice", f"Frames of the video are sent to {sent_to} to be captioned"))
         # With a previous Analysis on screen, stage-by-stage results would only flicker.
         on_stage = None if previous is not None else (lambda a: conn.send(("partial", a)))
+        # A new video gets its whole timeline at a coarse level first (pipeline/coarse.py).
         analysis = analyze(path, progress=progress, cancel=cancel, cache=StageCache(), previous=previous,
-                           stages=stages, on_stage=on_stage,
+                           stages=stages, on_stage=on_stage, coarse_first=on_stage is not None,
                            notice=lambda text: conn.send(("notice", text)))
         cancel.check()
         store.save(analysis)

@@ -17,6 +17,7 @@ from ..summary.builder import build
 from .background_stages import BackgroundStages, locked
 from .cache import StageCache
 from .cancel import CancelToken
+from .coarse import look_first
 from .edits import set_summaries
 from .fallback import FallbackResult
 from .plan import apply_rates, make_plan, restore_rates, with_spent
@@ -46,6 +47,7 @@ def analyze(
     notice: Callable[[str], None] | None = None,
     decode: str = "auto",
     speed: float | None = None,
+    coarse_first: bool = False,
 ) -> Analysis:
     """Analyse one video. Raises MediaError for a file that is not a usable video,
     Cancelled when ``cancel`` is set; in both cases nothing in the cache is changed.
@@ -55,7 +57,10 @@ def analyze(
     stage that runs on the CPU although CUDA was asked for. ``decode``: "auto" decodes on
     the GPU (NVDEC) when a stage runs on CUDA, "cpu" always in software. ``speed``: the
     plan's budget, as a multiple of realtime (pipeline/plan.py; None: every stage at its
-    full rate); the Analysis keeps the plan with the seconds each stage spent."""
+    full rate); the Analysis keeps the plan with the seconds each stage spent. ``coarse_first``
+    (the window's): before the full pass, ``on_stage`` gets a coarse Analysis of the whole
+    video (pipeline/coarse.py), which the stages' records then replace; the Analysis
+    returned is the same."""
     progress = progress or _ignore
     on_stage = on_stage or (lambda analysis: None)
     notice = notice or (lambda text: None)
@@ -92,6 +97,8 @@ def analyze(
         plan = make_plan(info, stages, cores=os.cpu_count() or 1, device="cuda" if hardware else "cpu",
                          cached=known, speed=speed)
         lowered = apply_rates(plan, stages)
+        if coarse_first:  # the window's timeline, whole and coarse, before the pass (coarse.py)
+            on_stage = look_first(path, analysis, stages, known, plan, on_stage, progress, cancel, previous)
         if len(read) > 1:
             source = open_video(path, backend=backend, hardware=hardware)
             readers = [stage for stage in read if hasattr(stage, "reader")]

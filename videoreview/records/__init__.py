@@ -365,6 +365,9 @@ class AnalysisPlan(_Record):
     decode_estimated: float = 0.0
     stages: tuple[StagePlan, ...] = ()
     spent: float | None = None  # the whole analysis's seconds, probe to the last stage
+    # "full": every stage as planned. "coarse": the window's first look at the whole video
+    # (pipeline/coarse.py), shown until the full pass lands; never saved, cached or indexed.
+    level: str = "full"
 
     _nested: ClassVar[dict[str, type]] = {"stages": StagePlan}
 

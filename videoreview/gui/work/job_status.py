@@ -31,19 +31,27 @@ class JobStatus(QWidget):
         layout.addWidget(self.label)
         layout.addWidget(self.bar)
         layout.addWidget(self.cancel)
+        self.coarse = False  # the timeline shows a coarse first look (pipeline/coarse.py)
         self.set_idle()
 
     def set_idle(self) -> None:
+        self.coarse = False
         self.label.setText("Idle")
         self.bar.hide()
         self.cancel.hide()
+
+    def set_coarse(self, coarse: bool) -> None:
+        """Whether the timeline now shows the analysis's coarse first look, until the full
+        pass lands: said after the progress."""
+        self.coarse = coarse
 
     def show_progress(self, progress: JobProgress, queued: int) -> None:
         eta = f", {_duration(progress.eta)} left" if progress.eta is not None else ""
         stage_eta = f" ({_duration(progress.stage_eta)})" if progress.stage_eta is not None else ""
         more = f" · {queued} queued" if queued else ""
+        coarse = " · timeline coarse until the full pass lands" if self.coarse else ""
         self.label.setText(f"{os.path.basename(progress.path)}: {progress.stage} "
-                           f"{progress.stage_fraction:.0%}{stage_eta}{eta}{more}")
+                           f"{progress.stage_fraction:.0%}{stage_eta}{eta}{coarse}{more}")
         self.bar.setValue(round(progress.fraction * 1000))
         self.bar.show()
         self.cancel.show()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from ...pipeline.coarse import is_coarse
 from ...records import Analysis
 from .jobs import JobProgress
 
@@ -37,6 +38,7 @@ class QueueEvents:
             window.videos.update_video(progress.path, "analysing", f"{progress.fraction:.0%}")
 
     def _on_partial(self, path: str, analysis: Analysis) -> None:
+        self.window.job_status.set_coarse(is_coarse(analysis))  # said in the status until the full pass lands
         document = self.window.documents.get(path)
         if document is not None:
             document.show_partial(analysis)
