@@ -451,3 +451,34 @@ def test_read_index_roundtrip():
         f = V.index_frame(i, (320, 180))
         assert V.read_index(f) == i
         assert V.read_index(cv2.resize(f, (48, 27), interpolation=cv2.INTER_AREA)) == i
+
+
+def test_an_analysis_scans_a_file_once_and_a_changed_file_again(index_video, tmp_path, monkeypatch):
+    """The runner probes, then opens: the open takes the probe's scan (it decodes the file's
+    last frames to count them) unless the file changed in between."""
+    import importlib
+    import os
+    import shutil
+
+    from videoreview.media import open_video, probe
+
+    probe_module = importlib.import_module("videoreview.media.probe")
+
+    scans = []
+    real = probe_module.scan
+    monkeypatch.setattr(probe_module, "scan", lambda path: scans.append(path) or real(path))
+    copy = tmp_path / "copy.mp4"
+    shutil.copy(index_video.path, copy)
+    info = probe(copy)
+    with open_video(copy) as source:
+        assert source.info == info
+    assert len(scans) == 1
+    with open_video(copy) as source:  # given once: a second open scans again
+        pass
+    assert len(scans) == 2
+    probe(copy)
+    shutil.copy(index_video.path, copy)  # rewritten after the probe
+    os.utime(copy, ns=(1, 1))
+    with open_video(copy) as source:
+        assert source.info.frame_count == index_video.frame_count
+    assert len(scans) == 4

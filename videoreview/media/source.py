@@ -26,7 +26,7 @@ from ..errors import MediaError
 from ..records import VideoInfo
 from . import _decord, gpu_frames
 from ._pyav import PyAVReader, to_rgb
-from .probe import scan
+from .probe import scan_once
 
 BACKENDS = ("auto", "decord", "pyav")
 
@@ -51,7 +51,7 @@ class FrameSource:
         self.path = os.fspath(path)
         self._requested = backend
         self._hardware = hardware  # a whole-file pass decodes on this GPU ("cuda"): see gpu_frames.py
-        info, index = scan(path)
+        info, index = scan_once(path)
         self.info: VideoInfo = info
         self._index = index
         self.timestamps: np.ndarray = (index.pts - index.pts[0]).astype(np.float64) * float(index.time_base)
