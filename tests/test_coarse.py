@@ -205,6 +205,40 @@ def test_cancel_during_the_look_stops_the_analysis_and_keeps_nothing(clip, tmp_p
     assert cache.entries() == []
 
 
+class Pipe:
+    """The child's end of the window's pipe: what it sends, in order."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple] = []
+
+    def send(self, message) -> None:
+        self.sent.append(message)
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_windows_child_looks_first_for_a_new_video_only_and_saves_the_full_analysis(clip, fresh_home, always):
+    import shutil
+    import threading
+
+    from videoreview.pipeline import store
+    from videoreview.pipeline.child import run_analysis
+
+    new = Pipe()
+    run_analysis(str(clip), ENGINES, None, new, threading.Event())
+    partials = [payload for kind, payload in new.sent if kind == "partial"]
+    kind, final = new.sent[-1]
+    assert kind == "done" and is_coarse(partials[1]) and not is_coarse(final)
+    assert store.load_saved(final.content_hash) == final
+    assert any(kind == "progress" and payload[0] == "coarse" for kind, payload in new.sent)
+    shutil.rmtree(fresh_home / "cache")  # nothing cached: only the Analysis on screen stops the look
+    again = Pipe()  # reopened: the saved Analysis is on screen, no partial is sent, no look taken
+    run_analysis(str(clip), ENGINES, final, again, threading.Event())
+    assert again.sent[-1][0] == "done" and not [kind for kind, _ in again.sent if kind == "partial"]
+    assert not any(kind == "progress" and payload[0] == "coarse" for kind, payload in again.sent)
+
+
 def test_a_look_that_fails_is_said_and_the_analysis_goes_on(clip, tmp_path, always, monkeypatch, capsys):
     def broken(source, gap=None, most=None):
         raise RuntimeError("no looking today")

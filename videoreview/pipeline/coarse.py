@@ -155,6 +155,7 @@ def coarse_analysis(path, analysis: Analysis, stages: Sequence, lookers: Sequenc
     progress(LEVEL, 0.0, "a first look at the whole video")
     with open_video(path, backend="pyav") as source:
         view = LookSource(source, look_indices(source))
+        video_start = source.start_time  # where the sound's clock starts
         cut_reader = CutReader(view, keyframe_indices(source))
         readers = [cut_reader] + [stage.reader(view) for stage in lookers]
         done = [0.0] * len(readers)
@@ -170,7 +171,7 @@ def coarse_analysis(path, analysis: Analysis, stages: Sequence, lookers: Sequenc
     looked = {stage.name: (stage, {**result, "sample_rate": view.mean_rate})
               for stage, result in zip(lookers, results[1:])}
     wants_voice = any(stage.name == "speech" and stage.name not in known for stage in stages)
-    voice = heard(path, source.start_time, analysis.video.duration, cancel) if wants_voice else None
+    voice = heard(path, video_start, analysis.video.duration, cancel) if wants_voice else None
     coarse = analysis
     objects = None  # the objects stage's samples, for the bodies
     for stage in stages:
