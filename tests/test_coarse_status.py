@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from PySide6.QtCore import QPoint
 
+from helpers import shown_timeline
 from videoreview.gui.work.job_status import JobStatus
 from videoreview.gui.work.jobs import JobProgress
-from videoreview.pipeline.coarse import is_coarse
-from videoreview.records import Analysis, AnalysisPlan, VideoInfo
+from videoreview.pipeline.coarse import VAD_ENGINE, bodies, is_coarse
+from videoreview.records import Analysis, AnalysisPlan, SpeechInfo, TranscriptSegment, VideoInfo
 
 pytestmark = pytest.mark.gui
 
@@ -42,3 +44,18 @@ def test_only_a_coarse_plan_is_coarse():
     assert not is_coarse(None) and not is_coarse(analysis)
     assert not is_coarse(replace(analysis, plan=AnalysisPlan(cores=2)))
     assert is_coarse(replace(analysis, plan=AnalysisPlan(cores=2, level="coarse")))
+
+
+def test_the_timeline_draws_the_coarse_speech_and_bodies(qtbot):
+    video = VideoInfo(path="/videos/talk.mp4", width=1280, height=720, fps=25.0, frame_count=1500, duration=60.0)
+    samples = [{"time": 4.5 * k, "frame": round(112.5 * k), "objects": [["person", 0.9, 100, 100, 200, 400]]}
+               for k in range(14)]
+    coarse = Analysis(video=video, speech=SpeechInfo(audio="speech", engine=VAD_ENGINE),
+                      transcript=(TranscriptSegment(10.0, 20.0, "", engine=VAD_ENGINE),),
+                      person_tracks=bodies(samples, [], 60.0), plan=AnalysisPlan(cores=2, level="coarse"))
+    timeline = shown_timeline(qtbot, (1000, 400))
+    timeline.set_analysis(coarse)
+    said = timeline.tooltip_at(QPoint(int(timeline.x_of(15.0)), timeline.track_rect("speech").center().y()))
+    assert said == "00:10.00 – 00:20.00\n"  # a block where voice is, no words yet
+    person = timeline.tooltip_at(QPoint(int(timeline.x_of(30.0)), timeline.track_rect("people").top() + 8))
+    assert person == "person, status not known here\nseen 00:00.00 – 01:00.00, mean score 0.90"
