@@ -21,6 +21,7 @@ whose reason starts with "truncated:".
 
 from __future__ import annotations
 
+import copy
 import os
 import struct
 from dataclasses import dataclass
@@ -73,16 +74,17 @@ class StreamIndex:
 
 def probe(path: str | os.PathLike) -> VideoInfo:
     """VideoInfo for ``path``; MediaError with a plain reason if it is not a usable video.
-    The scan is kept for the FrameSource that opens the same unchanged file next
-    (``scan_once``): an analysis probes, then opens, and a scan decodes the file's last
-    frames to find how many really decode (on a 4 s clip 0.7 s of a 3.7 s analysis)."""
+    The scan is kept for the FrameSources that open the same unchanged file next
+    (``scan_once``): an analysis probes, then opens (twice in the window: the coarse look,
+    then the pass), and a scan decodes the file's last frames to find how many really
+    decode (on a 4 s clip 0.7 s of a 3.7 s analysis)."""
     found = scan(path)
     _last.clear()
     _last[_identity(path)] = found
     return found[0]
 
 
-_last: dict[tuple, tuple[VideoInfo, StreamIndex]] = {}  # the last probe's scan, by _identity
+_last: dict[tuple, tuple[VideoInfo, StreamIndex]] = {}  # the last probe's scan, by _identity (one file)
 
 
 def _identity(path: str | os.PathLike) -> tuple:
@@ -91,12 +93,16 @@ def _identity(path: str | os.PathLike) -> tuple:
 
 
 def scan_once(path: str | os.PathLike) -> tuple[VideoInfo, StreamIndex]:
-    """``scan(path)``, or the last probe's scan of the same unchanged file, given once."""
+    """``scan(path)``, or the last probe's scan of the same unchanged file (its index
+    copied: a FrameSource changes its own)."""
     try:
-        found = _last.pop(_identity(path), None)
+        found = _last.get(_identity(path))
     except OSError:
         found = None  # scan says what is wrong with the path
-    return found if found is not None else scan(path)
+    if found is None:
+        return scan(path)
+    info, index = found
+    return info, copy.copy(index)
 
 
 def check_path(path: str | os.PathLike) -> int:
