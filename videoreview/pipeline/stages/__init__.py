@@ -9,6 +9,7 @@ code. What a stage is: base.py.
     speech.py        what is said                      speakers.py               who says it
     screen_text.py   what is written                   captions.py               the builtin captions
     vlm_captions.py  a VLM's captions                  label_vote.py             what a shot is of
+    people_seen.py   the objects stage's people, shared with poses and faces (build_stages wires it)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import replace
 from ...engines import registry
 from ...records import Analysis
 from .base import Stage, engine_tag
+from .people_seen import share_people
 
 # capability key -> (its engine, the engines chosen for every capability, the device) -> its
 # stages. Each imports its module when it is called: the window imports the pipeline at
@@ -98,6 +100,7 @@ def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
         engine = registry.create(capability.key, name, device) if name is not None else None
         if engine is not None:
             stages.extend(STAGE_MAKERS[capability.key](engine, engines, device))
+    share_people(stages)  # poses and faces look where the objects stage sees people (people_seen.py)
     return stages
 
 

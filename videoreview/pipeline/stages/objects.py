@@ -24,6 +24,7 @@ from ...records import Analysis, ObjectDetection, ObjectTrack
 from ...tracking import cut_frames, iou
 from .base import SampledStage
 from .cost import StageCost
+from .people_seen import PERSON, SharedPeople
 
 SAMPLE_RATE = 1.0
 LONG_SIDE = 512  # CenterNet's input side: frames are read no larger
@@ -67,18 +68,29 @@ class ObjectReader:
         self.scale = info.width / self.size[0]  # read pixels -> display pixels
         self.closer = AdaptiveSampling(stage.sample_rate, stage.look_rate)
         self.samples: list[dict] = []
+        # where the poses and faces stages of this pass learn where people are (people_seen.py)
+        self.seen = stage.people.for_source(source) if stage.people is not None else None
+        if self.seen is not None:
+            self.seen.attach()
 
     def take(self, batch) -> None:
         for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
-            if not self.closer.due(float(time)):
-                continue
-            found = self.stage.engine.detect(frame)
-            objects = [[label, round(score, 3), *(round(v * self.scale, 1) for v in box)]
-                       for label, score, box in found]
-            self.closer.saw(float(time), objects)
-            self.samples.append({"time": round(float(time), 6), "frame": int(frame_index), "objects": objects})
+            if self.closer.due(float(time)):
+                found = self.stage.engine.detect(frame)
+                objects = [[label, round(score, 3), *(round(v * self.scale, 1) for v in box)]
+                           for label, score, box in found]
+                self.closer.saw(float(time), objects)
+                self.samples.append({"time": round(float(time), 6), "frame": int(frame_index), "objects": objects})
+                if self.seen is not None:
+                    self.seen.looked(float(time), [tuple(o[2:6]) for o in objects if o[0] == PERSON])
+            if self.seen is not None:
+                self.seen.known_to(float(time))
+        if self.seen is not None and len(batch) and int(batch.indices[-1]) == int(self.indices[-1]):
+            self.seen.finish()
 
     def result(self) -> dict:
+        if self.seen is not None:
+            self.seen.finish()
         return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
 
 
@@ -89,6 +101,9 @@ class ObjectStage(SampledStage):
     sample_rate = SAMPLE_RATE
     look_rate = LOOK_RATE  # sample_rate or less: never look closer
     Reader = ObjectReader
+    # shared with the poses and faces stages of the same analysis (people_seen.share_people):
+    # its readers publish the person boxes they find there
+    people: SharedPeople | None = None
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
         engine = self.engine_tag

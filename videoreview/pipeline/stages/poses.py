@@ -3,10 +3,12 @@ each shot, what each is doing, and a boundary wherever that changes.
 
 ``compute`` (cached) runs the poses engine (MoveNet multipose) on the sampled frames, read at
 most 256 px on its long side (MoveNet's input); boxes and keypoints are kept in display
-pixels. Where nobody has been seen for a second it looks only once a second (``PROBE``),
-and at every sample again from the first person it sees: on footage without people (an
-animation, a landscape, a screen) MoveNet runs on a fifth of the samples. A sample not
-looked at has no people. ``apply`` (every time, cheap):
+pixels. It looks at every sample within a second (``PROBE``) of the last person it saw.
+Elsewhere, where the objects stage runs in the same pass (people_seen.py), it looks only
+within a second of a person that stage's detector saw (once a second there after ``MISSES``
+looks that found nobody): on footage without people (an animation, a landscape, a screen)
+MoveNet does not run. Without it, once a second, and at every sample again from the first
+person it sees. A sample not looked at has no people. ``apply`` (every time, cheap):
 
 * links each sample's people to the person seen nearest before (within ``LINK_DISTANCE`` of
   their body height, ``GAP`` samples missed at most), never across a cut: a running person
@@ -35,9 +37,18 @@ from ...records import Analysis, Boundary, BoundaryCaption, PersonTrack, StatusS
 from ...tracking import cut_frames
 from .base import SampledStage
 from .cost import StageCost
+from .people_seen import HeldFrames, SharedPeople
 
 SAMPLE_RATE = 5.0  # status.py's motion window (1 s) needs five samples or so
 PROBE = 1.0  # seconds between looks while nobody is seen (a person appears a second late at most)
+# Where the objects stage shares its people (people_seen.py): MoveNet looks at every sample
+# within PROBE of a person the detector saw, until it has looked this many times in a row
+# and found nobody; then once a PROBE. Measured on the real-footage corpus's tuning part (41
+# clips, benchmarks/real_corpus.py) against MoveNet at every sample (6580 looks, 151 tracks,
+# 22 statuses said): once a PROBE where nobody is seen (before) 3457 looks, 133 tracks, 19
+# statuses; this 3344, 141, 19; every sample near the detector's people 4205, 146, 20 (a
+# person close up or far away that NanoDet sees and MoveNet does not cost five looks a second).
+MISSES = 10
 LONG_SIDE = 256  # MoveNet's input side: frames are read no larger
 LINK_DISTANCE = 0.6  # centres this many body heights apart or nearer: the same person
 GAP = 2  # samples a person may be missed in and stay the same track
@@ -60,41 +71,63 @@ class PoseReader:
         self.samples: list[dict] = []
         self.looked = 0
         self._last_look = self._last_seen = -np.inf  # seconds
+        self._missed = 0  # looks in a row that found nobody
+        # the objects stage's people in this pass, where it shares them (people_seen.py)
+        self.seen = stage.people.for_source(source) if stage.people is not None else None
+        self.held = HeldFrames()
 
     def take(self, batch) -> None:
-        for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
+        self.held.add(batch)
+        self._decide(self.held.ready(self.seen, PROBE))
+
+    def _decide(self, frames) -> None:
+        for frame_index, time, frame, gated in frames:
             people = []
-            if self._look(float(time)):
+            if self._look(time, gated):
                 people = self.stage.engine.people(frame)
                 self.looked += 1
+                self._missed = 0 if people else self._missed + 1
                 if people:
-                    self._last_seen = float(time)
-            self.samples.append({"time": round(float(time), 6), "frame": int(frame_index), "people": [
+                    self._last_seen = time
+            self.samples.append({"time": round(time, 6), "frame": frame_index, "people": [
                 [round(p.score, 3), [round(v * self.scale, 1) for v in p.box],
                  [[round(float(x) * self.scale, 1), round(float(y) * self.scale, 1), round(float(s), 3)]
                   for x, y, s in p.keypoints]] for p in people]})
 
-    def _look(self, time: float) -> bool:
-        """Every sample within PROBE seconds of the last person seen, else one a PROBE."""
+    def _look(self, time: float, gated: bool) -> bool:
+        """Every sample within PROBE seconds of the last person MoveNet saw. Besides, where
+        the objects stage's detector decides (``gated``), those within PROBE of a person it
+        detected, but one a PROBE after MISSES looks in a row that found nobody there (a
+        person MoveNet does not see as a body: a face close-up, hands); elsewhere none.
+        Without the detector, one a PROBE."""
         # 0.9: samples fall on the video's frames, not exactly 1 / SAMPLE_RATE apart
-        if time - self._last_seen > PROBE and time - self._last_look < 0.9 * PROBE:
-            return False
-        self._last_look = time
-        return True
+        probe_due = time - self._last_look >= 0.9 * PROBE
+        if gated:
+            look = time - self._last_seen <= PROBE or (self.seen.near(time, PROBE)
+                                                      and (self._missed < MISSES or probe_due))
+        else:
+            look = time - self._last_seen <= PROBE or probe_due
+        if look:
+            self._last_look = time
+        return look
 
     def status(self) -> str:
         return f"sample {len(self.samples)}/{len(self.indices)}, {self.looked} looked at"
 
     def result(self) -> dict:
+        self._decide(self.held.rest(self.seen, PROBE))
         return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
 
 
 class PoseStage(SampledStage):
     name = "poses"
     cost = StageCost(0.0114, load=0.1, needs="person", coarse_rate=3.0)  # status.py wants ~5/s
-    revision = 1  # 1: looks once a second where nobody is seen
+    # 1: looks once a second where nobody is seen; 2: where the objects stage shares its
+    # people, only near them (people_seen.py, which adds the detector to the revision)
+    revision = 2
     sample_rate = SAMPLE_RATE
     Reader = PoseReader
+    people: SharedPeople | None = None  # the objects stage's people (people_seen.share_people)
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
         engine = self.engine_tag
