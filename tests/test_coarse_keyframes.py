@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from videoreview.media import open_video
-from videoreview.media.keyframes import GAP, LookSource, keyframe_indices, look_gap, look_indices
+from videoreview.media.keyframes import GAP, SPARSE, LookSource, keyframe_indices, look_gap, look_indices
 from videos import ffmpeg, make_index_video, make_vfr_video, read_index
 
 FPS = 25
@@ -71,7 +71,7 @@ def test_the_keyframes_are_those_ffmpeg_decodes_when_skipping_the_rest(forced):
 def test_looks_take_keyframes_a_gap_apart_and_seek_where_they_are_sparse(forced):
     with open_video(forced, backend="pyav") as source:
         looks = look_indices(source, gap=1.0)
-        # keyframes 0, 1.32 and 4.0 s (4.6 s is too near); 1.32 -> 4.0 s is more than 1.5
+        # keyframes 0, 1.32 and 4.0 s (4.6 s is too near); 1.32 -> 4.0 s is more than SPARSE
         # gaps: two looks by seeking between; 4.0 s -> the end (8 s): three
         wanted = [0, 33, *source.index_at([1.32 + 2.68 / 3, 1.32 + 2 * 2.68 / 3]), 100,
                   *source.index_at([5.0, 6.0, 7.0])]
@@ -112,9 +112,9 @@ def test_looks_at_a_variable_frame_rate_are_the_sources_frames_and_times(folder)
         view = LookSource(source, looks)
         assert codes(view, looks) == looks.tolist()
         # a look by seeking shows the frame on screen at its time: none of the looks lies
-        # more than a gap and a half from the next (or from the end)
+        # more than SPARSE gaps from the next (or from the end)
         edges = np.append(source.timestamps[looks], video.duration)
-        assert np.all(np.diff(edges) <= 1.5 * 0.6 + 0.1)
+        assert np.all(np.diff(edges) <= SPARSE * 0.6 + 0.1)
 
 
 def test_a_reader_made_with_a_look_source_reads_the_looks_and_what_it_asks_beside(forced):

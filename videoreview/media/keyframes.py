@@ -37,7 +37,11 @@ from .source import FrameSource
 
 GAP = 4.5  # seconds between two looks at least: 40 looks in a 3-minute video
 MOST = 120  # looks at most (a 9-minute video or longer: further apart than GAP)
-SPARSE = 1.5  # a stretch between looks longer than this many gaps gets looks by seeking
+# A stretch between looks longer than this many gaps gets looks by seeking. Not for x264's
+# default GOP (250 frames: 10.4 s at 24 fps): a look seeking into it decodes from its keyframe,
+# and at 1.5 gaps the looks at a 3-minute 720p clip with 10 s GOPs decoded the whole file
+# (21 s more for the window's analysis on a busy 2-core machine); a look every 10 s is coarse enough.
+SPARSE = 2.5
 
 
 def keyframe_indices(source: FrameSource) -> np.ndarray:
