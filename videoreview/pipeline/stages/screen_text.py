@@ -13,13 +13,17 @@ costs almost nothing, or a coarse detection (0.07 s) on a moving picture:
    a minute is read once.
 2. Something changed. Where the edges inside a line of text last read flipped (more than
    ``TEXT_FLIP``), that text changed: read.
-3. Elsewhere, at most once a second (``MIN_GAP``: on a moving picture nearly every sample
-   changed, and the detection was most of the stage's time on a talking head): a coarse
-   detection (368 px, no reading) of each changed region (the changed
+3. Elsewhere PP-OCR is asked only where something text-like is (text_gate.py, a few
+   milliseconds: rows of character-sized blobs): a frame with none is neither read nor
+   searched, the first frame included (on a moving picture with no text that was a read
+   and a coarse detection a second). The first frame with something text-like is read.
+   After it, at most once a second (``MIN_GAP``: on a moving picture nearly every
+   sample changed, and the detection was most of the stage's time on a talking head): a
+   coarse detection (368 px, no reading) of each changed region (the changed
    cells grouped into rectangles, a cell of margin around; the whole frame once where
-   they cover more than half of it) says where text is there now;
-   a box that no line last read covers is new text: read. A moving object or picture with
-   the same text (or none) is not read again. Text smaller than the coarse detector
+   they cover more than half of it) that holds a text-like line says where text is there
+   now; a box that no line last read covers is new text: read. A moving object or picture
+   with the same text (or none) is not read again. Text smaller than the coarse detector
    finds, appearing over a moving picture, is read at the next reading something else
    triggers.
 
@@ -39,6 +43,7 @@ from ...media import FrameSource, scaled_size
 from ...records import Analysis, TextSpan
 from .base import SampledStage
 from .cost import StageCost
+from .text_gate import text_like
 
 SAMPLE_RATE = 2.0
 MIN_GAP = 1.0  # seconds between two readings at least (a change seen sooner waits for the gap)
@@ -80,30 +85,37 @@ class WhenToRead:
     """Decides, sample by sample, whether a frame needs reading (see the module docstring).
     Boxes are in the pixels of the frames it is given."""
 
-    def __init__(self, engine, frame_size: tuple[int, int]) -> None:
+    def __init__(self, engine, frame_size: tuple[int, int], gate=text_like) -> None:
         self.engine = engine
+        self.gate = gate  # frame -> boxes of text-like lines (None: every frame may hold text)
         # frame pixels -> edge map pixels, across and down (a portrait frame is squeezed)
         self.kx, self.ky = EDGE_SIZE[0] / frame_size[0], EDGE_SIZE[1] / frame_size[1]
         self.edges: np.ndarray | None = None  # of the last frame read
         self.boxes: list[tuple] = []  # its lines
         self.time = -MIN_GAP  # of the last reading
         self.searched = -MIN_GAP  # of the last coarse detection
+        self.skipped = 0  # samples the gate kept from PP-OCR: nothing text-like in them
 
     def wanted(self, frame: np.ndarray, time: float) -> bool:
         if self.edges is not None and time - self.time < MIN_GAP - 1e-6:
             return False  # no reading before the gap is over: what changed is seen then
         edge_map = edges(frame)
         self._candidate = edge_map
+        if self.edges is not None:
+            if not changed(edge_map, self.edges):
+                return False
+            if self._text_changed(edge_map):
+                return True
+            if time - self.searched < MIN_GAP - 1e-6:
+                return False  # new text elsewhere is looked for at the next search
+        lines = self.gate(frame) if self.gate is not None else None
+        if lines == []:
+            self.skipped += 1
+            return False  # nothing text-like: PP-OCR is not asked (text_gate.py)
         if self.edges is None:
-            return True
-        if not changed(edge_map, self.edges):
-            return False
-        if self._text_changed(edge_map):
-            return True
-        if time - self.searched < MIN_GAP - 1e-6:
-            return False  # new text elsewhere is looked for at the next search
+            return True  # the first frame with something text-like is read
         self.searched = time
-        return self._new_text(frame, edge_map)
+        return self._new_text(frame, edge_map, lines)
 
     def read(self, time: float, boxes: list[tuple]) -> None:
         """The frame last given to ``wanted`` was read: its lines are at ``boxes``."""
@@ -117,14 +129,16 @@ class WhenToRead:
                 return True
         return False
 
-    def _new_text(self, frame: np.ndarray, edge_map: np.ndarray) -> bool:
+    def _new_text(self, frame: np.ndarray, edge_map: np.ndarray, lines: list[tuple] | None) -> bool:
         regions = changed_regions(edge_map, self.edges)
         if sum(w * h for _x, _y, w, h in regions) > WHOLE * edge_map.size:
             regions = [(0, 0, edge_map.shape[1], edge_map.shape[0])]  # one detection, not many overlapping ones
         for x, y, w, h in regions:
             x0, y0 = int(x / self.kx), int(y / self.ky)
-            crop = frame[y0:int((y + h) / self.ky), x0:int((x + w) / self.kx)]
-            for bx, by, bw, bh in self.engine.find(crop, frame.shape[:2]):
+            x1, y1 = int((x + w) / self.kx), int((y + h) / self.ky)
+            if lines is not None and not any(_overlap((x0, y0, x1 - x0, y1 - y0), line) > 0 for line in lines):
+                continue  # nothing text-like where it changed: no detection
+            for bx, by, bw, bh in self.engine.find(frame[y0:y1, x0:x1], frame.shape[:2]):
                 if bw < LINE_ASPECT * bh:
                     continue  # not a line of writing (a round or square shape): read lines are 2+ characters
                 box = (bx + x0, by + y0, bw, bh)
@@ -144,7 +158,7 @@ class TextReader:
         self.size = scaled_size(info.width, info.height, min(self.engine.long_side, max(info.width, info.height)))
         self.batch = 4  # a read takes up to ~0.3 s: cancel is checked between batches
         self.scale = info.width / self.size[0]  # read pixels -> display pixels
-        self.decide = WhenToRead(self.engine, self.size)
+        self.decide = WhenToRead(self.engine, self.size, stage.gate)
         self.samples: list[dict] = []
         self.read = 0
 
@@ -163,13 +177,15 @@ class TextReader:
         return f"sample {len(self.samples)}/{len(self.indices)}, {self.read} read"
 
     def result(self) -> dict:
-        return {"sample_rate": self.sample_rate, "samples": self.samples, "read": self.read}
+        return {"sample_rate": self.sample_rate, "samples": self.samples, "read": self.read,
+                "gated": self.decide.skipped}
 
 
 class ScreenTextStage(SampledStage):
     name = "screen-text"
     cost = StageCost(0.05, load=0.3, needs="text", coarse_rate=1.0)
-    revision = 1  # 1: a coarse detection once a second at most
+    revision = 2  # 1: a coarse detection once a second at most; 2: the text gate (text_gate.py)
+    gate = staticmethod(text_like)  # None: PP-OCR looks wherever the picture changed (benchmarks compare)
     sample_rate = SAMPLE_RATE
     Reader = TextReader
 
