@@ -3,6 +3,7 @@ and what it would lose, on the real-footage corpus and on ocr_recall.py's frames
 
     .venv/bin/python benchmarks/bench_text_gate.py [--part tuning|held-out|both] [--keep DIR]
         [--clips NAME ...] [--no-synthetic]
+    .venv/bin/python benchmarks/bench_text_gate.py --time CLIP ... [--runs 3]
 
 Per corpus clip (benchmarks/corpus/, fetched by scripts/fetch-real-clips), one decoding
 pass at the stage's samples (2 a second, at its reading size):
@@ -15,6 +16,11 @@ pass at the stage's samples (2 a second, at its reading size):
   and with it, its engine wrapped to count the PP-OCR calls (reads, from the readings
   kept, and coarse detections, run); the words of the corpus truth's ``text`` found in
   each run's spans (the WER normaliser's words) are printed beside the calls.
+
+With ``--time CLIP ...``: only the stage's own time on each clip, in fresh processes, with
+and without the gate in turn (``--runs`` times each): seconds from making the engine to
+the stage's result (its model loads on first use, so a clip never read never loads it),
+and the PP-OCR calls.
 
 Then (unless --no-synthetic) ocr_recall.py's frames (24 lines on a flat card, a gradient
 and a photograph, Hershey and Noto Sans, capitals 8 to 60 pixels high): the words PP-OCR
@@ -45,16 +51,17 @@ def alnum(text: str) -> int:
 
 
 class Counting:
-    """The engine, counted; reads come from ``readings`` (the same frames read by the same engine)."""
+    """The engine, counted; reads come from ``readings`` (the same frames read by the same
+    engine) where given."""
 
-    def __init__(self, engine, readings: dict) -> None:
+    def __init__(self, engine, readings: dict | None) -> None:
         self.engine, self.readings = engine, readings
         self.long_side = engine.long_side
         self.reads = self.finds = 0
 
     def read(self, frame):
         self.reads += 1
-        return self.readings[_digest(frame)]
+        return self.engine.read(frame) if self.readings is None else self.readings[_digest(frame)]
 
     def find(self, image, frame_shape=None):
         self.finds += 1
@@ -180,13 +187,58 @@ def synthetic(engine) -> None:
             print(f"{cap:>10} {font:>8} {read:>6} {lost:>18}")
 
 
+def timed(path: str, gate: bool) -> dict:
+    """The stage alone on ``path`` (run in a process of its own)."""
+    from videoreview.engines import registry
+    from videoreview.media import open_video
+    from videoreview.pipeline.cancel import CancelToken
+    from videoreview.pipeline.stages import DEFAULT_ENGINES
+    from videoreview.pipeline.stages.screen_text import ScreenTextStage
+
+    start = time.perf_counter()
+    counting = Counting(registry.create("screen-text", DEFAULT_ENGINES["screen-text"], "cpu"), None)
+    stage = ScreenTextStage(counting)
+    if not gate:
+        stage.gate = None
+    with open_video(path) as source:
+        result = stage.compute(source, lambda *a: None, CancelToken())
+    return {"seconds": time.perf_counter() - start, "reads": counting.reads, "finds": counting.finds,
+            "samples": len(result["samples"])}
+
+
+def time_clips(paths: list[str], runs: int) -> None:
+    import statistics
+    import subprocess
+
+    for path in paths:
+        seconds: dict[bool, list[float]] = {True: [], False: []}
+        calls = {}
+        for _ in range(runs):
+            for gate in (False, True):
+                code = (f"import sys, json; sys.path[:0] = {[str(ROOT), str(ROOT / 'benchmarks')]}; "
+                        f"import bench_text_gate as b; print(json.dumps(b.timed({path!r}, {gate})))")
+                out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+                row = json.loads(out.stdout.strip().splitlines()[-1])
+                seconds[gate].append(row["seconds"])
+                calls[gate] = f"{row['reads']} reads, {row['finds']} coarse detections of {row['samples']} samples"
+        for gate in (False, True):
+            each = ", ".join(f"{v:.2f}" for v in seconds[gate])
+            print(f"{Path(path).name}: {'with' if gate else 'without'} the gate "
+                  f"{statistics.median(seconds[gate]):.2f} s (median of {runs}: {each}); {calls[gate]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("tuning", "held-out", "both"), default="both")
     parser.add_argument("--keep", type=Path, default=clips_dir().parent / "text-gate-readings")
     parser.add_argument("--clips", nargs="*", default=[])
     parser.add_argument("--no-synthetic", action="store_true")
+    parser.add_argument("--time", nargs="+", metavar="CLIP", help="time the stage alone on these files")
+    parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    if args.time:
+        time_clips(args.time, args.runs)
+        return
     from videoreview.engines import registry
     from videoreview.pipeline.stages import DEFAULT_ENGINES
 

@@ -22,10 +22,10 @@ every threshold):
    pixels over all such pixels in the box; in foliage and gravel other blobs fill the
    gaps). Chance alignments of a few blobs are common in texture, long ones are not: a
    run of ``LONG`` blobs or more needs a purity of ``LONG_PURITY`` (text over a busy
-   photograph), a shorter one ``PURITY``, one of 3 single letters ``FEW_PURITY`` and
-   ``FEW_HEIGHT`` pixels of height, and one of 2 blobs (letters that touch, in two groups) 4 letters or
-   more, nothing else in its box, ``PAIR_HEIGHT`` pixels and heights within
-   ``PAIR_SPREAD``.
+   photograph), one of 4 or 5 ``PURITY``, one of 3 ``FEW_PURITY`` (and ``FEW_HEIGHT``
+   pixels of height where they are 3 single letters), and one of 2 blobs (letters that
+   touch, in two groups) 4 letters or more, nothing else in its box, ``PAIR_HEIGHT``
+   pixels and heights within ``PAIR_SPREAD``.
 
 The thresholds were set on the tuning part of the real-footage corpus and on
 benchmarks/ocr_recall.py's frames (benchmarks/bench_text_gate.py, where the figures are).
@@ -71,8 +71,8 @@ def passes(line: Line) -> bool:
                 and line.spread <= PAIR_SPREAD)
     if line.spread > HEIGHT_SPREAD:
         return False
-    if line.letters == 3:
-        return line.height >= FEW_HEIGHT and line.purity >= FEW_PURITY
+    if line.blobs == 3:
+        return line.purity >= FEW_PURITY and (line.letters > 3 or line.height >= FEW_HEIGHT)
     return line.purity >= (LONG_PURITY if line.blobs >= LONG else PURITY)
 
 
