@@ -121,10 +121,9 @@ def _runs(blobs: np.ndarray, masks, scale: int, plausible: bool) -> list[Line]:
     while low <= h.max():
         members = np.flatnonzero((h * 1.4 >= low) & (h < 2.8 * low))
         for offset in (0, low) if len(members) >= 2 else ():
-            row = ((centre2[members] + offset) // (2 * low)) * 2 + polarity[members]
-            order = members[np.lexsort((x[members], row))]
-            row = ((centre2[order] + offset) // (2 * low)) * 2 + polarity[order]
-            found.extend(_linked(blobs[order], row, letters[order], masks, scale, plausible))
+            row = ((centre2[members] + offset) // (2 * low)) * 2 + polarity[members]  # polarities apart
+            order = np.lexsort((x[members], row))
+            found.extend(_linked(blobs[members[order]], row[order], letters[members[order]], masks, scale, plausible))
         low *= 2
     return found
 
@@ -136,9 +135,10 @@ def _linked(blobs: np.ndarray, row: np.ndarray, letters: np.ndarray, masks, scal
     taller, shorter = np.maximum(h[1:], h[:-1]), np.minimum(h[1:], h[:-1])
     gap = x[1:] - (x[:-1] + w[:-1])
     tolerance = np.maximum(1, LEVEL * taller)
-    level = (np.abs(y[1:] - y[:-1]) <= tolerance) | (np.abs(y[1:] + h[1:] - y[:-1] - h[:-1]) <= tolerance)
+    flush = (np.abs(y[1:] - y[:-1]) <= tolerance) | (np.abs(y[1:] + h[1:] - y[:-1] - h[:-1]) <= tolerance)
+    # side by side: a little overlap allowed (italics, kerning)
     link = (row[1:] == row[:-1]) & (gap <= GAP * taller) & (gap >= -0.3 * shorter) & (taller <= HEIGHT_RATIO * shorter)
-    link &= level
+    link &= flush
     edges = np.diff(np.concatenate(([0], link.astype(np.int8), [0])))
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) + 1  # runs: blobs start..end-1
     if not len(starts):
