@@ -35,9 +35,6 @@ class FrameReader(Protocol):
 
     # Optional: ``status() -> str``, the progress message after each batch (default
     # "frame N/TOTAL").
-    # Optional: ``side``, (indices, size, batch) of frames it also reads at a second size,
-    # fed to its ``take_side(batch)``: the captions' samples at the boundary reader's size,
-    # the same pixels in a pass shared with it or alone (engines/boundaries/handover.py).
 
 
 class Mapped:
@@ -48,8 +45,6 @@ class Mapped:
         self.indices, self.size, self.batch = reader.indices, reader.size, reader.batch
         if hasattr(reader, "status"):
             self.status = reader.status
-        if hasattr(reader, "side"):
-            self.side, self.take_side = reader.side, reader.take_side
 
     def take(self, batch: FrameBatch) -> None:
         self.reader.take(batch)
@@ -66,8 +61,6 @@ def read_together(source: FrameSource, readers: Sequence[FrameReader], progress:
     seconds = seconds if seconds is not None else [0.0] * len(readers)
     taken = [0] * len(readers)
     wants = [(r.indices, r.size, r.batch) for r in readers]
-    sides = [number for number, r in enumerate(readers) if getattr(r, "side", None) is not None]
-    wants += [readers[number].side for number in sides]
     with closing(prefetched(source.batches_for(wants))) as batches:  # stops the thread on error too
         for count, (number, batch) in enumerate(batches):
             if cancel is not None:
@@ -75,11 +68,6 @@ def read_together(source: FrameSource, readers: Sequence[FrameReader], progress:
             if count % 20 == 19:
                 release_free_memory()  # keeps peak memory flat over long videos (see heap.py)
             begun = time.perf_counter()
-            if number >= len(readers):  # a reader's frames at its second size
-                number = sides[number - len(readers)]
-                readers[number].take_side(batch)
-                seconds[number] += time.perf_counter() - begun
-                continue
             readers[number].take(batch)
             seconds[number] += time.perf_counter() - begun
             taken[number] += len(batch)

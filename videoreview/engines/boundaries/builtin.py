@@ -120,7 +120,6 @@ class BoundaryReader:
         # boundaries come from the cache, nor when a process only needs the engine's name.
         from .cascade import Cascade
         from .events import EventDetector, MotionEnergy
-        from .handover import join, shared_size
         from .sampled import SampledFeatures
         from .sparse import SparseTransNet
         from .transnet import WINDOW, TransNetStream
@@ -151,20 +150,15 @@ class BoundaryReader:
         self.motion = MotionEnergy()
         self.probs, self.half_probs, self.motion_values, self.frame_times = [], [], [], []
         self.blur = []  # per frame: whip.anisotropy
-        # the captions' whole-picture view at the same size, where they share the pass (handover.py)
-        shared = self.size == shared_size(info.width, info.height)
-        self.handover = join(source, offers=np.flatnonzero(self.wanted) if shared else ())
-        self.samples = SampledFeatures(self.extract, EventDetector().cut_guard, handover=self.handover)
+        self.samples = SampledFeatures(self.extract, EventDetector().cut_guard)
         self._recent = (0, np.zeros(0))  # (index of the first, times) of the latest frames
         self._clear_seen = 0  # clear cuts already told to self.samples (or passed over)
 
     def take(self, batch) -> None:
         from .events import to_grey
-        from .handover import start
         from .transnet import resize_frames
         from .whip import anisotropy
 
-        start(self.handover)
         small = resize_frames(batch.frames)
         first, times = self._recent
         self._recent = (first, np.concatenate([times, batch.times]))
@@ -235,7 +229,6 @@ class BoundaryReader:
         self.probs.append(rows)
         self.samples.transitions_at(self._time_of(start + np.flatnonzero(rows[:, 0] > engine.threshold)))
         self._settle(final=True)
-        self.handover.finished = True  # every frame it offered is settled
         if not self.frame_times:
             return []
         times = np.concatenate(self.frame_times)

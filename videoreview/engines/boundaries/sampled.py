@@ -14,10 +14,10 @@ Two kinds of sample need no pass of the network:
     single reference's feature is never read (the detector compares features, and they
     are all the same), so it is not computed.
 
-Where the captions reader shares the pass (handover.py), the values of the frames it
-wants (feature and ImageNet probabilities) are handed over as they settle, each of its own
-picture, as the captions would have computed them alone: a sample skipped or reused here
-is computed for the captions.
+The captions do not share these features: at the boundaries' 160 px the classifier named
+fewer subjects than at the captions' own 224 px (the caption evaluation set,
+tests/test_caption_sense.py: 42 of 75 known subjects named, against 45), and computing the
+boundaries' at 224 px would cost twice the pixels 5 times a second to save one picture a second.
 """
 
 from __future__ import annotations
@@ -29,11 +29,10 @@ SAME = 6.0  # grey levels: a thumbnail pixel that moved this much is a change
 
 
 class SampledFeatures:
-    def __init__(self, extract, guard: float, same: float | None = SAME, handover=None) -> None:
-        self.extract = extract  # pictures -> features, or an extractor with features_and_probabilities
+    def __init__(self, extract, guard: float, same: float | None = SAME) -> None:
+        self.extract = extract  # pictures -> features
         self.guard = guard - 1e-6  # strictly inside the detector's guard: never skip a sample it scores
         self.same = same  # None: every sample computed
-        self.handover = handover
         self.skipped = self.reused = self.computed = 0  # samples by what they cost
         self._pending: list[tuple[int, float, np.ndarray]] = []  # (frame, time, picture)
         self._transitions: list[float] = []  # times of frames inside a transition, in order
@@ -62,20 +61,13 @@ class SampledFeatures:
             return
         ready, self._pending = self._pending[:count], self._pending[count:]
         cuts = np.asarray(self._transitions)
-        handover = self.handover if self.handover is not None and self.handover.linked else None
-        wanted = handover.wanted if handover is not None else frozenset()
         batch = _Batch()
-        for frame, time, picture in ready:
+        for _frame, time, picture in ready:
             if np.any(np.abs(cuts - time) < self.guard):
                 self._rows.append(None)
                 self.skipped += 1
-                if frame in wanted:  # for the captions alone
-                    batch.given.append((frame, batch.add(picture)))
                 continue
-            ref = self._reference(picture, batch)
-            self._rows.append(ref.number)
-            if frame in wanted:  # its own picture's values, not its reference's: as the captions alone have them
-                batch.given.append((frame, batch.job_for(ref) if ref.picture is picture else batch.add(picture)))
+            self._rows.append(self._reference(picture, batch).number)
         self._run(batch)
         self._frames.append(np.array([f for f, _, _ in ready]))
         self._times.append(np.array([t for _, t, _ in ready]))
@@ -101,21 +93,14 @@ class SampledFeatures:
         return self._ref
 
     def _run(self, batch: _Batch) -> None:
-        """The network on the batch's pictures; the references' features set, the
-        captions' values handed over."""
+        """The network on the batch's pictures: the references' features."""
         if not batch.pictures:
             return
-        stacked = np.stack(batch.pictures)
-        if hasattr(self.extract, "features_and_probabilities"):
-            features, probabilities = self.extract.features_and_probabilities(stacked)
-        else:
-            features, probabilities = self.extract(stacked), None
+        features = self.extract(np.stack(batch.pictures))
         self.computed += len(batch.pictures)
         for ref in batch.refs:
             ref.feature = features[ref.job]
             ref.picture = ref.job = None
-        for frame, job in batch.given:
-            self.handover.give(frame, features[job], probabilities[job])
 
     def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """(frames, times, features) of every sample, zeros for the skipped; None if none."""
@@ -165,7 +150,6 @@ class _Batch:
     def __init__(self) -> None:
         self.pictures: list[np.ndarray] = []
         self.refs: list[_Reference] = []  # references whose features it computes
-        self.given: list[tuple[int, int]] = []  # (frame, place in the batch) handed over to the captions
 
     def add(self, picture: np.ndarray) -> int:
         self.pictures.append(picture)

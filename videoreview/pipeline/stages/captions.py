@@ -15,7 +15,6 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from ...engines.boundaries.handover import join, shared_size, start
 from ...engines.captions.builtin import Person, Sample, boundary_status, describe, measure_motion
 from ...engines.captions.looks import look
 from ...engines.captions.phrases import said, sentence, written
@@ -31,9 +30,7 @@ from .cost import StageCost
 TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height
 LINE_HEIGHT = 0.25  # a line of on-screen text is at most this share of the picture high
-# A sample the boundary reader has not handed over this many seconds after it was decoded
-# is measured here (in a pass the boundary reader is a few seconds behind the decoder).
-WAIT_SECONDS = 30.0
+FEATURE_LONG_SIDE = 224  # the whole picture at this size, for appearance features (keyframes)
 # An image-text model sees a sample every NAME_SECONDS: SigLIP 2 base takes 0.3 s a frame on
 # 2 cores (benchmarks/bench_vlm_shot.py), 54 s of a 3-minute clip at every sample, half that
 # at every other; a shot's names need only a few of its frames (naming.MATCH_SHARE).
@@ -54,15 +51,7 @@ def square_crops(frame: np.ndarray) -> list[np.ndarray]:
 
 class CaptionReader:
     """Each sampled frame and the one after it (for motion), at the crop size
-    (media/shared_pass.py); measured 16 samples at a time.
-
-    The whole picture's appearance feature (keyframes) and ImageNet probabilities are those
-    of EfficientNet-Lite0 on the picture at the boundary reader's size (long side 160), as
-    the decoder scales it (``side``): where the boundary reader shares the pass, it hands
-    them over (engines/boundaries/handover.py) and a sample waits for them; alone, the
-    reader runs the network on the same pixels.
-    On 11 clips of the real-footage corpus (8 tuning, 3 held-out; benchmarks/real_labels.py
-    --clips), every caption and label came out word for word as with the view at 224 px."""
+    (media/shared_pass.py); measured 16 samples at a time."""
 
     CHUNK = 16
 
@@ -75,11 +64,7 @@ class CaptionReader:
         self.size = short_side_size(info.width, info.height, CROP)
         self.batch = self.CHUNK
         self.flow_size = scaled_size(info.width, info.height, 160)
-        self.whole_size = shared_size(info.width, info.height)
-        self.side = (self.sampled, self.whole_size, 1)  # the samples at the boundary reader's size too
-        self.wholes: dict[int, np.ndarray] = {}  # those pictures, by frame, until measured
-        self.handover = join(source, wants=self.sampled)
-        self.handed = 0  # samples whose whole view the boundary reader handed over
+        self.feature_size = scaled_size(info.width, info.height, FEATURE_LONG_SIDE)
         self.frames: dict[int, tuple[float, np.ndarray]] = {}  # decoded, not yet measured
         self.next = 0  # position in self.sampled of the next sample to complete
         self.ready: list[tuple[int, float, np.ndarray, np.ndarray]] = []  # frame, time, picture, next picture
@@ -87,7 +72,6 @@ class CaptionReader:
         self.named_at: float | None = None  # the time of the last sample the image-text model saw
 
     def take(self, batch) -> None:
-        start(self.handover)
         for index, time, frame in zip(batch.indices, batch.times, batch.frames):
             self.frames[int(index)] = (float(time), frame)
         while self.next < len(self.sampled):
@@ -100,34 +84,13 @@ class CaptionReader:
             self.next += 1
             for done in [k for k in self.frames if k < j]:
                 del self.frames[done]
-        self._measure_settled()
-
-    def take_side(self, batch) -> None:
-        self.wholes.update(zip(batch.indices.tolist(), batch.frames))
-
-    def _measure_settled(self, final: bool = False) -> None:
-        """Measure the ready samples, CHUNK at a time, as far as none waits for the boundary
-        reader's values (all of them when ``final``)."""
-        newest = self.ready[-1][1] if self.ready else 0.0
-        count = 0
-        while count < len(self.ready) and (final or self._settled(*self.ready[count][:2], newest)):
-            count += 1
-        while count >= self.CHUNK or (final and count):
-            n = min(count, self.CHUNK)
-            self._measure(self.ready[:n])
-            del self.ready[:n]
-            count -= n
-
-    def _settled(self, frame: int, time: float, newest: float) -> bool:
-        """Whether a sample's whole view can be had: handed over, or its picture at the
-        shared size come to measure it here (or waited for too long)."""
-        if frame in self.handover.ready or newest - time > WAIT_SECONDS:
-            return True
-        return not self.handover.expects(frame) and frame in self.wholes
+        while len(self.ready) >= self.CHUNK:
+            self._measure(self.ready[:self.CHUNK])
+            del self.ready[:self.CHUNK]
 
     def result(self) -> dict:
-        self._measure_settled(final=True)
-        self.handover.wanted = frozenset()  # nothing more is taken: the boundary reader keeps nothing for it
+        if self.ready:
+            self._measure(self.ready)
         if self.stage.namer is not None:  # its vocabulary, embedded on a model's first run: here, not in apply
             self.stage.namer.text_embeddings()
         return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
@@ -135,18 +98,18 @@ class CaptionReader:
     def _measure(self, chunk: list[tuple[int, float, np.ndarray, np.ndarray]]) -> None:
         extract = self.stage.engine.extract
         sampled = [picture for _, _, picture, _ in chunk]
-        smalls = [cv2.resize(f, self.flow_size, interpolation=cv2.INTER_AREA) for f in sampled]
         # Appearance (keyframes) and labels from the whole picture, and labels again from
         # square crops at the classifier's own scale: a subject is said only where the
         # two views agree (a classifier sure and wrong is seldom so in both).
-        features, whole = self._whole_view(chunk)
+        features, whole = extract.features_and_probabilities(
+            np.stack([cv2.resize(f, self.feature_size, interpolation=cv2.INTER_AREA) for f in sampled]))
         crops = np.stack([c for f in sampled for c in square_crops(f)])
         named = self._name_frames(chunk)
         _, crop_probs = extract.features_and_probabilities(crops)
         probs = crop_probs.reshape(len(chunk), -1, crop_probs.shape[1]).mean(axis=1)
         for k, (frame, time, picture, after) in enumerate(chunk):
-            small_after = cv2.resize(after, self.flow_size, interpolation=cv2.INTER_AREA)
-            camera, zoom, motion = measure_motion(smalls[k], small_after)
+            small, small_after = (cv2.resize(f, self.flow_size, interpolation=cv2.INTER_AREA) for f in (picture, after))
+            camera, zoom, motion = measure_motion(small, small_after)
             self.samples.append({
                 "time": round(time, 6), "frame": frame, "labels": self.stage._top(probs[k]),
                 "whole": self.stage._top(whole[k]),
@@ -155,23 +118,6 @@ class CaptionReader:
             })
             if k in named:
                 self.samples[-1]["image_text"] = pack_feature(named[k])
-
-    def _whole_view(self, chunk: list[tuple[int, float, np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-        """(features, probabilities) of the whole pictures of ``chunk`` at the shared size:
-        those the boundary reader handed over, the network here for the rest."""
-        handed = [self.handover.take(frame) for frame, _, _, _ in chunk]
-        wholes = [self.wholes.pop(frame, None) for frame, _, _, _ in chunk]
-        alone = [k for k, values in enumerate(handed) if values is None]
-        self.handed += len(chunk) - len(alone)
-        if alone:
-            # the decoder's picture at that size (the boundary reader's pixels); scaled here
-            # only where it never came (a pass decoding once per reader)
-            pictures = [wholes[k] if wholes[k] is not None else
-                        cv2.resize(chunk[k][2], self.whole_size, interpolation=cv2.INTER_AREA) for k in alone]
-            computed = zip(*self.stage.engine.extract.features_and_probabilities(np.stack(pictures)))
-            for k, values in zip(alone, computed):
-                handed[k] = values
-        return np.stack([f for f, _ in handed]), np.stack([p for _, p in handed])
 
     def _name_frames(self, chunk: list[tuple[int, float, np.ndarray, np.ndarray]]) -> dict[int, np.ndarray]:
         """An image-text model's view of the samples of ``chunk`` NAME_SECONDS apart (what
@@ -192,7 +138,7 @@ class CaptionReader:
 class CaptionStage(SampledStage):
     name = "captions"
     cost = StageCost(0.046, load=0.3, coarse_rate=0.5)
-    revision = 1  # 1: the whole picture's view at 160 px (the boundary reader's), not 224
+    revision = 0
     Reader = CaptionReader
     namer: ShotNamer | None = None  # where an image-text model is chosen: names what each shot shows (name_shots)
 
