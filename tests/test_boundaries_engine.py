@@ -158,3 +158,22 @@ def test_fast_motion_in_one_shot_is_no_cut(engine, hard_shots):
         assert len(times(found, "gradual")) == len(middles), (name, found)
         if middles:
             assert f1_at(times(found, "gradual"), middles, 0.5).f1 == 1.0, (name, found)
+
+
+@pytest.mark.models
+def test_the_half_rate_stream_sees_every_second_frame(crossfade_video):
+    """Where the cascade sees a dissolve, TransNetV2 also looks at every 2nd frame of the
+    video: frames 0, 2, 4, ... whatever the batches, though the full-rate rows lag behind."""
+    from videoreview.engines.boundaries.transnet import resize_frames
+    from videoreview.media.shared_pass import read_alone
+
+    with open_video(crossfade_video.path) as source:
+        every = resize_frames(np.concatenate([b.frames for b in source.iter_batches(size=(160, 90))]))
+    for batch in (60, 7):
+        given = []
+        with open_video(crossfade_video.path) as source:
+            reader = BuiltinBoundaryEngine(batch=batch).reader(source)
+            push = reader.half.push
+            reader.half.push = lambda frames, marks: (given.append(frames), push(frames, marks))[1]
+            read_alone(source, reader, lambda *a: None)
+        assert np.array_equal(np.concatenate(given), every[::2]), batch

@@ -5,7 +5,7 @@ No model runs here: the frames are drawn."""
 import numpy as np
 
 from videoreview.engines.boundaries.builtin import with_clear_cuts, with_half_rate_dissolves
-from videoreview.engines.boundaries.cascade import Cascade, ClearCut
+from videoreview.engines.boundaries.cascade import Cascade, ClearCut, Thresholds
 from videoreview.engines.boundaries.sampled import SampledFeatures
 from videoreview.engines.boundaries.transnet import Transition
 from videoreview.engines.boundaries.whip import is_whip
@@ -30,8 +30,25 @@ def textured(seed: int, n: int, motion: float = 0.3, noise: float = 2.0) -> np.n
     return np.array(frames, np.uint8)
 
 
-def run(frames: np.ndarray, chunk: int = 60) -> tuple[Cascade, np.ndarray, np.ndarray]:
-    cascade, out, marks = Cascade(), [], []
+def panned(seed: int, positions, noise: float = 2.0) -> np.ndarray:
+    """A finer random picture than ``textured``'s, seen by a camera at ``positions`` (px,
+    along x), each frame with its own sensor noise."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    coarse = rng.integers(0, 256, (12, 20, 3)).astype(np.float32)
+    world = cv2.resize(coarse, (W * 16, H * 16), interpolation=cv2.INTER_CUBIC)
+    frames = []
+    for x in positions:
+        big = world[:H * 4, int(round(x * 4)):int(round(x * 4)) + W * 4]
+        frames.append(np.clip(cv2.resize(big, (W, H), interpolation=cv2.INTER_AREA) + rng.normal(0, noise, (H, W, 3)),
+                              0, 255))
+    return np.array(frames, np.uint8)
+
+
+def run(frames: np.ndarray, chunk: int = 60, thresholds: Thresholds | None = None
+        ) -> tuple[Cascade, np.ndarray, np.ndarray]:
+    cascade, out, marks = Cascade(thresholds or Thresholds()), [], []
     for i in range(0, len(frames), chunk):
         marked = cascade.push(frames[i:i + chunk])
         out.append(marked.frames)
@@ -85,6 +102,51 @@ def test_a_dissolve_is_a_candidate_and_shake_no_clear_cut():
 def test_a_still_picture_needs_nothing():
     cascade, _, marks = run(textured(1, 200, motion=0))
     assert cascade.clear_cuts == [] and not marks.any() and cascade.candidates == 0
+
+
+def test_a_pan_drawn_on_twos_is_no_candidate():
+    """Each picture held for two frames (a cartoon on twos, a render padded to the video's
+    rate): the held frames are no calm, so the picture that follows is no spike."""
+    frames = np.repeat(panned(1, np.arange(100) * 1.5), 2, axis=0)
+    cascade, _, marks = run(frames)
+    assert cascade.clear_cuts == [] and not marks.any()
+    _, _, marks = run(frames, thresholds=Thresholds(held=0.0))  # held frames taken for calm
+    assert marks.sum() > 50
+
+
+def test_an_eased_camera_move_in_a_still_shot_is_no_candidate():
+    """A burst of motion of 12 frames: its frames stand out of the calm around them, but
+    each has both neighbours at 60 % of it or more."""
+    speeds = np.r_[np.zeros(60), [0.3, 0.8, 1.5, 2.5, 3.5, 4, 4, 3.5, 2.5, 1.5, 0.8, 0.3], np.zeros(60)]
+    frames = panned(2, np.cumsum(speeds))
+    cascade, _, marks = run(frames)
+    assert cascade.clear_cuts == [] and not marks.any()
+    _, _, marks = run(frames, thresholds=Thresholds(plateau=1e9))  # every burst a candidate
+    assert marks[60:72].any()
+
+
+def test_a_burst_next_to_a_clear_cut_stays_a_candidate():
+    """A clear cut by its score, one calm frame, then a burst of motion: the burst may be
+    what made the score (chaotic motion, a glitch), so its frames stay candidates and the
+    window TransNetV2 runs over them judges the clear cut too (builtin.with_clear_cuts)."""
+    speeds = np.r_[0, 0, 5, 4, 3.5, 2.5, 1.5, 0.8, 0.3, np.zeros(60)]
+    frames = np.concatenate([panned(5, np.zeros(60)), panned(6, 20 + np.cumsum(speeds))])
+    cascade, _, marks = run(frames)
+    assert [cut.frame for cut in cascade.clear_cuts] == [60]
+    assert np.flatnonzero(marks).tolist() == [63, 64]  # both a burst by the neighbours' test
+
+
+def test_a_fade_from_black_stays_a_candidate():
+    """A grey picture fading in from black at the start, its steps alike: a burst by the
+    neighbours' test, but the black next to it makes it a fade, which TransNetV2 judges."""
+    grey = panned(4, [3.0], noise=0)[0].mean(axis=2, keepdims=True) * 0.6 + 40 + np.array([4, 0, -4])
+    ramp = np.r_[np.linspace(0, 1, 6), np.ones(80)][:, None, None, None]
+    noise = np.random.default_rng(0).normal(0, 1.0, (len(ramp), H, W, 3)) * (ramp > 0)
+    frames = np.clip(grey[None] * ramp + noise, 0, 255).astype(np.uint8)
+    _, _, marks = run(frames)
+    assert np.flatnonzero(marks).tolist() == [1, 2]
+    _, _, marks = run(frames, thresholds=Thresholds(dark=0.0))
+    assert np.flatnonzero(marks).tolist() == [1]
 
 
 def test_clear_cuts_stand_only_where_transnet_did_not_look():

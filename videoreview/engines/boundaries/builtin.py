@@ -32,7 +32,9 @@ GPU_WINDOW = 200  # frames a TransNetV2 window holds on a GPU (150 kept: less ov
 class BuiltinBoundaryEngine:
     name = "builtin"
     # Bump when anything that changes the output changes: it is part of the cache key.
-    version = "7"  # 7: a sampled picture that has not changed takes its reference's feature (sampled.py)
+    # 8: held frames, bursts of motion and pulses are no candidates (cascade.py); the half-rate
+    # stream gets every 2nd frame of the video (it had been counted in the full-rate rows given out)
+    version = "8"
 
     def __init__(self, device: str = "cpu", sample_rate: float = 5.0, decode_long_side: int = 160,
                  batch: int = 60, threshold: float = 0.5, cascade: bool | None = None):
@@ -152,6 +154,7 @@ class BoundaryReader:
         self.blur = []  # per frame: whip.anisotropy
         self.samples = SampledFeatures(self.extract, EventDetector().cut_guard)
         self._recent = (0, np.zeros(0))  # (index of the first, times) of the latest frames
+        self._cascaded = 0  # frames the cascade has given out
         self._clear_seen = 0  # clear cuts already told to self.samples (or passed over)
 
     def take(self, batch) -> None:
@@ -180,7 +183,9 @@ class BoundaryReader:
             rows = self.stream.push(frames)
         else:
             rows = self.stream.push(frames.frames, frames.marks)
-            even = (start + np.arange(len(frames.frames))) % 2 == 0
+            # every 2nd frame of the video: counted in the cascade's frames (the stream's rows lag behind them)
+            even = (self._cascaded + np.arange(len(frames.frames))) % 2 == 0
+            self._cascaded += len(frames.frames)
             self.half_probs.append(self.half.push(frames.frames[even], frames.dissolves[even]))
         self.probs.append(rows)
         inside = start + np.flatnonzero(rows[:, 0] > self.engine.threshold)

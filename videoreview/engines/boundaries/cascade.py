@@ -28,8 +28,19 @@ Each frame is then one of:
     (hue-saturation histograms of the 4 frames before and the 4 from it on, L1 < 0.3) nor
     the layout (those frames' mean 6x4 grey thumbnails, < 8 levels apart) changed is motion
     in one shot, not a candidate: on the real-footage corpus's tuning part this dropped 57
-    of the 184 spikes that were no cut and none of the 57 that were. TransNetV2 runs, at
-    full rate, on the windows around candidates;
+    of the 184 spikes that were no cut and none of the 57 that were. Nor is a spike:
+      - after held frames (content < 0.5: the picture repeated, as in a render padded to
+        the video's rate or a cartoon on twos). The levels and the neighbours skip them:
+        the catch-up after a held frame is motion, not a spike above calm;
+      - whose both neighbours (held frames skipped) have 60 % of its content or more: a
+        burst of motion (a cartoon's camera move), unless a picture within 4 frames is
+        black (a fade from or to black) or a clear cut is within 4 frames (the burst may
+        be what made its score): TransNetV2 judges those;
+      - whose layout changed by less than 3 grey levels (the clear cuts' pulse).
+    On the tuning part these left 73 of the 111 TransNetV2 windows (a cartoon: 30 to 7, a
+    3D render: 12 to 3); every one of the 40 groups of candidates where TransNetV2 found a
+    transition (>= 0.5) kept a window, and every clear cut a window had judged still has
+    one. TransNetV2 runs, at full rate, on the windows around candidates;
   * nothing: no window needed.
 
 Calibrated against TransNetV2 run on every frame of real footage (scripts/fetch-real-clips)
@@ -64,7 +75,10 @@ class Thresholds:
     dissolve_linearity: float = 3.0
     same_colours: float = 0.3  # a spike with less histogram change than this ...
     same_layout: float = 8.0  # ... and less thumbnail change than this is motion
-    clear_layout: float = 3.0  # a clear cut by its score with less thumbnail change is none
+    pulse_layout: float = 3.0  # a spike with less thumbnail change than this is no cut, nor a candidate
+    held: float = 0.5  # content below this: a held frame (the picture repeated), which the spike test skips
+    plateau: float = 0.6  # a spike whose both neighbours have this share of its content is motion ...
+    dark: float = 20.0  # ... unless a picture near it is black (mean grey below this): a fade, TransNetV2's
 
 
 @dataclass(frozen=True)
@@ -153,9 +167,10 @@ class Cascade:
     def _classify(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         """Spikes and dissolves among buffer positions [lo, hi); the clear cuts found there
         go to ``clear_cuts``. Frames within 2 of a clear cut are explained by it (x264 often
-        smears a cut over two frames), so the scores are taken 2 frames beyond [lo, hi)."""
+        smears a cut over two frames), and a burst of motion within RETURN of one stays a
+        candidate, so the scores are taken RETURN frames beyond [lo, hi)."""
         t, c = self.t, self._content
-        wide = np.arange(max(0, lo - 2), min(len(c), hi + 2))
+        wide = np.arange(max(0, lo - RETURN), min(len(c), hi + RETURN))
         here = c[wide]
         both, sides = _levels(c, wide)
         ratio = here / (both + 2.0)
@@ -166,16 +181,16 @@ class Cascade:
         pulse = np.zeros(len(wide), bool)  # a clear cut by its score where the layout stayed: nothing
         for k in np.flatnonzero(clear):
             p = int(wide[k])
-            pulse[k] = self._layout_change(p) < t.clear_layout
+            pulse[k] = self._layout_change(p) < t.pulse_layout
             clear[k] = not pulse[k] and not self._comes_back(p)
-        spike = (here >= t.candidate_content) & ~pulse & ((here / (sides + 2.0) >= t.candidate_ratio)
-                                                          | (here >= t.candidate_peak * np.maximum(before, after)))
-        near = np.zeros(len(wide), bool)
+        near, beside = np.zeros(len(wide), bool), np.zeros(len(wide), bool)
         inner = (wide >= lo) & (wide < hi)
         for k in np.flatnonzero(clear):
             near[max(0, k - 2):k + 3] = True
+            beside[max(0, k - RETURN):k + RETURN + 1] = True
             if inner[k]:
                 self.clear_cuts.append(ClearCut(int(self._first + wide[k]), float(here[k]), float(ratio[k])))
+        spike = (here >= t.candidate_content) & ~pulse & self._spikes(wide, beside)
         span, linearity = _linearity(self._frames, wide[inner])
         dissolve = (span >= t.dissolve_span) & (linearity >= t.dissolve_linearity)
         spike, dissolve = spike[inner] & ~near[inner], dissolve & ~near[inner]
@@ -184,11 +199,43 @@ class Cascade:
         self.candidates += int((spike | dissolve).sum())
         return spike, dissolve
 
+    def _spikes(self, wide: np.ndarray, beside: np.ndarray) -> np.ndarray:
+        """Per buffer position in ``wide``, whether its content stands out of the motion
+        around it (the candidates' test, before the content floor and the picture tests).
+        Held frames (content below ``held``: the picture repeated, as where a render of
+        fewer frames a second was padded to the video's rate or a cartoon is drawn on twos)
+        are no calm: the side levels and the neighbours skip them, so the catch-up after a
+        held frame is no spike. A spike with both (moving) neighbours at ``plateau`` of it
+        or more is a burst of motion, unless a picture near it is black (a fade). Where
+        ``beside`` (a clear cut within RETURN frames), the plain test: the burst may be what
+        made the clear cut's score, and TransNetV2's window over it judges both."""
+        t, c = self.t, self._content
+        here = c[wide]
+        _, sides = _levels(np.where(c < t.held, np.nan, c), wide)
+        before, after = _moving(c, wide, -1, t.held), _moving(c, wide, 1, t.held)
+        grey = self._frames.mean(axis=(1, 2, 3))
+        fade = grey[np.clip(wide[:, None] + np.arange(-RETURN, RETURN)[None, :], 0, len(grey) - 1)].min(axis=1) < t.dark
+        strict = self._stands_out(here, sides, before, after) & ((np.minimum(before, after) < t.plateau * here) | fade)
+        if not beside.any():
+            return strict
+        _, sides = _levels(c, wide)
+        before, after = _moving(c, wide, -1, 0.0), _moving(c, wide, 1, 0.0)  # the frames next to it
+        return strict | (beside & self._stands_out(here, sides, before, after))
+
+    def _stands_out(self, here: np.ndarray, sides: np.ndarray, before: np.ndarray, after: np.ndarray) -> np.ndarray:
+        """Content ``candidate_ratio`` times the larger side's level, or ``candidate_peak``
+        times both neighbours' content."""
+        t = self.t
+        return (here / (sides + 2.0) >= t.candidate_ratio) | (here >= t.candidate_peak * np.maximum(before, after))
+
     def _changes_picture(self, p: int) -> bool:
         """Whether the colours or the layout of the RETURN frames from position p on differ
         from those of the RETURN frames before it (see the module's docstring)."""
-        if self._layout_change(p) >= self.t.same_layout:  # always at position 0: nothing before it
+        layout = self._layout_change(p)
+        if layout >= self.t.same_layout:  # always at position 0: nothing before it
             return True
+        if layout < self.t.pulse_layout:  # a pulse, as for the clear cuts
+            return False
         colours = np.abs(_colours(self._hsv[max(0, p - RETURN):p]) - _colours(self._hsv[p:p + RETURN])).sum()
         return bool(colours >= self.t.same_colours)
 
@@ -243,6 +290,21 @@ def _levels(c: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         both = np.nanmedian(np.concatenate([b, a], axis=1), axis=1)
         sides = np.fmax(np.nanmedian(b, axis=1), np.nanmedian(a, axis=1))
     return np.nan_to_num(both), np.nan_to_num(sides)
+
+
+def _moving(c: np.ndarray, idx: np.ndarray, step: int, held: float) -> np.ndarray:
+    """Per idx, the content of the nearest frame before it (``step`` -1) or after it (1),
+    within NEAR[1] frames, that is no held frame (content >= ``held``); 0 where none is."""
+    out = np.zeros(len(idx))
+    todo = np.ones(len(idx), bool)
+    for k in range(1, NEAR[1] + 1):
+        pos = idx + step * k
+        ok = (pos >= 0) & (pos < len(c))
+        v = np.where(ok, c[np.clip(pos, 0, len(c) - 1)], 0.0)
+        hit = todo & ok & (v >= held)
+        out[hit] = v[hit]
+        todo &= ~hit
+    return out
 
 
 def _linearity(frames: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
