@@ -65,6 +65,16 @@ def test_a_hard_cut_is_clear_and_needs_no_window():
     assert not marks.any()
 
 
+def test_two_clear_cuts_two_frames_apart_are_one_cut():
+    """A cut whose first picture stays for two frames before the next change (a 3D
+    render's cut in the corpus): the second jump is the same cut, not a second one."""
+    a, b, c = panned(1, np.zeros(60)), panned(2, np.zeros(1)), panned(3, np.zeros(60))
+    frames = np.concatenate([a, b, b, c])
+    cascade, _, marks = run(frames)
+    assert [cut.frame for cut in cascade.clear_cuts] == [60]
+    assert not marks.any()
+
+
 def test_chunks_do_not_change_the_answer():
     frames = np.concatenate([textured(1, 70), textured(2, 45), textured(3, 90)])
     frames[150:152] = np.clip(frames[150:152].astype(int) + 120, 0, 255)  # a flash

@@ -33,8 +33,9 @@ class BuiltinBoundaryEngine:
     name = "builtin"
     # Bump when anything that changes the output changes: it is part of the cache key.
     # 8: held frames, bursts of motion and pulses are no candidates (cascade.py); the half-rate
-    # stream gets every 2nd frame of the video (it had been counted in the full-rate rows given out)
-    version = "8"
+    # stream gets every 2nd frame of the video (it had been counted in the full-rate rows given out).
+    # 9: a clear cut within 2 frames of the one before is the same cut
+    version = "9"
 
     def __init__(self, device: str = "cpu", sample_rate: float = 5.0, decode_long_side: int = 160,
                  batch: int = 60, threshold: float = 0.5, cascade: bool | None = None):

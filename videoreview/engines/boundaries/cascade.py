@@ -18,10 +18,11 @@ Each frame is then one of:
     third of it (one isolated spike), and every frame of the 4 before it unlike every
     frame of the 4 from it on (a flash, a glitch or a head passing the lens comes back).
     Taken without TransNetV2 unless a window TransNetV2 runs anyway covers it: then
-    TransNetV2 decides. Where the layout (below) changed by less than 3 grey levels it is
-    a pulse, not even a candidate: a low-bitrate dark clip's keyframes made seven such "cuts"
-    where nothing changed (0.6-2.4 levels; the 154 true clear cuts of the corpus's tuning
-    part: 6 or more);
+    TransNetV2 decides. A second one within 2 frames is the same cut (a frame held or
+    smeared between: a 3D render's cut in the tuning part). Where the layout (below)
+    changed by less than 3 grey levels it is a pulse, not even a candidate: a low-bitrate
+    dark clip's keyframes made seven such "cuts" where nothing changed (0.6-2.4 levels; the
+    154 true clear cuts of the corpus's tuning part: 6 or more);
   * a **candidate**: content >= 8 and either 2.5 times the larger side's level or 1.8 times
     both neighbours' content (a cut in fast motion), or span >= 15 with linearity >= 3 (a
     dissolve); not within 2 frames of a clear cut. A spike across which neither the colours
@@ -188,8 +189,9 @@ class Cascade:
         for k in np.flatnonzero(clear):
             near[max(0, k - 2):k + 3] = True
             beside[max(0, k - RETURN):k + RETURN + 1] = True
-            if inner[k]:
-                self.clear_cuts.append(ClearCut(int(self._first + wide[k]), float(here[k]), float(ratio[k])))
+            frame = int(self._first + wide[k])
+            if inner[k] and not (self.clear_cuts and frame - self.clear_cuts[-1].frame <= 2):  # else the same cut
+                self.clear_cuts.append(ClearCut(frame, float(here[k]), float(ratio[k])))
         spike = (here >= t.candidate_content) & ~pulse & self._spikes(wide, beside)
         span, linearity = _linearity(self._frames, wide[inner])
         dissolve = (span >= t.dissolve_span) & (linearity >= t.dissolve_linearity)
