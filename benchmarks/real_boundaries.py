@@ -2,7 +2,7 @@
 corpus's hand-written cuts, per class of footage.
 
     .venv/bin/python benchmarks/real_boundaries.py [--keep DIR] [--tolerance 0.5]
-    .venv/bin/python benchmarks/real_boundaries.py --speed [CLIP ...]
+    .venv/bin/python benchmarks/real_boundaries.py --speed [-v] [--before CHECKOUT] [CLIP ...]
 
 Clips: the real-footage corpus (benchmarks/corpus/, fetched by scripts/fetch-real-clips).
 Ours: the shot changes (cuts, and gradual transitions at their middle) of the analysis with
@@ -16,10 +16,12 @@ precision, recall and F1.
 With --speed, the boundaries stage alone is run afresh (no cache, builtin engine, each clip
 in a new process as bench_boundaries.py does) beside PySceneDetect's ContentDetector, and it
 prints per class the seconds each took (the detector's own time, the interpreter's start-up
-and imports apart), their ratio and both F1s; with -v, each clip's line too. Each is timed
-twice in its process: the first run ("cold": our models load in it) and a second on the
-same file with the models loaded ("warm", the issue's "after model loading"; PySceneDetect
-runs a second time too). The ONNX exports are made before any clip is timed.
+and imports apart), their ratio, our TransNetV2 windows and both F1s; with -v, each clip's
+line too. Each is timed twice in its process: the first run ("cold": our models load in it)
+and a second on the same file with the models loaded ("warm", the issue's "after model
+loading"; PySceneDetect runs a second time too). The ONNX exports are made before any clip
+is timed. With --before CHECKOUT, that checkout's worker (its own videoreview) is timed on
+each clip too, the two in turn first, so that a change is measured under the same load.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ def main() -> None:
     parser.add_argument("--tolerance", type=float, default=0.5, help="seconds (default 0.5)")
     parser.add_argument("--speed", action="store_true", help="time the boundaries stage against PySceneDetect")
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--before", type=Path, metavar="CHECKOUT",
+                        help="with --speed: also time another checkout of videoreview on each clip")
     parser.add_argument("clips", nargs="*", help="with --speed: only these clips (file names)")
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -122,11 +126,12 @@ def worker(kind: str, path: str) -> dict:
             "windows": windows, "lite0": reader.samples.computed, "samples": len(reader.samples._rows)}
 
 
-def run_worker(kind: str, path: Path) -> dict:
+def run_worker(kind: str, path: Path, script: Path = Path(__file__)) -> dict:
+    """One worker process (``script``: this file, or another checkout's)."""
     import json
     import subprocess
 
-    out = subprocess.run([sys.executable, __file__, "--worker", kind, str(path)], check=True, capture_output=True,
+    out = subprocess.run([sys.executable, str(script), "--worker", kind, str(path)], check=True, capture_output=True,
                          text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -135,34 +140,52 @@ def speed(args) -> None:
     from videoreview.metrics.boundaries import match_count
 
     clips = [c for c in present(corpus()) if not args.clips or c.name in args.clips]
-    if clips:  # the ONNX exports, made once here, not inside the first clip's time
-        run_worker("ours", clips[0].path)
-    # per (part, class): seconds ours, theirs, video seconds, true, ours said, hit, theirs said, hit, warm ours, theirs
-    sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0] * 10)
-    for clip in clips:
+    scripts = {"ours": Path(__file__)}
+    if args.before:
+        scripts = {"before": args.before / "benchmarks" / "real_boundaries.py", **scripts}
+    for script in scripts.values() if clips else ():  # the ONNX exports, made here, not inside a clip's time
+        run_worker("ours", clips[0].path, script)
+    sums: dict[tuple[str, str], dict] = defaultdict(lambda: defaultdict(float))
+    for n, clip in enumerate(clips):
         truth = truth_cuts(clip.truth)
-        ours, theirs = run_worker("ours", clip.path), run_worker("content", clip.path)
-        row = [ours["seconds"], theirs["seconds"], ours["duration"], len(truth), len(ours["cuts"]),
-               match_count(ours["cuts"], truth, args.tolerance), len(theirs["cuts"]),
-               match_count(theirs["cuts"], truth, args.tolerance), ours["warm"], theirs["warm"]]
+        order = list(scripts) if n % 2 == 0 else list(scripts)[::-1]  # each goes first in turn: the load drifts
+        results = {name: run_worker("ours", clip.path, scripts[name]) for name in order}
+        results["PySceneDetect"] = run_worker("content", clip.path)
+        hits = {name: match_count(r["cuts"], truth, args.tolerance) for name, r in results.items()}
         if args.verbose:
-            print(f"{clip.kind:<10} {clip.name:<42} ours {row[0]:6.2f} s (warm {row[8]:6.2f})  PySceneDetect "
-                  f"{row[1]:6.2f} s (warm {row[9]:5.2f})  x{row[0] / row[1]:5.2f} (warm x{row[8] / row[9]:5.2f})  "
-                  f"cuts {row[4]}/{row[5]} hit of {row[3]}, theirs {row[6]}/{row[7]}; TransNetV2 windows "
-                  f"{ours['windows']}, Lite0 {ours['lite0']} of {ours['samples']} samples", flush=True)
+            print(f"{clip.kind:<10} {clip.name:<42} " + "; ".join(
+                f"{name} {r['seconds']:.2f} s (warm {r['warm']:.2f}), cuts {len(r['cuts'])}/{hits[name]} hit"
+                + (f", TransNetV2 windows {r['windows']}, Lite0 {r['lite0']} of {r['samples']}" if "lite0" in r else "")
+                for name, r in results.items()) + f"; true cuts {len(truth)}", flush=True)
         for key in ((clip.part, clip.kind), (clip.part, "all"), ("both", "all")):
-            sums[key] = [a + b for a, b in zip(sums[key], row)]
+            sums[key]["video"] += results["ours"]["duration"]
+            sums[key]["true"] += len(truth)
+            for name, r in results.items():
+                for field, value in (("cold", r["seconds"]), ("warm", r["warm"]), ("said", len(r["cuts"])),
+                                     ("hit", hits[name]), ("windows", r.get("windows", 0))):
+                    sums[key][name, field] += value
+    names = [*scripts]
     for part in ("tuning", "held-out", "both"):
-        print(f"\n### {part}, boundaries stage alone, within {args.tolerance:g} s\n")
-        print("| class | video s | ours s | PySceneDetect s | ratio | warm: ours s | PySceneDetect s | ratio | "
-              "ours F1 | PySceneDetect F1 |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print(f"\n### {part}, boundaries stage alone, within {args.tolerance:g} s; seconds warm (cold)\n")
+        print("| class | video s | PySceneDetect s | " + " | ".join(
+            f"{name}: TransNetV2 windows | {name}: s | {name}: ratio | {name}: F1" for name in names)
+            + " | PySceneDetect F1 |")
+        print("|" + " --- |" * (3 + 4 * len(names) + 1))
         for kind in [*CLASSES, "all"]:
-            if (part, kind) in sums:
-                o, t, video, true, said, hit, their_said, their_hit, warm, their_warm = sums[(part, kind)]
-                ours_f1, their_f1 = scores(hit, said, true)[2], scores(their_hit, their_said, true)[2]
-                print(f"| {kind} | {video:.0f} | {o:.1f} | {t:.1f} | {o / t:.2f} | {warm:.1f} | {their_warm:.1f} | "
-                      f"{warm / their_warm:.2f} | {ours_f1:.2f} | {their_f1:.2f} |")
+            if (part, kind) not in sums:
+                continue
+            s = sums[(part, kind)]
+            psd = s["PySceneDetect", "warm"], s["PySceneDetect", "cold"]
+
+            def f1(name: str) -> float:
+                return scores(s[name, "hit"], s[name, "said"], s["true"])[2]
+
+            cells = [kind, f"{s['video']:.0f}", f"{psd[0]:.2f} ({psd[1]:.2f})"]
+            for name in names:
+                warm, cold = s[name, "warm"], s[name, "cold"]
+                cells += [f"{s[name, 'windows']:.0f}", f"{warm:.1f} ({cold:.1f})",
+                          f"{warm / psd[0]:.1f}x ({cold / psd[1]:.1f}x)", f"{f1(name):.2f}"]
+            print("| " + " | ".join(cells) + f" | {f1('PySceneDetect'):.2f} |")
 
 
 def scores(hit: float, said: float, true: float) -> tuple[float, float, float]:
