@@ -163,9 +163,9 @@ def model_files() -> list[tuple[Path, str]]:
         files += [(path, f"{package}/{folder}") for path in sorted((root / folder).iterdir()) if path.is_file()]
     vad = package_folder("faster_whisper") / "assets"
     files += [(path, "faster_whisper/assets") for path in sorted(vad.glob("*.onnx"))]
-    rapidocr = package_folder("rapidocr")
+    rapidocr = package_folder("rapidocr")  # its ONNX files only: our runner (engines/text/ppocr.py) reads no settings
     files += [(path, str(Path("rapidocr") / path.parent.relative_to(rapidocr)))
-              for path in sorted(rapidocr.rglob("*")) if path.suffix == ".onnx" and path.is_file()]  # our runner reads no settings
+              for path in sorted(rapidocr.rglob("*")) if path.suffix == ".onnx" and path.is_file()]
     return files
 
 
