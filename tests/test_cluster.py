@@ -132,16 +132,10 @@ def assert_same_as_local(home: Path, local: Path, besides: str = "") -> None:
         mine = json.loads((home / "analyses" / f"{digest}.analysis.json").read_text())
         theirs = json.loads((local / "analyses" / f"{digest}.analysis.json").read_text())
         for key in ("boundaries", "identities", "captions", "transcript", *theirs):
-            if key == "plan":  # the seconds each stage spent differ from run to run
-                assert without_seconds(mine[key]) == without_seconds(theirs[key]), path
+            if key == "plan":  # how this run went (seconds spent, stages from a cache), not what it found
                 continue
             assert mine[key] == theirs[key], f"{path}: {key}: {_first_difference(mine[key], theirs[key])}"
         assert mine["transcript"] and mine["identities"] and mine["boundaries"], path
-
-
-def without_seconds(plan: dict) -> dict:
-    """An Analysis's plan (as JSON) less the seconds spent."""
-    return {**plan, "spent": None, "stages": [{**stage, "spent": None} for stage in plan["stages"]]}
 
 
 def _first_difference(mine, theirs) -> str:
