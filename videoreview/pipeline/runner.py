@@ -70,9 +70,7 @@ def analyze(
 
     started = time.perf_counter()
     progress("probe", 0.0, "probing")
-    info = probe(path)
-    if info.frame_count == 0:
-        raise MediaError(path, "no decodable video frames")
+    info = _probed(path)
     progress("probe", 1.0, f"{info.duration:.1f} s, {info.frame_count} frames")
     content_hash = cache.content_hash(path)
     # The reviewer's notes are theirs: analysis never changes them (nor which they deleted).
@@ -162,6 +160,14 @@ def analyze(
     return _carry_summaries(analysis, previous)
 
 
+def _probed(path: str | os.PathLike):
+    """The probe's VideoInfo of ``path``; MediaError where no frame decodes."""
+    info = probe(path)
+    if info.frame_count == 0:
+        raise MediaError(path, "no decodable video frames")
+    return info
+
+
 def _cached(stages: list[Stage], cache: StageCache, content_hash: str) -> dict[str, tuple[object, str]]:
     """Stage name -> (result, device it ran on) of those of ``stages`` (none with
     ``prepare``) whose result the cache holds."""
@@ -178,9 +184,7 @@ def plan_for(path: str | os.PathLike, stages: list[Stage], *, cache: StageCache 
     """(VideoInfo, AnalysisPlan) of ``path``: the plan ``analyze`` would follow, made
     without analysing. Raises MediaError as ``analyze`` does."""
     cache = cache or StageCache()
-    info = probe(path)
-    if info.frame_count == 0:
-        raise MediaError(path, "no decodable video frames")
+    info = _probed(path)
     independent = [stage for stage in stages if not hasattr(stage, "prepare")]
     known = _cached(independent, cache, cache.content_hash(path)) if use_cache else {}
     return info, make_plan(info, stages, cores=os.cpu_count() or 1, cached=known, speed=speed)
