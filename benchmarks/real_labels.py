@@ -229,16 +229,16 @@ def said_of(clip: Clip, analysis) -> Said:
     return out
 
 
-def analysed(clips, keep: Path, engines: list[str]):
+def analysed(clips, keep: Path, engines: list[str], speed: float | None = None):
     """(clip, Analysis) for each clip, the default engines but ``engines`` (KEY=NAME), the
-    stages cached in ``keep``."""
+    stages cached in ``keep``, within the budget ``speed`` (x realtime) if given."""
     from videoreview.pipeline import StageCache, analyze
     from videoreview.pipeline.stages import DEFAULT_ENGINES, build_stages
 
     chosen = {**DEFAULT_ENGINES, **dict(item.split("=", 1) for item in engines)}
     cache_ = StageCache(keep)
     for clip in clips:
-        yield clip, analyze(clip.path, stages=build_stages(chosen), cache=cache_)
+        yield clip, analyze(clip.path, stages=build_stages(chosen), cache=cache_, speed=speed)
 
 
 # What a caption says the picture is where it names nothing (the look phrase), and what the
@@ -344,6 +344,8 @@ def main() -> None:
     parser.add_argument("--part", choices=("tuning", "held-out", "both"), default="both")
     parser.add_argument("--engines", nargs="*", default=[], metavar="KEY=NAME")
     parser.add_argument("--clips", nargs="*", help="only these clips")
+    parser.add_argument("--speed", type=float, metavar="X", help="analyse within a budget of the length / X "
+                        "(videoreview analyze --speed)")
     parser.add_argument("-v", "--verbose", action="store_true", help="per clip: what was said, false ones marked *")
     parser.add_argument("--captions", type=Path, help="write every clip's captions to this file (JSON lines)")
     parser.add_argument("--set", nargs="*", default=[], metavar="MODULE.NAME=VALUE",
@@ -362,7 +364,7 @@ def main() -> None:
         print(f"({missing} clips not fetched: scripts/fetch-real-clips)")
     results = []
     written = args.captions.open("w") if args.captions else None
-    for clip, analysis in analysed(clips, args.keep, args.engines):
+    for clip, analysis in analysed(clips, args.keep, args.engines, args.speed):
         r = said_of(clip, analysis)
         results.append(r)
         if written:

@@ -17,6 +17,9 @@ NEEDS = {
 UNITS = ("sampled", "decoded", "audio")
 
 REFERENCE_CORES = 2  # the costs below were measured on 2 cores
+# Each stage's cost is the median seconds a unit it spent on the corpus's six tuning clips of
+# `benchmarks/bench_pipeline.py --real` (it prints them), on a quiet machine; a gated stage's
+# is where its gate is open throughout (a person in every frame, text on every sample).
 
 
 @dataclass(frozen=True)
