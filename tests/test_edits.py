@@ -120,3 +120,27 @@ def test_summaries_set_edited_and_kept_by_reanalysis(cuts, analysed):
     assert edited.summaries[index] in rebuilt.summaries
     again = analyze(cuts.path, ENGINES, cache=cache, previous=edited)
     assert again.summaries == edited.summaries
+
+
+def test_analyse_and_save_keeps_the_saved_edits(cuts, analysed, tmp_path, monkeypatch):
+    """The one way the CLI, the window's child, the indexer and a cluster worker analyse:
+    the saved Analysis's edits kept, the result saved; a damaged saved file rebuilt; with
+    ``save=False`` and no previous, nothing read or written."""
+    from videoreview.pipeline.analyse_and_save import analyse_and_save
+
+    monkeypatch.setenv("VIDEOREVIEW_HOME", str(tmp_path))
+    analysis, cache = analysed
+    frame = analysis.captions[0].frame
+    store.save(edits.edit_caption(analysis, frame, "Saved words."))
+    again = analyse_and_save(cuts.path, engines=ENGINES, cache=cache)
+    assert next(c for c in again.captions if c.frame == frame).text == "Saved words."
+    assert store.load_saved(analysis.content_hash) == again
+
+    unsaved = analyse_and_save(cuts.path, None, save=False, engines=ENGINES, cache=cache)
+    assert unsaved.captions == analysis.captions  # the saved edit was not read...
+    assert store.load_saved(analysis.content_hash) == again  # ...and nothing was written
+
+    store.saved_path(analysis.content_hash).write_text("{broken")
+    assert store.saved_analysis(cuts.path) is None
+    rebuilt = analyse_and_save(cuts.path, engines=ENGINES, cache=cache)
+    assert rebuilt.captions == analysis.captions and store.load_saved(analysis.content_hash) == rebuilt

@@ -30,8 +30,8 @@ def analyze_each(args: argparse.Namespace, outputs: bool, videos: list[str] | No
     (--engines values, default ``args.engines``), its progress shown (cli/progress.py).
     Yields (video, output path or None, Analysis or None when the video failed, with its
     error printed); the output path is ``args.output``'s where ``outputs``, else None."""
-    from ..pipeline import CancelToken, StageCache, analyze, build_stages
-    from ..pipeline.child import saved_analysis
+    from ..pipeline import CancelToken, StageCache, build_stages
+    from ..pipeline.analyse_and_save import SAVED, analyse_and_save
     from ..records import Analysis
     from .progress import Progress
 
@@ -43,20 +43,18 @@ def analyze_each(args: argparse.Namespace, outputs: bool, videos: list[str] | No
     cache = StageCache()
     for video in map(Path, videos):
         out = _output_path(video, args.output, many) if outputs else None
-        previous = None
+        previous = SAVED  # the reviewer's edits made in the window...
         if out is not None and out.exists():
             try:
-                previous = Analysis.load(out)  # keeps the reviewer's edits across re-runs
+                previous = Analysis.load(out)  # ...or those in the output file, kept across re-runs
             except VideoReviewError:
-                previous = None
-        if previous is None:
-            previous = saved_analysis(str(video))  # ...or those made in the window
+                pass
         shown = Progress(video.name, quiet=args.quiet, stages=["probe"] + [s.name for s in stages])
         try:
-            analysis = analyze(video, progress=_with_plan_lines(shown), cancel=CancelToken(), cache=cache,
-                               use_cache=not args.no_cache, backend=args.backend, previous=previous,
-                               stages=stages, speed=getattr(args, "speed", None),
-                               notice=lambda text: shown.write(f"videoreview: notice: {text}"))
+            analysis = analyse_and_save(video, previous, save=False, progress=_with_plan_lines(shown),
+                                        cancel=CancelToken(), cache=cache, use_cache=not args.no_cache,
+                                        backend=args.backend, stages=stages, speed=getattr(args, "speed", None),
+                                        notice=lambda text: shown.write(f"videoreview: notice: {text}"))
         except VideoReviewError as exc:
             shown.close()
             print_error(str(exc))

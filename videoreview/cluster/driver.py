@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass
 from ..engines import registry
 from ..errors import VideoReviewError
 from ..library.catalog import Catalog
-from ..library.choice import open_catalog
-from ..library.indexer import AddResult, Report, catalogue, saved, text_embedder
+from ..library.catalogs import open_catalog
+from ..library.indexer import AddResult, Report, catalogue, text_embedder
 from ..paths import team_library_url
 from ..pipeline import CancelToken, StageCache, store
 from ..records import Analysis
@@ -233,7 +233,7 @@ class _Run:
             job.attempts += 1
             self.catalog.set_status(job.video_id, "analysing")  # a stop leaves it to be sent again
             # The reviewer's edits and notes are kept, as locally (a team library's are in its catalog).
-            previous = saved(job.content_hash) or self.catalog.analysis(job.video_id)
+            previous = store.saved_for(job.content_hash) or self.catalog.analysis(job.video_id)
             ref = actor.analyse.remote(job.path, job.content_hash, previous.to_json() if previous else None,
                                        job.video_id)
             self.busy[ref] = (job, actor)

@@ -1,5 +1,5 @@
 """What runs on a cluster's workers: one actor holds the chosen engines and analyses one
-video per call with the same ``pipeline.analyze`` a local ``library add`` runs.
+video per call with the same ``analyse_and_save`` a local ``library add`` runs.
 
 Plain Python (Ray is imported only to say where it runs): the driver wraps the class with ``ray.remote``, and the
 workers import this module from their own videoreview install. Engines are made once per
@@ -17,7 +17,8 @@ import time
 import traceback
 
 from ..errors import MediaError, RecordError, VideoReviewError
-from ..pipeline import StageCache, analyze, build_stages
+from ..pipeline import StageCache, build_stages
+from ..pipeline.analyse_and_save import analyse_and_save
 from ..records import Analysis
 
 SHARED = "the workers must see the videos at the same path as this machine (shared storage, docs/cluster.md)"
@@ -69,7 +70,8 @@ class Analyser:
         try:
             _readable(path, self.node)
             earlier = Analysis.from_dict(json.loads(previous)) if previous else None
-            analysis = analyze(path, self.engines, cache=self.cache, previous=earlier, notice=notices.append)
+            analysis = analyse_and_save(path, earlier, save=False, engines=self.engines, cache=self.cache,
+                                        notice=notices.append)
         except (MediaError, RecordError, OSError) as exc:
             problem = str(exc) if not isinstance(exc, OSError) else f"{path}: {exc.strerror or exc}"
             return {**done, "problem": f"{problem} (on {self.node})"}

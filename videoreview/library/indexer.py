@@ -15,10 +15,11 @@ from pathlib import Path
 from ..errors import Cancelled, LibraryError, MediaError, RecordError
 from ..media.files import find_videos
 from ..paths import team_library_url
-from ..pipeline import CancelToken, StageCache, analyze, store
+from ..pipeline import CancelToken, StageCache, store
+from ..pipeline.analyse_and_save import analyse_and_save
 from ..records import Analysis
 from .catalog import Catalog, default_path
-from .choice import open_catalog
+from .catalogs import open_catalog
 
 # video path, what happened ("added", "moved", "unchanged", "indexed", "failed", ...), detail
 Report = Callable[[str, str, str], None]
@@ -109,9 +110,8 @@ def index_one(catalog: Catalog, video_id: int, path: str, content_hash: str, eng
     the problem in one line, or None. Cancelled propagates (the video stays 'analysing')."""
     catalog.set_status(video_id, "analysing")
     try:
-        previous = saved(content_hash)
-        analysis = analyze(path, engines, progress=progress, cancel=cancel, cache=cache, previous=previous)
-        store.save(analysis)
+        analysis = analyse_and_save(path, store.saved_for(content_hash), engines=engines, progress=progress,
+                                    cancel=cancel, cache=cache)
     except Cancelled:
         raise
     except (MediaError, RecordError, OSError) as exc:
@@ -120,13 +120,6 @@ def index_one(catalog: Catalog, video_id: int, path: str, content_hash: str, eng
         return problem
     catalog.index_analysis(video_id, analysis, embedder.embed, frames)
     return None
-
-
-def saved(content_hash: str) -> Analysis | None:
-    try:
-        return store.load_saved(content_hash)
-    except RecordError:
-        return None  # a damaged saved file is rebuilt by the analysis
 
 
 def rebuild(embedder=None, report: Report | None = None, frames=None) -> tuple[Catalog, str | None]:

@@ -28,22 +28,6 @@ if TYPE_CHECKING:
 PROGRESS_INTERVAL = 0.05  # seconds between progress messages: enough for a smooth bar
 
 
-def saved_analysis(path: str) -> Analysis | None:
-    """The Analysis saved for this file's content (found again after a move), if any.
-    Quick: the content hash comes from the cache's index unless the file changed."""
-    from . import store
-    from .cache import StageCache
-
-    try:
-        content_hash = StageCache().content_hash(path)
-    except OSError:
-        return None  # the analysis will say what is wrong with the file
-    try:
-        return store.load_saved(content_hash)
-    except VideoReviewError:
-        return None  # a damaged saved file is rebuilt by the analysis
-
-
 class _Throttled:
     """Progress messages at most every PROGRESS_INTERVAL (and always the last one):
     enough for a smooth bar without flooding the pipe."""
@@ -81,10 +65,9 @@ def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis |
     """The child's entry point (must stay importable without Qt). ``previous`` is what
     the window shows: its edits are kept. ``engines`` None: those in the
     engine choices, each fallback sent as ("notice", one line)."""
-    from . import store
+    from .analyse_and_save import analyse_and_save
     from .cache import StageCache
     from .cancel import CancelToken
-    from .runner import analyze
     from .stages import build_stages
 
     cancel = CancelToken()
@@ -109,12 +92,9 @@ def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis |
         # With a previous Analysis on screen, stage-by-stage results would only flicker.
         on_stage = None if previous is not None else (lambda a: conn.send(("partial", a)))
         # A new video gets its whole timeline at a coarse level first (pipeline/coarse.py).
-        analysis = analyze(path, progress=progress, cancel=cancel, cache=StageCache(), previous=previous,
-                           stages=stages, on_stage=on_stage, coarse_first=on_stage is not None,
-                           notice=lambda text: conn.send(("notice", text)))
-        cancel.check()
-        store.save(analysis)
-        return analysis
+        return analyse_and_save(path, previous, progress=progress, cancel=cancel, cache=StageCache(), stages=stages,
+                                on_stage=on_stage, coarse_first=on_stage is not None,
+                                notice=lambda text: conn.send(("notice", text)))
 
     _report(conn, path, work)
 

@@ -3,6 +3,7 @@ so reopening a video (even moved or renamed) shows its results and the reviewer'
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import RecordError
@@ -25,6 +26,27 @@ def load_saved(content_hash: str) -> Analysis | None:
     if not path.exists():
         return None
     return Analysis.load(path)
+
+
+def saved_for(content_hash: str) -> Analysis | None:
+    """The saved Analysis of this content, or None where there is none or it is damaged
+    (the analysis that follows rebuilds it)."""
+    try:
+        return load_saved(content_hash)
+    except RecordError:
+        return None
+
+
+def saved_analysis(path: str | os.PathLike) -> Analysis | None:
+    """The saved Analysis of this file's content (found again after a move), if any.
+    Quick: the content hash comes from the stage cache's index unless the file changed."""
+    from .cache import StageCache
+
+    try:
+        content_hash = StageCache().content_hash(path)
+    except OSError:
+        return None  # the analysis will say what is wrong with the file
+    return saved_for(content_hash)
 
 
 def save(analysis: Analysis) -> Path:

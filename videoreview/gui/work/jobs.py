@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...pipeline import CancelToken
-from ...pipeline.child import run_analysis, saved_analysis
+from ...pipeline.child import run_analysis
 from ...pipeline.progress import Overall
+from ...pipeline.store import saved_analysis
 from ...records import Analysis
 from .background import ChildTasks, ChildWorker
 
