@@ -11,8 +11,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from .cancel import CancelToken
 
 
-class Either:
-    """A cancel token that is cancelled when either of two is."""
+class CancelOnEither:
+    """A cancel token that is cancelled when either of its two tokens is (the caller's, or the one close() sets)."""
 
     def __init__(self, first: CancelToken, second: CancelToken) -> None:
         self.first, self.second = first, second
@@ -47,7 +47,7 @@ class BackgroundStages:
         spent = spent if spent is not None else {}
         self._stop = CancelToken()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="background-stage")
-        token = Either(cancel, self._stop)
+        token = CancelOnEither(cancel, self._stop)
         self._futures: dict[str, Future] = {}
         for stage in stages:
             def run(stage=stage):
