@@ -23,7 +23,7 @@ from videoreview.engines.poses.movenet import MoveNetEngine
 from videoreview.engines.speech.whisper import WhisperEngine
 from videoreview.errors import Cancelled, ModelError
 from videoreview.pipeline import CancelToken, StageCache, analyze, runner
-from videoreview.pipeline.fallback import FallbackResult
+from videoreview.pipeline.fallback import Fallback
 from videoreview.pipeline.stages.captions import CaptionStage
 from videoreview.pipeline.stages.objects import ObjectStage
 from videoreview.pipeline.warm import Warming, load_in_background
@@ -175,8 +175,7 @@ class ObjectsOrNone(ObjectStage):
         try:
             return super().compute(source, progress, cancel)
         except ModelError as exc:
-            raise FallbackResult(self, {"sample_rate": self.sample_rate, "samples": []},
-                                 f"{exc}. Instead: no objects") from None
+            return Fallback(self, {"sample_rate": self.sample_rate, "samples": []}, f"{exc}. Instead: no objects")
 
 
 def test_a_failed_background_load_gives_the_same_fallback_and_notice(clip, cache, monkeypatch):

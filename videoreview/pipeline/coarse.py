@@ -144,8 +144,8 @@ def _lookers(stages: Sequence, known: dict) -> list:
     for stage in stages:
         if stage.name in known or stage.name in NOT_LOOKED:
             continue
-        looker = stage if not hasattr(stage, "prepare") else getattr(stage, "builtin", None)
-        if looker is None or not hasattr(looker, "reader"):
+        looker = stage if not stage.after_earlier else getattr(stage, "builtin", None)
+        if looker is None or looker.cost.beside:  # a VLM's stage without a builtin one; speech reads no frames
             continue
         if getattr(looker, "namer", None) is not None:  # a copy: the full pass's stage keeps its namer
             looker = copy.copy(looker)
@@ -183,7 +183,7 @@ def coarse_analysis(path, analysis: Analysis, stages: Sequence, lookers: Sequenc
     objects = None  # the objects stage's samples, for the bodies
     for stage in stages:
         name = stage.name
-        if hasattr(stage, "prepare") and name not in looked:
+        if stage.after_earlier and name not in looked:
             continue  # needs the full records of the stages before it (speakers)
         if name in known:
             result = known[name][0]

@@ -4,12 +4,16 @@ as the engine choices do for a model that cannot be used at all."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
 
-class FallbackResult(Exception):
-    """Raised by a stage's ``compute``: ``stage`` (the builtin stage) applies ``result``,
-    ``notice`` says what failed and what stands instead. The runner does not cache it:
-    the model is asked again next time."""
 
-    def __init__(self, stage, result, notice: str) -> None:
-        super().__init__(notice)
-        self.stage, self.result, self.notice = stage, result, notice
+@dataclass(frozen=True)
+class Fallback:
+    """What a stage's ``compute`` returns in place of its result where its model failed:
+    ``stage`` (the builtin stage) applies ``result``, ``notice`` says what failed and what
+    stands instead. The runner does not cache it: the model is asked again next time."""
+
+    stage: Any
+    result: Any
+    notice: str

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from ..records import AnalysisPlan, StagePlan, VideoInfo
-from .stages.cost import FREE, NEEDS, REFERENCE_CORES, StageCost
+from .stages.cost import NEEDS, REFERENCE_CORES, StageCost
 
 # Decoding and scaling in the pass's thread: seconds a decoded pixel on 2 cores (a 14 s
 # 1280x720 H.264 clip: FFmpeg decodes it in 0.77 s, 2.4e-9 s a pixel; the pass also
@@ -32,14 +32,10 @@ from .stages.cost import FREE, NEEDS, REFERENCE_CORES, StageCost
 DECODE_PER_PIXEL = 3.0e-9
 
 
-def cost_of(stage) -> StageCost:
-    return getattr(stage, "cost", FREE)
-
-
 def rate_of(stage) -> float | None:
     """Samples a second a stage looks at; the boundaries' appearance features for the
     boundary stage (its cut score reads every frame)."""
-    rate = getattr(stage, "sample_rate", None)
+    rate = stage.sample_rate
     if rate is None:
         rate = getattr(getattr(stage, "engine", None), "sample_rate", None)
     return float(rate) if isinstance(rate, (int, float)) else None
@@ -55,13 +51,13 @@ def make_plan(info: VideoInfo, stages: Sequence, *, cores: int, device: str = "c
     planned = [_stage_plan(stage, info, scale, stage.name in cached) for stage in stages]
     budget = info.duration / speed if speed else None
     if budget is not None:
-        planned = _within(planned, {s.name: cost_of(s) for s in stages}, budget - decode, scale)
+        planned = _within(planned, {s.name: s.cost for s in stages}, budget - decode, scale)
     return AnalysisPlan(cores=cores, device=device, budget=budget, decode_estimated=round(decode, 2),
                         estimated=round(decode + _pass_seconds(planned), 2), stages=tuple(planned))
 
 
 def _stage_plan(stage, info: VideoInfo, scale: float, cached: bool) -> StagePlan:
-    cost, rate = cost_of(stage), rate_of(stage)
+    cost, rate = stage.cost, rate_of(stage)
     plan = StagePlan(stage=stage.name, rate=rate, default_rate=rate, needs=cost.needs, beside=cost.beside)
     if cached:
         return replace(plan, note="from the cache")
@@ -110,7 +106,7 @@ def apply_rates(plan: AnalysisPlan, stages: Sequence) -> dict[str, float]:
     by_name = {p.stage: p for p in plan.stages}
     for stage in stages:
         planned = by_name.get(stage.name)
-        if planned and planned.rate != planned.default_rate and hasattr(stage, "sample_rate"):
+        if planned and planned.rate != planned.default_rate and stage.sample_rate is not None:
             had[stage.name] = stage.sample_rate
             stage.sample_rate = planned.rate
     return had

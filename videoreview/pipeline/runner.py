@@ -11,7 +11,7 @@ from ..engines.placement import wants_cuda
 from ..errors import MediaError
 from ..media import FrameSource, open_video, probe
 from ..media.shared_pass import read_together
-from ..records import Analysis
+from ..records import Analysis, AnalysisPlan
 from ..summary.builder import ENGINE as BUILTIN_WRITER
 from ..summary.builder import build
 from .background_stages import BackgroundStages, locked
@@ -19,7 +19,7 @@ from .cache import StageCache
 from .cancel import CancelToken
 from .coarse import look_first
 from .edits import set_summaries
-from .fallback import FallbackResult
+from .fallback import Fallback
 from .plan import apply_rates, make_plan, restore_rates, with_spent
 from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
 from .warm import load_in_background
@@ -61,103 +61,141 @@ def analyze(
     (the window's): before the full pass, ``on_stage`` gets a coarse Analysis of the whole
     video (pipeline/coarse.py), which the stages' records then replace; the Analysis
     returned is the same."""
-    progress = progress or _ignore
-    on_stage = on_stage or (lambda analysis: None)
-    notice = notice or (lambda text: None)
-    cancel = cancel or CancelToken()
-    cache = cache or StageCache()
     stages = stages if stages is not None else build_stages(engines or DEFAULT_ENGINES)
-
+    on_stage = on_stage or (lambda analysis: None)
+    run = _Run(path, stages, cache or StageCache(), use_cache, backend, progress or _ignore,
+               cancel or CancelToken(), notice or (lambda text: None), previous)
     started = time.perf_counter()
-    progress("probe", 0.0, "probing")
-    info = _probed(path)
-    progress("probe", 1.0, f"{info.duration:.1f} s, {info.frame_count} frames")
-    content_hash = cache.content_hash(path)
-    # The reviewer's notes are theirs: analysis never changes them (nor which they deleted).
-    analysis = Analysis(video=info, content_hash=content_hash, notes=previous.notes if previous else (),
-                        deleted_notes=previous.deleted_notes if previous else ())
+    analysis = run.begin()
     on_stage(analysis)
-
-    hardware = "cuda" if decode == "auto" and any(wants_cuda(s.engine.device) for s in stages) \
-        else None
-    source: FrameSource | None = None
-    background: BackgroundStages | None = None
-    warming = load_in_background([])
-    spent: dict[str, float] = {}  # stage name -> seconds inside its work
-    lowered: dict[str, float] = {}
     try:
-        # Stages that need no earlier results: from the cache, else read in one pass, and
-        # those that read no frames (speech) in a thread beside that pass (background_stages.py).
-        independent = [stage for stage in stages if not hasattr(stage, "prepare")]
-        known = _cached(independent, cache, content_hash) if use_cache else {}
-        read = [stage for stage in independent if stage.name not in known]
-        warming = load_in_background(read)  # their models load while the first frames decode (warm.py)
-        plan = make_plan(info, stages, cores=os.cpu_count() or 1, device="cuda" if hardware else "cpu",
-                         cached=known, speed=speed)
-        lowered = apply_rates(plan, stages)
+        plan = run.plan(analysis.video, decode, speed)
         if coarse_first:  # the window's timeline, whole and coarse, before the pass (coarse.py)
-            on_stage = look_first(path, analysis, stages, known, plan, on_stage, progress, cancel, previous)
-        if len(read) > 1:
-            source = open_video(path, backend=backend, hardware=hardware)
-            readers = [stage for stage in read if hasattr(stage, "reader")]
-            if readers and len(readers) < len(read):
-                progress = locked(progress)
-                background = BackgroundStages([stage for stage in read if stage not in readers], source, progress,
-                                              cancel, spent)
-            for name, result in _read_in_one_pass(source, readers, progress, cancel, spent).items():
-                known[name] = (result, "")
+            on_stage = look_first(path, analysis, stages, run.known, plan, on_stage, run.progress, run.cancel,
+                                  previous)
+        run.read_ahead()
         for stage in stages:
-            cancel.check()
-            prepare = getattr(stage, "prepare", None)
-            key = stage_key(stage, content_hash, prepare(analysis) if prepare else "")
-            result, device = known.pop(stage.name, (None, ""))
-            if result is None and prepare and use_cache:
-                result, device = cache.get_entry(*key) or (None, "")
-            if result is None:
-                if source is None:
-                    source = open_video(path, backend=backend, hardware=hardware)
-
-                def stage_progress(fraction: float, message: str = "", _name: str = stage.name) -> None:
-                    progress(_name, fraction, message)
-
-                try:
-                    if background is not None and stage.name in background:
-                        result = background.result(stage.name)
-                    else:
-                        stage_progress(0.0, "starting")
-                        begun = time.perf_counter()
-                        result = stage.compute(source, stage_progress, cancel)
-                        spent[stage.name] = time.perf_counter() - begun
-                except FallbackResult as fell:  # not cached: the model is asked again next time
-                    notice(fell.notice)
-                    stage_progress(1.0, "done (builtin)")
-                    applied = fell.stage.apply(analysis, fell.result, previous)
-                    analysis = with_stage_engine(applied, fell.stage, _ran_on(fell.stage, notice))
-                    on_stage(analysis)
-                    continue
-                cancel.check()  # a stage cancelled in its last batch must not be cached as finished
-                device = _ran_on(stage, notice)
-                cache.put(*key, result, device=device)
-                stage_progress(1.0, "done")
-            elif stage in read:
-                device = _ran_on(stage, notice)
-                cache.put(*key, result, device=device)
-                progress(stage.name, 1.0, "done")
-            else:
-                progress(stage.name, 1.0, "from cache")
-            analysis = with_stage_engine(stage.apply(analysis, result, previous), stage, device)
+            analysis = run.add(stage, analysis)
             on_stage(analysis)
-        if source is not None and hardware:
-            analysis = _decoded_on(analysis, source, notice)
-        analysis = replace(analysis, plan=with_spent(plan, spent, time.perf_counter() - started))
+        analysis = run.finish(analysis, plan, started)
     finally:
-        warming.close()  # starts no further load; waits for none
-        restore_rates(stages, lowered)
-        if background is not None:
-            background.close()  # after a failure or cancellation: stops what still runs, then waits
-        if source is not None:
-            source.close()
+        run.close()
     return _carry_summaries(analysis, previous)
+
+
+class _Run:
+    """One analysis under way: the stages' results as they come (from the cache, the one
+    decoding pass, the thread beside it, or each stage's own compute), and what it holds
+    open until ``close``."""
+
+    def __init__(self, path, stages: list[Stage], cache: StageCache, use_cache: bool, backend: str,
+                 progress: PipelineProgress, cancel: CancelToken, notice: Callable[[str], None],
+                 previous: Analysis | None) -> None:
+        self.path, self.stages, self.cache, self.use_cache, self.backend = path, stages, cache, use_cache, backend
+        self.progress, self.cancel, self.notice, self.previous = progress, cancel, notice, previous
+        self.content_hash = ""
+        self.hardware: str | None = None  # "cuda": decode on the GPU
+        self.known: dict[str, tuple[object, str]] = {}  # stage name -> (result, device) found ahead
+        self.read: list[Stage] = []  # the stages read ahead (not cached, needing no earlier result)
+        self.spent: dict[str, float] = {}  # stage name -> seconds inside its work
+        self.lowered: dict[str, float] = {}  # the rates the plan changed (plan.restore_rates)
+        self.source: FrameSource | None = None
+        self.background: BackgroundStages | None = None
+        self.warming = load_in_background([])
+
+    def begin(self) -> Analysis:
+        """The probe's Analysis: the video's facts, its content hash, the reviewer's notes."""
+        self.progress("probe", 0.0, "probing")
+        info = _probed(self.path)
+        self.progress("probe", 1.0, f"{info.duration:.1f} s, {info.frame_count} frames")
+        self.content_hash = self.cache.content_hash(self.path)
+        previous = self.previous  # the reviewer's notes are theirs: analysis never changes them
+        return Analysis(video=info, content_hash=self.content_hash, notes=previous.notes if previous else (),
+                        deleted_notes=previous.deleted_notes if previous else ())
+
+    def plan(self, info, decode: str, speed: float | None) -> AnalysisPlan:
+        """Which stages come from the cache and which are read ahead; their models start
+        loading (warm.py); the plan, its rates given to the stages."""
+        if decode == "auto" and any(wants_cuda(stage.engine.device) for stage in self.stages):
+            self.hardware = "cuda"
+        independent = [stage for stage in self.stages if not stage.after_earlier]
+        self.known = _cached(independent, self.cache, self.content_hash) if self.use_cache else {}
+        self.read = [stage for stage in independent if stage.name not in self.known]
+        self.warming = load_in_background(self.read)  # while the first frames decode
+        plan = make_plan(info, self.stages, cores=os.cpu_count() or 1, device=self.hardware or "cpu",
+                         cached=self.known, speed=speed)
+        self.lowered = apply_rates(plan, self.stages)
+        return plan
+
+    def read_ahead(self) -> None:
+        """The stages that read frames at fixed times in one decoding pass, and those beside
+        it (speech) in a thread meanwhile (background_stages.py); one stage alone is left
+        to its own compute."""
+        if len(self.read) < 2:
+            return
+        frames = [stage for stage in self.read if not stage.cost.beside]
+        if frames and len(frames) < len(self.read):
+            self.progress = locked(self.progress)
+            self.background = BackgroundStages([s for s in self.read if s not in frames], self.opened(),
+                                               self.progress, self.cancel, self.spent)
+        for name, result in _read_in_one_pass(self.opened(), frames, self.progress, self.cancel,
+                                              self.spent).items():
+            self.known[name] = (result, "")
+
+    def opened(self) -> FrameSource:
+        if self.source is None:
+            self.source = open_video(self.path, backend=self.backend, hardware=self.hardware)
+        return self.source
+
+    def add(self, stage: Stage, analysis: Analysis) -> Analysis:
+        """``analysis`` with ``stage``'s records: its result found ahead, cached, or computed
+        now (and cached, unless it is a Fallback's)."""
+        self.cancel.check()
+        key = stage_key(stage, self.content_hash, stage.prepare(analysis) if stage.after_earlier else "")
+        result, device = self.known.pop(stage.name, (None, ""))
+        if result is None and stage.after_earlier and self.use_cache:
+            result, device = self.cache.get_entry(*key) or (None, "")
+        fresh = result is None or stage in self.read
+        if result is None:
+            result = self._computed(stage)
+            if isinstance(result, Fallback):  # not cached: the model is asked again next time
+                self.notice(result.notice)
+                self.progress(stage.name, 1.0, "done (builtin)")
+                applied = result.stage.apply(analysis, result.result, self.previous)
+                return with_stage_engine(applied, result.stage, _ran_on(result.stage, self.notice))
+            self.cancel.check()  # a stage cancelled in its last batch must not be cached as finished
+        if fresh:
+            device = _ran_on(stage, self.notice)
+            self.cache.put(*key, result, device=device)
+            self.progress(stage.name, 1.0, "done")
+        else:
+            self.progress(stage.name, 1.0, "from cache")
+        return with_stage_engine(stage.apply(analysis, result, self.previous), stage, device)
+
+    def _computed(self, stage: Stage):
+        """``stage``'s result from the thread beside the pass, or from its own compute."""
+        if self.background is not None and stage.name in self.background:
+            return self.background.result(stage.name)
+        self.progress(stage.name, 0.0, "starting")
+        begun = time.perf_counter()
+        result = stage.compute(self.opened(), lambda fraction, message="": self.progress(stage.name, fraction,
+                                                                                        message), self.cancel)
+        self.spent[stage.name] = time.perf_counter() - begun
+        return result
+
+    def finish(self, analysis: Analysis, plan: AnalysisPlan, started: float) -> Analysis:
+        """``analysis`` with where its frames were decoded and the plan with what was spent."""
+        if self.source is not None and self.hardware:
+            analysis = _decoded_on(analysis, self.source, self.notice)
+        return replace(analysis, plan=with_spent(plan, self.spent, time.perf_counter() - started))
+
+    def close(self) -> None:
+        self.warming.close()  # starts no further load; waits for none
+        restore_rates(self.stages, self.lowered)
+        if self.background is not None:
+            self.background.close()  # after a failure or cancellation: stops what still runs, then waits
+        if self.source is not None:
+            self.source.close()
 
 
 def _probed(path: str | os.PathLike):
@@ -169,8 +207,8 @@ def _probed(path: str | os.PathLike):
 
 
 def _cached(stages: list[Stage], cache: StageCache, content_hash: str) -> dict[str, tuple[object, str]]:
-    """Stage name -> (result, device it ran on) of those of ``stages`` (none with
-    ``prepare``) whose result the cache holds."""
+    """Stage name -> (result, device it ran on) of those of ``stages`` (none
+    ``after_earlier``) whose result the cache holds."""
     known = {}
     for stage in stages:
         entry = cache.get_entry(*stage_key(stage, content_hash))
@@ -185,7 +223,7 @@ def plan_for(path: str | os.PathLike, stages: list[Stage], *, cache: StageCache 
     without analysing. Raises MediaError as ``analyze`` does."""
     cache = cache or StageCache()
     info = _probed(path)
-    independent = [stage for stage in stages if not hasattr(stage, "prepare")]
+    independent = [stage for stage in stages if not stage.after_earlier]
     known = _cached(independent, cache, cache.content_hash(path)) if use_cache else {}
     return info, make_plan(info, stages, cores=os.cpu_count() or 1, cached=known, speed=speed)
 
@@ -215,8 +253,8 @@ def _ran_on(stage: Stage, notice: Callable[[str], None]) -> str:
 def stage_key(stage: Stage, content_hash: str, depends: str = "") -> tuple:
     """Where a stage's result is cached: the video, the stage, its engine and their versions."""
     version = f"{stage.engine.version}~{stage.revision}" if stage.revision else stage.engine.version
-    rate = getattr(stage, "sample_rate", None)
-    if rate is not None and rate != getattr(type(stage), "sample_rate", rate):  # a plan's coarse rate
+    rate, default = stage.sample_rate, type(stage).sample_rate
+    if None not in (rate, default) and rate != default:  # a plan's coarse rate
         version = f"{version}@{rate:g}/s"
     version = f"{version}+{depends}" if depends else version
     return (content_hash, stage.name, stage.engine.name, version)
@@ -225,8 +263,8 @@ def stage_key(stage: Stage, content_hash: str, depends: str = "") -> tuple:
 def _read_in_one_pass(source: FrameSource, stages: list[Stage], progress: PipelineProgress,
                       cancel: CancelToken, spent: dict[str, float]) -> dict[str, object]:
     """The results of the stages that read frames at fixed times, from one decoding pass
-    (media/shared_pass.py), by stage name. Stages without a reader are left out."""
-    readers = {stage.name: stage.reader(source) for stage in stages if hasattr(stage, "reader")}
+    (media/shared_pass.py), by stage name. Stages whose reader is None are left out."""
+    readers = {stage.name: stage.reader(source) for stage in stages}
     readers = {name: reader for name, reader in readers.items() if reader is not None}
     if not readers:
         return {}

@@ -19,7 +19,7 @@ GIL for much of their time, and two threads loaded the pass's models in no less 
 
 A load that fails in the background is kept by the engine's loader and raised to the first
 caller that needs the model, where it would have been raised without loading ahead (the
-same exception, or the same FallbackResult and notice, at the same place). ``close()``
+same exception, or the same Fallback and notice, at the same place). ``close()``
 starts no further load and does not wait for the one under way: a cancelled analysis waits
 for no load. The thread is not a daemon, so a process that ends meanwhile waits for that
 one load rather than tear its runtime down under it.
@@ -39,7 +39,7 @@ class Warming:
     def __init__(self, stages: Sequence) -> None:
         self.closed = False
         self.loaded: list[str] = []  # stages whose warm() returned, in order (for tests and benchmarks)
-        warms = [(stage.name, stage.warm) for stage in stages if hasattr(stage, "warm")]
+        warms = [(stage.name, stage.warm) for stage in stages]
         self._thread: threading.Thread | None = None
         if warms:
             self._thread = threading.Thread(target=self._run, args=(warms,), name="videoreview-warm")

@@ -8,39 +8,55 @@ result is reused without decoding the video and a reviewer's edits survive a re-
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from ...engines.base import Engine, ProgressFn
 from ...media import FrameSource
-from ...media.shared_pass import read_alone
+from ...media.shared_pass import FrameReader, read_alone
 from ...records import Analysis
 from ..cancel import CancelToken
 from .cost import FREE
 
 
-class Stage(Protocol):
+class Stage:
+    """What every stage is. The defaults are a stage's that reads the video by itself in
+    ``compute``, needs no earlier stage's result and costs nothing the plan need count."""
+
     name: str
     engine: Engine
     # The version of the stage's own compute, beside its engine's in the cache key
     # (runner.stage_key): raise it when compute makes something else of the same engine.
-    revision: int
+    revision = 0
+    cost = FREE  # what a frame costs it and what it needs to look (cost.py), for the plan
+    sample_rate: float | None = None  # samples a second it looks at; None: not sampled
+    # Its result depends on the stages before it: the runner calls ``prepare`` with the
+    # Analysis so far before ``compute``, and what it returns (a digest of what it took)
+    # joins the cache key.
+    after_earlier = False
 
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> Any: ...
+    def prepare(self, analysis: Analysis) -> str:
+        return ""
 
-    def apply(self, analysis: Analysis, result: Any, previous: Analysis | None) -> Analysis: ...
+    def reader(self, source: FrameSource) -> FrameReader | None:
+        """A FrameReader (media/shared_pass.py) whose result is what ``compute`` returns: the
+        runner then reads the frames of every such stage in one decoding pass. None: only
+        ``compute`` reads. Only for stages not ``after_earlier``."""
+        return None
 
-    # Optional: ``prepare(analysis) -> str`` is called before ``compute`` with the Analysis
-    # so far, for a stage whose result depends on earlier stages; what it returns (a digest
-    # of what it took) joins the cache key.
-    #
-    # Optional: ``reader(source)`` gives a FrameReader (media/shared_pass.py) whose result
-    # is what ``compute`` returns, or None; the runner then reads the frames of all such
-    # stages in one decoding pass. Only for stages without ``prepare``.
-    #
-    # Optional: ``warm()`` loads now the models the stage will surely use, in a background
-    # thread while the first frames decode (pipeline/warm.py); one that may not need them
-    # (a gate may skip it) loads nothing. Its engine's loaders must be safe to call from two
-    # threads (engines/loading.py).
+    def warm(self) -> None:
+        """Load now the models the stage will surely use, in a background thread while the
+        first frames decode (pipeline/warm.py); one that may not need them (a gate may skip
+        it) loads nothing. Its engine's loaders must be safe to call from two threads
+        (engines/loading.py)."""
+
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> Any:
+        """The slow part, cached: a JSON-able result, or a Fallback (pipeline/fallback.py)."""
+        raise NotImplementedError
+
+    def apply(self, analysis: Analysis, result: Any, previous: Analysis | None) -> Analysis:
+        """The cheap part, run every time: ``analysis`` with the records of ``result``, the
+        reviewer's edits in ``previous`` kept."""
+        raise NotImplementedError
 
 
 def engine_tag(engine: Engine) -> str:
@@ -48,15 +64,13 @@ def engine_tag(engine: Engine) -> str:
     return f"{engine.name}@{engine.version}"
 
 
-class SampledStage:
+class SampledStage(Stage):
     """A stage that looks at frames sampled at ``sample_rate`` a second, read in the
     runner's one decoding pass (captions, faces, objects, poses, on-screen text). A
     subclass gives ``name``, ``revision``, its default ``sample_rate``, ``Reader`` (a
     FrameReader made with (stage, source)) and ``apply``."""
 
-    name: str
-    revision = 0
-    sample_rate = 1.0  # frames a second
+    sample_rate: float = 1.0  # frames a second
     Reader: type
 
     def __init__(self, engine, sample_rate: float | None = None) -> None:
@@ -79,5 +93,5 @@ class SampledStage:
         to be seen first (``cost.needs``: a person, text): then its gate may never let it
         look, and the model loads at the first frame it looks at, as without warming."""
         load = getattr(self.engine, "load", None)
-        if load is not None and not getattr(self, "cost", FREE).needs:
+        if load is not None and not self.cost.needs:
             load()

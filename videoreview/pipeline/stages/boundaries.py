@@ -11,12 +11,12 @@ from ...media import FrameSource
 from ...media.shared_pass import Mapped
 from ...records import Analysis, Boundary
 from ..cancel import CancelToken
+from .base import Stage
 from .cost import StageCost
 
 
-class BoundaryStage:
+class BoundaryStage(Stage):
     name = "boundaries"
-    revision = 0
     # the cut score on every decoded frame, EfficientNet-Lite0 at 5/s, TransNetV2 where unsure
     # (median 1.6 ms a decoded frame on 6 tuning clips, 0.8-9.4 ms: TransNetV2's windows vary)
     cost = StageCost(0.002, load=0.3, unit="decoded")

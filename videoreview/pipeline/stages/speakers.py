@@ -30,6 +30,7 @@ from ...engines.base import ProgressFn
 from ...media import FrameSource, scaled_size
 from ...records import Analysis, FaceDetection, TranscriptSegment
 from ..cancel import CancelToken
+from .base import Stage
 from .faces import SAMPLE_RATE as FACE_SAMPLE_RATE
 
 MIN_ALONE = 0.5  # of the face samples within a segment, at least this share show the speaker alone
@@ -94,9 +95,9 @@ def by_mouth(activity: dict[str, float]) -> str | None:
     return ranked[0][0]
 
 
-class SpeakerStage:
+class SpeakerStage(Stage):
     name = "speakers"
-    revision = 0
+    after_earlier = True  # it looks where the faces and the speech say
 
     def __init__(self, engine) -> None:
         self.engine = engine  # a FaceMesh

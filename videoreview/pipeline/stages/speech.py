@@ -18,7 +18,7 @@ from ...media import FrameSource
 from ...media.audio import sound_pieces
 from ...records import Analysis, SpeechInfo, TranscriptSegment
 from ..cancel import CancelToken
-from .base import engine_tag
+from .base import Stage, engine_tag
 from .cost import StageCost
 
 SILENT_PEAK = 1e-3  # -60 dBFS: nothing a microphone picked up
@@ -29,11 +29,9 @@ PIECE = 120.0
 OVERRUN = 0.5  # seconds of sound past the picture's end still transcribed (a last word)
 
 
-class SpeechStage:
+class SpeechStage(Stage):
     name = "speech"
     cost = StageCost(0.11, load=0.5, needs="voice", unit="audio", beside=True)  # Whisper base, int8
-    revision = 0
-
     def __init__(self, engine) -> None:
         self.engine = engine
 

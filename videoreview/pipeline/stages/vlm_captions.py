@@ -47,8 +47,8 @@ from ...records import Analysis, BoundaryCaption, CaptionPlan, Keyframe
 from ...tracking import cut_frames
 from .. import caption_plan as plans
 from ..cancel import CancelToken
-from ..fallback import FallbackResult
-from .base import engine_tag
+from ..fallback import Fallback
+from .base import Stage, engine_tag
 from .captions import CaptionStage, keep_edited_keyframes, shot_number
 
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
@@ -118,9 +118,9 @@ def catalog_frame_seconds(entry) -> float | None:
     return shot_seconds(entry, usable_cores()) / plans.WINDOW_FRAMES
 
 
-class VLMCaptionStage:
+class VLMCaptionStage(Stage):
     name = "captions"
-    revision = 0
+    after_earlier = True  # it captions the boundaries and names the identities found before it
 
     def __init__(self, engine: VLMEngine, builtin: CaptionStage, sample_rate: float = 1.0, mode: str = "auto",
                  budget_per_second: float | None = None) -> None:
@@ -170,7 +170,7 @@ class VLMCaptionStage:
                                             self._plan, plans.RULES]).encode())
         return digest.hexdigest()[:12]
 
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict | Fallback:
         info = source.info
         size = scaled_size(info.width, info.height, FRAME_LONG_SIDE[self.engine.family])
 
@@ -186,7 +186,7 @@ class VLMCaptionStage:
                 return self._per_shot(source, builtin, size, part(0.1, 1.0), cancel)
             return self._with_model(source, builtin, size, part, progress, cancel)
         except ModelError as exc:  # the model would not load, or its server failed: the builtin captions stand
-            raise FallbackResult(self.builtin, builtin, f"{exc}. Instead: Captions: builtin") from None
+            return Fallback(self.builtin, builtin, f"{exc}. Instead: Captions: builtin")
 
     # -- per shot --------------------------------------------------------------------------
     def _per_shot(self, source: FrameSource, builtin: dict, size, progress: ProgressFn, cancel: CancelToken) -> dict:
