@@ -3,7 +3,7 @@
 import numpy as np
 
 from videoreview.engines.faces.clustering import TrackInfo, cluster_tracks, name_by_first_appearance
-from videoreview.engines.faces.fitb import fill_in
+from videoreview.engines.faces.ids_in_captions import fill_in
 from videoreview.engines.faces.tracking import Detection, link_tracks
 
 RNG = np.random.default_rng(7)

@@ -60,7 +60,8 @@ class FitbScore:
 
 
 def fitb_pairs(predicted: Sequence[Sequence[str | None]], truth: Sequence[Sequence[str]]) -> FitbScore:
-    """MICap's FITB metrics over caption sets.
+    """MICap's FITB (fill in the blanks: which person each "someone" / "he" in a caption is)
+    pair accuracies over caption sets.
 
     Each argument is a list of caption sets; a set is the ids of its blanks in order
     (all captions of the set flattened). A blank predicted as None matches nobody, not

@@ -6,7 +6,7 @@
 
 Tracking (tracking.py) links faces of consecutive samples into tracks within a shot;
 clustering (clustering.py) groups tracks into identities P1, P2, ... over a video or a
-set of videos; fitb.py puts those ids into caption text.
+set of videos; ids_in_captions.py puts those ids into caption text.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ import numpy as np
 from ...engines.base import ProgressFn
 from ...engines.captions.protocol import CaptionContext
 from ...engines.captions.vlm import FRAME_LONG_SIDE, VLMEngine
-from ...engines.faces.fitb import fill_in, visibility_from_faces
+from ...engines.faces.ids_in_captions import fill_in, visibility_from_faces
 from ...errors import ModelError
 from ...media import FrameSource, scaled_size
 from ...records import Analysis, BoundaryCaption, CaptionPlan, Keyframe
