@@ -163,38 +163,12 @@ class CaptionStage(SampledStage):
         analysis = label_vote.keep_agreed_tracks(analysis, shots, shot_of)
         subjects = {k: label_vote.subject(shot) for k, shot in shots.items()}
         nobody = label_vote.nobody(shots)
-        faces_by_time: dict[float, list] = {}
-        for face in (f for f in analysis.faces if shot_of(f.frame) not in nobody):
-            faces_by_time.setdefault(face.time, []).append(face)
-        face_times = np.array(sorted(faces_by_time))
-        window = 0.5 / self.sample_rate
-
-        def faces_at(time: float) -> list[Person]:
-            if not len(face_times):
-                return []
-            nearest = float(face_times[np.argmin(np.abs(face_times - time))])
-            if abs(nearest - time) > window:
-                return []
-            return [Person(f.identity, f.box) for f in faces_by_time[nearest]]
-
-        def objects_at(time: float) -> list[tuple[str, int]]:
-            """(label, how many) of the object tracks seen at ``time`` (all sure: pipeline/stages/objects.py)."""
-            counts: dict[str, int] = {}
-            for track in analysis.object_tracks:
-                if track.start - window <= time < track.end:
-                    counts[track.label] = counts.get(track.label, 0) + 1
-            return list(counts.items())
-
-        def doing_at(time: float) -> list[tuple[str, str]]:
-            """(identity or "", status) of the people whose bodies are seen at ``time`` (poses.py)."""
-            found = [(track.identity or "", track.status_at(max(time, track.start)))
-                     for track in analysis.person_tracks if track.start - window <= time < track.end]
-            return [(who, status) for who, status in found if status]
+        seen = _SeenAt(analysis, nobody, shot_of, 0.5 / self.sample_rate)
 
         info = analysis.video
-        described = describe(samples, faces_at, shot_of, info.width, info.height,
-                             text_share=text_coverage(analysis, 0.5 / self.sample_rate), objects_at=objects_at,
-                             doing_at=doing_at, subject_of=subjects.get, nobody_in=checked_empty.__contains__)
+        described = describe(samples, seen.faces, shot_of, info.width, info.height,
+                             text_share=text_coverage(analysis, 0.5 / self.sample_rate), objects_at=seen.objects,
+                             doing_at=seen.doing, subject_of=subjects.get, nobody_in=checked_empty.__contains__)
         engine = self.engine_tag
         heard = heard_and_read(analysis, [s.time for s in samples], 0.5 / self.sample_rate)
         captions = [FrameCaption(time=s.time, frame=s.frame, text=f"{text} {extra}".strip(), engine=engine,
@@ -203,24 +177,8 @@ class CaptionStage(SampledStage):
         captions = _keep_edited(captions, previous.captions if previous else ())
 
         states = [state for state, _ in described]
-        times = np.array([s.time for s in samples])
-        boundaries = []
-        for b in analysis.boundaries:
-            if b.caption is not None:  # a reviewer's, or a change of a person's status (poses.py)
-                boundaries.append(b)
-                continue
-            first_after = int(np.searchsorted(times, b.time, side="left"))  # first sample at or after it
-            before = states[first_after - 1] if first_after > 0 else None
-            after = states[first_after] if first_after < len(states) else None
-            subject, was, now = boundary_status(before, after)
-            boundaries.append(replace(b, caption=BoundaryCaption(subject, was, now, engine=engine)))
-
-        events = np.array(sorted(b.frame for b in analysis.boundaries if b.kind == "event"), np.int64)
-        candidates = [Candidate(time=s.time, frame=s.frame, shot=st.shot, ids=st.ids,
-                                feature=unpack_feature(r["feature"]),
-                                events=int(np.searchsorted(events, s.frame, side="right")), subject=st.thing())
-                      for s, st, r in zip(samples, states, raw)]
-        keyframes = keep_edited_keyframes(progression_keyframes(candidates),
+        boundaries = _boundary_captions(analysis, samples, states, engine)
+        keyframes = keep_edited_keyframes(_keyframes(analysis, samples, states, raw),
                                           previous.keyframes if previous else ())
         return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
 
@@ -327,3 +285,64 @@ def _keep_edited(captions: list[FrameCaption], previous) -> list[FrameCaption]:
     """A reviewer's caption replaces the engine's at its frame."""
     edited = {c.frame: c for c in previous if c.edited}
     return [edited.pop(c.frame, c) for c in captions] + sorted(edited.values(), key=lambda c: c.time)
+
+
+class _SeenAt:
+    """Who and what is seen near a sample's time (within ``window`` seconds): the faces,
+    outside the shots where nobody is; the object tracks; the people's statuses."""
+
+    def __init__(self, analysis: Analysis, nobody, shot_of, window: float) -> None:
+        self.analysis, self.window = analysis, window
+        self.faces_by_time: dict[float, list] = {}
+        for face in (f for f in analysis.faces if shot_of(f.frame) not in nobody):
+            self.faces_by_time.setdefault(face.time, []).append(face)
+        self.face_times = np.array(sorted(self.faces_by_time))
+
+    def faces(self, time: float) -> list[Person]:
+        if not len(self.face_times):
+            return []
+        nearest = float(self.face_times[np.argmin(np.abs(self.face_times - time))])
+        if abs(nearest - time) > self.window:
+            return []
+        return [Person(f.identity, f.box) for f in self.faces_by_time[nearest]]
+
+    def objects(self, time: float) -> list[tuple[str, int]]:
+        """(label, how many) of the object tracks seen at ``time`` (all sure: pipeline/stages/objects.py)."""
+        counts: dict[str, int] = {}
+        for track in self.analysis.object_tracks:
+            if track.start - self.window <= time < track.end:
+                counts[track.label] = counts.get(track.label, 0) + 1
+        return list(counts.items())
+
+    def doing(self, time: float) -> list[tuple[str, str]]:
+        """(identity or "", status) of the people whose bodies are seen at ``time`` (poses.py)."""
+        found = [(track.identity or "", track.status_at(max(time, track.start)))
+                 for track in self.analysis.person_tracks if track.start - self.window <= time < track.end]
+        return [(who, status) for who, status in found if status]
+
+
+def _boundary_captions(analysis: Analysis, samples, states, engine: str) -> list:
+    """The boundaries, each without a caption given one from the states of the samples
+    either side of it."""
+    times = np.array([s.time for s in samples])
+    boundaries = []
+    for b in analysis.boundaries:
+        if b.caption is not None:  # a reviewer's, or a change of a person's status (poses.py)
+            boundaries.append(b)
+            continue
+        first_after = int(np.searchsorted(times, b.time, side="left"))  # first sample at or after it
+        before = states[first_after - 1] if first_after > 0 else None
+        after = states[first_after] if first_after < len(states) else None
+        subject, was, now = boundary_status(before, after)
+        boundaries.append(replace(b, caption=BoundaryCaption(subject, was, now, engine=engine)))
+    return boundaries
+
+
+def _keyframes(analysis: Analysis, samples, states, raw: list[dict]) -> list:
+    """The progression keyframes of the samples (what changed, and where the events are)."""
+    events = np.array(sorted(b.frame for b in analysis.boundaries if b.kind == "event"), np.int64)
+    candidates = [Candidate(time=s.time, frame=s.frame, shot=st.shot, ids=st.ids,
+                            feature=unpack_feature(r["feature"]),
+                            events=int(np.searchsorted(events, s.frame, side="right")), subject=st.thing())
+                  for s, st, r in zip(samples, states, raw)]
+    return progression_keyframes(candidates)

@@ -229,22 +229,12 @@ class VLMCaptionStage(Stage):
             done.append(job)
             took[job.kind][0] += seconds
             took[job.kind][1] += len(job.samples) if job.kind == "window" else 1
-            frame_s = took["window"][0] / took["window"][1] if took["window"][1] else costs.frame
-            boundary_s = (took["boundary"][0] / took["boundary"][1] if took["boundary"][1]
-                          else frame_s * plans.BOUNDARY_FRAMES)
-            costs = plans.Costs(frame_s, boundary_s)
+            costs = _measured(took, costs)
             plan = plans.plan_per_shot(shot_samples, ordered, budget, costs, done, spent)
             fraction = len(done) / len(plan.jobs)
             if len(done) == 1:  # the plan once the first window is measured
                 progress(fraction, plans.PLAN_MESSAGE + plans.plan_line(model, len(shot_samples), plan, budget))
-            windows = plan.windows
-            if job.kind == "window":
-                number = sum(j.kind == "window" for j in done)
-                progress(fraction, f"{plans.WINDOW_MESSAGE}{number}/{len(windows)}: {len(job.samples)} frames "
-                                   f"in {seconds:.1f} s")
-            else:
-                number = sum(j.kind == "boundary" for j in done)
-                progress(fraction, f"boundary {number}/{len(plan.boundaries)} in {seconds:.1f} s")
+            progress(fraction, _done_line(job, done, plan, seconds))
         record = {"mode": "per-shot", "budget": budget,
                   "frames": sorted({frames[i] for job in done for i in job.samples}),
                   "windows": [[frames[i] for i in job.samples] for job in done if job.kind == "window"],
@@ -412,3 +402,19 @@ def caption_stages(engine, device: str) -> list:
     if getattr(engine, "kind", "") != "vlm":
         return [CaptionStage(engine)]
     return [VLMCaptionStage(engine, CaptionStage(registry.create("captions", "builtin", device)))]
+
+
+def _measured(took: dict[str, list], costs: plans.Costs) -> plans.Costs:
+    """The seconds a window's frame and a boundary took so far (``took``: kind -> [seconds,
+    frames or requests]), where measured; ``costs``' guesses elsewhere."""
+    frame = took["window"][0] / took["window"][1] if took["window"][1] else costs.frame
+    boundary = took["boundary"][0] / took["boundary"][1] if took["boundary"][1] else frame * plans.BOUNDARY_FRAMES
+    return plans.Costs(frame, boundary)
+
+
+def _done_line(job: plans.Job, done: list[plans.Job], plan, seconds: float) -> str:
+    """The progress line for ``job``, just done in ``seconds``."""
+    number = sum(j.kind == job.kind for j in done)
+    if job.kind == "window":
+        return f"{plans.WINDOW_MESSAGE}{number}/{len(plan.windows)}: {len(job.samples)} frames in {seconds:.1f} s"
+    return f"boundary {number}/{len(plan.boundaries)} in {seconds:.1f} s"
