@@ -78,38 +78,37 @@ class AnalysisIndex:
         self.shot_changes = analysis.shot_changes()
 
         self.boundaries: list[Boundary] = sorted(analysis.boundaries, key=lambda b: (b.time, b.frame))
-        self.b_times = np.array([b.time for b in self.boundaries], np.float64)
-        self.b_kinds = np.array([BOUNDARY_KINDS.index(b.kind) for b in self.boundaries], np.int8)
-        self.b_edited = np.array([b.edited for b in self.boundaries], bool)
-        self.b_index = {b.frame: i for i, b in enumerate(self.boundaries)}
+        self.boundary_times = np.array([b.time for b in self.boundaries], np.float64)
+        self.boundary_kinds = np.array([BOUNDARY_KINDS.index(b.kind) for b in self.boundaries], np.int8)
+        self.boundary_edited = np.array([b.edited for b in self.boundaries], bool)
+        self.boundary_index_by_frame = {b.frame: i for i, b in enumerate(self.boundaries)}
 
         # A block lasts as long as the caption applies, as a subtitle cue does.
-        self.captions, self.c_ends = caption_spans(analysis, self.duration)
-        self.c_starts = np.array([c.time for c in self.captions], np.float64)
-        self.c_edited = np.array([c.edited for c in self.captions], bool)
-        self.c_index = {c.frame: i for i, c in enumerate(self.captions)}
+        self.captions, self.caption_ends = caption_spans(analysis, self.duration)
+        self.caption_starts = np.array([c.time for c in self.captions], np.float64)
+        self.caption_edited = np.array([c.edited for c in self.captions], bool)
+        self.caption_index_by_frame = {c.frame: i for i, c in enumerate(self.captions)}
 
         self.lanes = [Lane.of(identity) for identity in analysis.identities]
         self.names = {identity.id: identity.name for identity in analysis.identities}
 
         self.segments: list[TranscriptSegment] = sorted(analysis.transcript, key=lambda s: s.start)
-        self.s_starts, self.s_reach = spans(self.segments)
-        self.s_index = {s.start: i for i, s in enumerate(self.segments)}
+        self.segment_starts, self.segment_reach = spans(self.segments)
+        self.segment_index_by_start = {s.start: i for i, s in enumerate(self.segments)}
         self.texts: list[TextSpan] = sorted(analysis.screen_text, key=lambda s: (s.start, s.box[1]))
-        self.t_starts, self.t_reach = spans(self.texts)
-        self.t_index = {i: i for i in range(len(self.texts))}  # a span is selected by its place in the list
+        self.text_starts, self.text_reach = spans(self.texts)  # a span is selected by its position here
 
         # The reviewer's notes (already in time order): a range lasts to the end of its last frame.
         self.notes = list(analysis.notes)
-        self.n_starts = np.array([n.time for n in self.notes], np.float64)
+        self.note_starts = np.array([n.time for n in self.notes], np.float64)
         ends = np.array([(n.end_time if n.is_range else n.time) + 1 / self.fps for n in self.notes], np.float64)
-        self.n_reach = np.maximum.accumulate(ends) if self.notes else self.n_starts
-        self.n_ends = ends
-        self.n_index = {n.id: i for i, n in enumerate(self.notes)}
+        self.note_reach = np.maximum.accumulate(ends) if self.notes else self.note_starts
+        self.note_ends = ends
+        self.note_index_by_id = {n.id: i for i, n in enumerate(self.notes)}
 
         self.keyframes: list[Keyframe] = sorted(analysis.keyframes, key=lambda k: (k.time, k.frame))
-        self.k_times = np.array([k.time for k in self.keyframes], np.float64)
-        self.k_index = {k.frame: i for i, k in enumerate(self.keyframes)}
+        self.keyframe_times = np.array([k.time for k in self.keyframes], np.float64)
+        self.keyframe_index_by_frame = {k.frame: i for i, k in enumerate(self.keyframes)}
 
     # Made when first asked for: the timeline does not show faces or subtitle cues.
     @cached_property
@@ -141,14 +140,14 @@ class AnalysisIndex:
 
     def caption_at(self, t: float, slack: float) -> FrameCaption | None:
         """The latest caption up to ``t``, unless it describes a previous shot."""
-        i = int(np.searchsorted(self.c_starts, t + slack, side="right")) - 1
+        i = int(np.searchsorted(self.caption_starts, t + slack, side="right")) - 1
         if i < 0 or self._cut_between(self.captions[i].time, t, slack):
             return None
         return self.captions[i]
 
     def boundary_at(self, t: float, slack: float, lasting: float) -> Boundary | None:
         """The latest boundary up to ``t`` if it was less than ``lasting`` seconds before."""
-        i = int(np.searchsorted(self.b_times, t + slack, side="right")) - 1
+        i = int(np.searchsorted(self.boundary_times, t + slack, side="right")) - 1
         if i >= 0 and t - self.boundaries[i].time < lasting - slack:
             return self.boundaries[i]
         return None

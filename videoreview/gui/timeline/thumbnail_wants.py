@@ -57,7 +57,7 @@ class ThumbnailWants:
     def keyframes_with_thumbnails(self, t0: float, t1: float) -> list[int]:
         """Indices of the keyframes between t0 and t1 with room for a thumbnail: both
         neighbours at least a thumbnail width away, so any paint region picks the same ones."""
-        times = self.model.k_times
+        times = self.model.keyframe_times
         i0, i1 = (int(i) for i in np.searchsorted(times, [t0, t1]))
         room = (self.key_thumb_w() + 6) / self.pps
         apart = (np.diff(times, prepend=-math.inf) >= room) & (np.diff(times, append=math.inf) >= room)

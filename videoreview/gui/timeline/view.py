@@ -157,11 +157,13 @@ class Timeline(ThumbnailWants, QWidget):
     def marks(self) -> tuple[float, float] | None:
         return self._marks
 
-    def selected_index(self, kind: str, index: dict) -> int | None:
-        """The selected item's position in a model index (kind's key -> index), if of ``kind``."""
+    def selected_index(self, kind: str, index: dict | None = None) -> int | None:
+        """The selected item's position in the model's list, if of ``kind``: looked up in
+        ``index`` (kind's key -> position), or the key itself when there is no index (an
+        on-screen text span is selected by its position)."""
         if self._selection is None or self._selection[0] != kind:
             return None
-        return index.get(self._selection[1])
+        return self._selection[1] if index is None else index.get(self._selection[1])
 
     def zoom_in(self) -> None:
         self._zoom(BUTTON_ZOOM, self._zoom_anchor())

@@ -25,8 +25,8 @@ class CaptionTrack(Track):
 
     def hit(self, view, t) -> Hit | None:
         model = view.model
-        i = int(np.searchsorted(model.c_starts, t, side="right")) - 1
-        if i < 0 or t >= model.c_ends[i]:
+        i = int(np.searchsorted(model.caption_starts, t, side="right")) - 1
+        if i < 0 or t >= model.caption_ends[i]:
             return None
         c = model.captions[i]
         return Hit("caption", c.frame, c.time, i)
@@ -37,14 +37,14 @@ class CaptionTrack(Track):
 
     def paint(self, view, p, r, t0, t1, colors) -> None:
         model = view.model
-        i0 = int(np.searchsorted(model.c_ends, t0, side="right"))
-        i1 = int(np.searchsorted(model.c_starts, t1))
+        i0 = int(np.searchsorted(model.caption_ends, t0, side="right"))
+        i1 = int(np.searchsorted(model.caption_starts, t1))
         if i0 >= i1:
             return
         # Blocks are contiguous: one fill under them all, then separators and text on top.
         first = max(0, i0 - 1)  # the block before: decides whether the first separator shows
-        x0 = (model.c_starts[first:i1] - view.offset) * view.pps + view.left
-        x1 = (model.c_ends[first:i1] - view.offset) * view.pps + view.left
+        x0 = (model.caption_starts[first:i1] - view.offset) * view.pps + view.left
+        x1 = (model.caption_ends[first:i1] - view.offset) * view.pps + view.left
         top, height = r.top() + 3, r.height() - 6
         skip = i0 - first
         cols = np.floor(x0).astype(np.int64)
@@ -67,13 +67,13 @@ class CaptionTrack(Track):
             p.setPen(colors.text)
             text = metrics.elidedText(model.captions[i].text, Qt.TextElideMode.ElideRight, int(block.width()) - 10)
             p.drawText(block.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
-        edited = model.c_edited[i0:i1]
+        edited = model.caption_edited[i0:i1]
         if edited.any():
             starts = np.floor(x0[skip:][edited]).astype(np.int64)
             ends = np.ceil(x1[skip:][edited]).astype(np.int64)
             for a, b in runs(starts, ends - starts):
                 p.fillRect(a, r.bottom() - 4, max(2, b - a), 3, EDITED_COLOR)
-        selected = view.selected_index("caption", model.c_index)
+        selected = view.selected_index("caption", model.caption_index_by_frame)
         if selected is not None and i0 <= selected < i1:
             k = selected - first
             p.setPen(QPen(colors.highlight, 2))
@@ -127,7 +127,7 @@ class SpeechTrack(OnlyWhenAnalysed):
 
     def hit(self, view, t) -> Hit | None:
         model = view.model
-        found = covering(model.s_starts, model.s_reach, model.segments, t)
+        found = covering(model.segment_starts, model.segment_reach, model.segments, t)
         if not found:
             return None
         i = found[-1]
@@ -152,8 +152,9 @@ class SpeechTrack(OnlyWhenAnalysed):
                 return colors.caption_fill
             return mix(colors.base, identity_color(segment.speaker), 0.45)
 
-        paint_blocks(view, p, r, in_range(model.s_starts, model.s_reach, t0, t1), model.segments,
-                      lambda s: self.text(view, s), fill, colors, view.selected_index("speech", model.s_index))
+        selected = view.selected_index("speech", model.segment_index_by_start)
+        paint_blocks(view, p, r, in_range(model.segment_starts, model.segment_reach, t0, t1), model.segments,
+                     lambda s: self.text(view, s), fill, colors, selected)
         empty = self.EMPTY.get(model.analysis.speech.audio)
         if empty:
             p.setFont(colors.small_font)
@@ -173,13 +174,13 @@ class ScreenTextTrack(OnlyWhenAnalysed):
 
     def hit(self, view, t) -> Hit | None:
         model = view.model
-        found = covering(model.t_starts, model.t_reach, model.texts, t)
+        found = covering(model.text_starts, model.text_reach, model.texts, t)
         return Hit("text", found[0], model.texts[found[0]].start, found[0]) if found else None
 
     def tooltip(self, view, hit) -> str:
         model = view.model
         span = model.texts[hit.index]
-        together = [model.texts[i].text for i in in_range(model.t_starts, model.t_reach, span.start, span.end)
+        together = [model.texts[i].text for i in in_range(model.text_starts, model.text_reach, span.start, span.end)
                     if model.texts[i].end > span.start]  # the lines on screen with it
         return f"On screen from {timecode(span.start, model.fps, shows_hours(model))}:\n" + "\n".join(together)
 
@@ -187,5 +188,5 @@ class ScreenTextTrack(OnlyWhenAnalysed):
         model = view.model
         fill = QColor(TEXT_COLOR)
         fill.setAlpha(110)
-        paint_blocks(view, p, r, in_range(model.t_starts, model.t_reach, t0, t1), model.texts,
-                      lambda s: s.text, lambda s: fill, colors, view.selected_index("text", model.t_index))
+        paint_blocks(view, p, r, in_range(model.text_starts, model.text_reach, t0, t1), model.texts,
+                     lambda s: s.text, lambda s: fill, colors, view.selected_index("text"))

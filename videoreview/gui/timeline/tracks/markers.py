@@ -27,7 +27,7 @@ class BoundaryTrack(Track):
         return 8
 
     def hit(self, view, t) -> Hit | None:
-        return marker_hit("boundary", view.model.b_times, view.model.boundaries, t, MARKER_HIT_PX / view.pps)
+        return marker_hit("boundary", view.model.boundary_times, view.model.boundaries, t, MARKER_HIT_PX / view.pps)
 
     def tooltip(self, view, hit) -> str:
         model = view.model
@@ -42,24 +42,24 @@ class BoundaryTrack(Track):
 
     def paint(self, view, p, r, t0, t1, colors) -> None:
         model = view.model
-        i0, i1 = (int(i) for i in np.searchsorted(model.b_times, [t0, t1]))
+        i0, i1 = (int(i) for i in np.searchsorted(model.boundary_times, [t0, t1]))
         if i0 == i1:
             return
         top, height = r.top() + 3, r.height() - 6
         v0, v1 = view.visible_range()
-        in_view = int(np.searchsorted(model.b_times, v1) - np.searchsorted(model.b_times, v0))
+        in_view = int(np.searchsorted(model.boundary_times, v1) - np.searchsorted(model.boundary_times, v0))
         if in_view * DENSE_BOUNDARY_PX > view.content_width():
             # One mark per pixel column and kind; cuts drawn last, on top.
-            cols = view.columns(model.b_times[i0:i1])
-            kinds = model.b_kinds[i0:i1]
+            cols = view.columns(model.boundary_times[i0:i1])
+            kinds = model.boundary_kinds[i0:i1]
             for code in reversed(range(len(BOUNDARY_KINDS))):
                 color = BOUNDARY_COLORS[BOUNDARY_KINDS[code]]
                 for a, b in runs(np.unique(cols[kinds == code]), 1):
                     p.fillRect(a, top, b - a, height, color)
-            for a, b in runs(np.unique(cols[model.b_edited[i0:i1]]), 1):
+            for a, b in runs(np.unique(cols[model.boundary_edited[i0:i1]]), 1):
                 p.fillRect(a, r.bottom() - 2, b - a, 3, EDITED_COLOR)
             return
-        selected = view.selected_index("boundary", model.b_index)
+        selected = view.selected_index("boundary", model.boundary_index_by_frame)
         outline = QPen(EDITED_COLOR, 1.5)
         for i in range(i0, i1):
             b = model.boundaries[i]
@@ -91,7 +91,7 @@ class KeyframeTrack(Track):
 
     def hit(self, view, t) -> Hit | None:
         reach = max(MARKER_HIT_PX, view.key_thumb_w() / 2) / view.pps
-        return marker_hit("keyframe", view.model.k_times, view.model.keyframes, t, reach)
+        return marker_hit("keyframe", view.model.keyframe_times, view.model.keyframes, t, reach)
 
     def tooltip(self, view, hit) -> str:
         model = view.model
@@ -101,23 +101,23 @@ class KeyframeTrack(Track):
 
     def paint(self, view, p, r, t0, t1, colors) -> None:
         model = view.model
-        i0, i1 = (int(i) for i in np.searchsorted(model.k_times, [t0, t1]))
+        i0, i1 = (int(i) for i in np.searchsorted(model.keyframe_times, [t0, t1]))
         if i0 == i1:
             return
         mid = r.bottom() - 6
         v0, v1 = view.visible_range()
-        in_view = int(np.searchsorted(model.k_times, v1) - np.searchsorted(model.k_times, v0))
+        in_view = int(np.searchsorted(model.keyframe_times, v1) - np.searchsorted(model.keyframe_times, v0))
         if in_view * DENSE_KEYFRAME_PX > view.content_width():
-            for a, b in runs(np.unique(view.columns(model.k_times[i0:i1])), 1):
+            for a, b in runs(np.unique(view.columns(model.keyframe_times[i0:i1])), 1):
                 p.fillRect(a, mid - 4, b - a, 9, KEYFRAME_COLOR)
             return
-        selected = view.selected_index("keyframe", model.k_index)
+        selected = view.selected_index("keyframe", model.keyframe_index_by_frame)
         thumb_w = view.key_thumb_w()
         p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         for i in view.keyframes_with_thumbnails(t0, t1):
             pixmap = view.thumbs.get(model.keyframes[i].frame)
             if pixmap is not None:
-                x = view.x_of(model.k_times[i])
+                x = view.x_of(model.keyframe_times[i])
                 frame_rect = QRectF(x - thumb_w / 2, r.top() + 2, thumb_w, KEY_THUMB_H)
                 p.drawPixmap(frame_rect, pixmap, QRectF(pixmap.rect()))
                 p.setPen(QPen(colors.highlight if i == selected else KEYFRAME_COLOR, 2 if i == selected else 1))

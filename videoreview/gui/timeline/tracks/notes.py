@@ -34,8 +34,8 @@ class NotesTrack(Track):
     def hit(self, view, t) -> Hit | None:
         model = view.model
         reach = self.HIT_PX / view.pps
-        found = in_range(model.n_starts, model.n_reach, t - reach, t + reach)
-        near = [i for i in found if model.n_ends[i] >= t - reach]
+        found = in_range(model.note_starts, model.note_reach, t - reach, t + reach)
+        near = [i for i in found if model.note_ends[i] >= t - reach]
         if not near:
             return None
         i = min(near, key=lambda i: abs(model.notes[i].time - t))  # the nearest start wins
@@ -62,16 +62,16 @@ class NotesTrack(Track):
             p.setPen(QPen(colors.text, 1))
             for x in (x0, x1):
                 p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()))
-        selected = view.selected_index("note", model.n_index)
+        selected = view.selected_index("note", model.note_index_by_id)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        for i in in_range(model.n_starts, model.n_reach, t0, t1):
+        for i in in_range(model.note_starts, model.note_reach, t0, t1):
             note = model.notes[i]
             colour = QColor(NOTE_COLORS[note.tag])
             if note.status == "resolved":
                 colour.setAlpha(90)
             x0 = view.x_of(note.time)
             if note.is_range:
-                x1 = view.x_of(model.n_ends[i])
+                x1 = view.x_of(model.note_ends[i])
                 p.fillRect(QRectF(x0, top + height * 0.35, max(2.0, x1 - x0), height * 0.3), colour)
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(colour)
