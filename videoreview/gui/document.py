@@ -1,8 +1,9 @@
 """One open video: its Analysis, the reviewer's edits with undo/redo, and saving.
 
-Every edit is a pure function Analysis -> Analysis (``pipeline.edits``, ``pipeline.identities``);
-an undo command holds the Analysis before and after it, so undo and redo are exact and
-each state is saved as it becomes current (the stages keep edited records on re-analysis).
+Every edit is a pure function Analysis -> Analysis (``pipeline.edits``, which hands identity
+corrections to ``pipeline.stages.identities``); an undo command holds the Analysis before
+and after it, so undo and redo are exact and each state is saved as it becomes current
+(the stages keep edited records on re-analysis).
 """
 
 from __future__ import annotations
