@@ -1,6 +1,7 @@
 """Records round-trip through JSON; bad or future files fail with a clear message."""
 
 import json
+from dataclasses import dataclass
 
 import pytest
 
@@ -20,6 +21,7 @@ from videoreview.records import (
     Summary,
     VideoInfo,
 )
+from videoreview.records.base import _Record
 
 
 def sample_analysis() -> Analysis:
@@ -116,3 +118,22 @@ def test_save_is_atomic_on_failure(tmp_path, monkeypatch):
         sample_analysis().save(path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["a.json"]
+
+
+@dataclass(frozen=True)
+class _Part(_Record):
+    name: str
+
+
+@dataclass(frozen=True)
+class _Whole(_Record):
+    one: _Part
+    maybe: _Part | None = None
+    many: tuple[_Part, ...] = ()
+
+
+def test_records_inside_a_record_load_by_their_annotated_type():
+    """No table to keep: a new record's nested fields read back as records, not dicts."""
+    whole = _Whole(_Part("a"), None, (_Part("b"), _Part("c")))
+    assert _Whole.from_dict(json.loads(json.dumps(whole.to_dict()))) == whole
+    assert _Whole.from_dict({"one": {"name": "a"}, "maybe": {"name": "m"}}).maybe == _Part("m")

@@ -17,7 +17,7 @@ import json
 import os
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from ..errors import RecordError
 from .base import _Record, one_of, read_json, write_atomic  # noqa: F401  (read_json re-exported)
@@ -93,7 +93,6 @@ class Boundary(_Record):
     engine: str = ""
     edited: bool = False
 
-    _nested: ClassVar[dict[str, type]] = {"caption": BoundaryCaption}
 
     def __post_init__(self) -> None:
         one_of("boundary kind", self.kind, BOUNDARY_KINDS)
@@ -143,7 +142,6 @@ class Identity(_Record):
     exemplar: FaceDetection | None = None  # the face to show for it (largest sharp face)
     edited: bool = False  # renamed, merged or split by a reviewer
 
-    _nested: ClassVar[dict[str, type]] = {"appearances": Appearance, "exemplar": FaceDetection}
 
 
 IDENTITY_EDIT_OPS: tuple[str, ...] = ("rename", "merge", "split", "not_a_face")
@@ -214,7 +212,6 @@ class TranscriptSegment(_Record):
     speaker_by: str = ""
     edited: bool = False  # text or speaker set by a reviewer: a re-run keeps it
 
-    _nested: ClassVar[dict[str, type]] = {"words": Word}
 
     def __post_init__(self) -> None:
         one_of("speaker_by", self.speaker_by, SPEAKER_SOURCES)
@@ -294,7 +291,6 @@ class PersonTrack(_Record):
     statuses: tuple[StatusSpan, ...] = ()  # in time order, covering start..end where a status is known
     engine: str = ""
 
-    _nested: ClassVar[dict[str, type]] = {"statuses": StatusSpan}
 
     def status_at(self, time: float) -> str | None:
         return next((s.status for s in self.statuses if s.start <= time < s.end), None)
@@ -369,7 +365,6 @@ class AnalysisPlan(_Record):
     # (pipeline/coarse.py), shown until the full pass lands; never saved, cached or indexed.
     level: str = "full"
 
-    _nested: ClassVar[dict[str, type]] = {"stages": StagePlan}
 
 
 @dataclass(frozen=True)
@@ -402,28 +397,6 @@ class Analysis(_Record):
     deleted_notes: tuple[NoteDeletion, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
-    _nested: ClassVar[dict[str, type]] = {
-        "video": VideoInfo,
-        "boundaries": Boundary,
-        "captions": FrameCaption,
-        "faces": FaceDetection,
-        "face_tracks": FaceTrack,
-        "identities": Identity,
-        "identity_edits": IdentityEdit,
-        "keyframes": Keyframe,
-        "summaries": Summary,
-        "speech": SpeechInfo,
-        "transcript": TranscriptSegment,
-        "screen_text": TextSpan,
-        "objects": ObjectDetection,
-        "object_tracks": ObjectTrack,
-        "person_tracks": PersonTrack,
-        "shot_tags": ShotTag,
-        "caption_plan": CaptionPlan,
-        "plan": AnalysisPlan,
-        "notes": Note,
-        "deleted_notes": NoteDeletion,
-    }
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

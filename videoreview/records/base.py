@@ -6,15 +6,14 @@ import json
 import os
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, get_args, get_type_hints
 
 from ..errors import RecordError
 
 
 class _Record:
-    """to_dict / from_dict for flat records; nested ones override from_dict."""
-
-    _nested: ClassVar[dict[str, type]] = {}
+    """to_dict / from_dict for every record. The records inside a record (a field typed as a
+    record, an optional one or a tuple of them) are read back by their annotated type."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)  # type: ignore[call-overload]
@@ -26,7 +25,7 @@ class _Record:
         names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
         # Keys this version does not know are ignored, so newer minor additions still load.
         unknown_ok = {k: v for k, v in data.items() if k in names}
-        for name, sub in cls._nested.items():
+        for name, sub in _nested(cls).items():
             value = unknown_ok.get(name)
             if isinstance(value, (list, tuple)):
                 unknown_ok[name] = tuple(sub.from_dict(v) for v in value)
@@ -39,6 +38,25 @@ class _Record:
             return cls(**unknown_ok)
         except TypeError as exc:
             raise RecordError(None, f"{cls.__name__}: {exc}") from None
+
+
+_NESTED: dict[type, dict[str, type]] = {}
+
+
+def _nested(cls: type) -> dict[str, type]:
+    """Field name -> the record type its value (or each item of it) is, from ``cls``'s
+    annotations: ``Boundary``, ``Boundary | None``, ``tuple[Boundary, ...]``."""
+    if cls not in _NESTED:
+        hints = get_type_hints(cls)
+        found = {f.name: _record_in(hints[f.name]) for f in fields(cls)}  # type: ignore[arg-type]
+        _NESTED[cls] = {name: sub for name, sub in found.items() if sub is not None}
+    return _NESTED[cls]
+
+
+def _record_in(hint) -> type | None:
+    if isinstance(hint, type) and issubclass(hint, _Record):
+        return hint
+    return next((sub for sub in map(_record_in, get_args(hint)) if sub is not None), None)
 
 
 def one_of(what: str, value, allowed) -> None:

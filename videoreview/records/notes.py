@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from ..errors import RecordError
 from .base import _Record, one_of
@@ -61,7 +60,6 @@ class Note(_Record):
     changed: str = ""
     drawing: tuple[Shape, ...] = ()
 
-    _nested: ClassVar[dict[str, type]] = {"drawing": Shape}
 
     def __post_init__(self) -> None:
         one_of("note tag", self.tag, NOTE_TAGS)
