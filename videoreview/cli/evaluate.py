@@ -196,7 +196,7 @@ def _eval_captions(args: argparse.Namespace) -> int:
 
 def _eval_retrieval(args: argparse.Namespace) -> int:
     """The library's search on a query file: R@1/5/10, mAP, ReBias, grounding F1."""
-    from ..library.choice import open_catalog
+    from ..library.catalogs import open_catalog
     from ..library.evaluate import evaluate, load_queries
     from ..library.indexer import text_embedder
     from ..library.search import Searcher

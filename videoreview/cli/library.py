@@ -85,7 +85,7 @@ def add_parsers(sub) -> None:
 
 
 def _catalog(readonly: bool = False):
-    from ..library.choice import open_catalog
+    from ..library.catalogs import open_catalog
 
     return open_catalog(readonly=readonly)
 
@@ -244,7 +244,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_location(args: argparse.Namespace) -> int:
-    from ..library.choice import describe
+    from ..library.catalogs import describe
     from ..library.location import change_location
     from ..paths import library_location
 

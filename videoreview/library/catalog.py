@@ -14,7 +14,6 @@ moves); a file that has gone is marked ``missing``, not deleted.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -28,12 +27,11 @@ import numpy as np
 from ..errors import LibraryError
 from ..paths import library_dir
 from ..records import Analysis
-from .catalog_reads import COMMON_WORD_UNITS, CatalogReads, file_stat, stacked
-from .units import units_of
+from .catalog_base import CatalogBase, vector_blob
+from .catalog_reads import COMMON_WORD_UNITS, stacked
 
 DB_NAME = "library.sqlite3"
 BUSY_SECONDS = 5.0  # how long to wait for another process's write before calling it locked
-STATUSES = ("new", "analysing", "done", "failed", "missing")
 
 # One script per schema version; MIGRATIONS[n] takes a catalog from version n to n + 1.
 MIGRATIONS = (
@@ -129,8 +127,10 @@ def default_path() -> Path:
     return library_dir() / DB_NAME
 
 
-class Catalog(CatalogReads):
-    """An open catalog. Use as a context manager, or call ``close``."""
+class Catalog(CatalogBase):
+    """An open catalog. Use as a context manager, or call ``close``. What it shares with
+    the team catalog is in catalog_base.py and catalog_reads.py; both answer
+    catalogs.LibraryCatalog."""
 
     def __init__(self, path: str | os.PathLike | None = None, readonly: bool = False):
         self.path = Path(path) if path is not None else default_path()
@@ -155,15 +155,6 @@ class Catalog(CatalogReads):
             self.db.close()
             raise _library_error(self.path, exc) from None
 
-    def __enter__(self) -> Catalog:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.db.close()
-
     # -- schema ----------------------------------------------------------------------
     def _migrate(self) -> None:
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
@@ -186,7 +177,7 @@ class Catalog(CatalogReads):
             self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator:
         """One write transaction (BEGIN IMMEDIATE: waits up to BUSY_SECONDS for other
         writers); rolled back on any error, which is reported as a LibraryError."""
         try:
@@ -208,131 +199,39 @@ class Catalog(CatalogReads):
         except sqlite3.Error as exc:
             raise _library_error(self.path, exc) from None
 
-    # -- meta ------------------------------------------------------------------------
-    def set_meta(self, db: sqlite3.Connection, key: str, value: str) -> None:
-        db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                   (key, value))
+    # -- dialect hooks (catalog_base.py) ------------------------------------------------
+    def _sql(self, sql: str) -> str:
+        return sql
 
-    def _bump(self, db: sqlite3.Connection) -> None:
-        self.set_meta(db, "generation", str(self.generation() + 1))
+    def _execute_many(self, db: sqlite3.Connection, sql: str, rows: list[tuple]) -> None:
+        db.executemany(sql, rows)
 
-    # -- videos ----------------------------------------------------------------------
-    def add_video(self, path: str | os.PathLike, content_hash: str | None = None) -> tuple[int, str]:
-        """Catalogue ``path`` (a file); returns (id, what happened): "added", "known"
-        (same path), "moved" (a known content hash at a new path: the row follows it)."""
-        real = os.path.realpath(path)
-        stat = os.stat(real)
-        now = time.time()
-        with self.transaction() as db:
-            row = db.execute("SELECT id FROM videos WHERE path = ?", (real,)).fetchone()
-            if row is not None:
-                db.execute("UPDATE videos SET status = CASE WHEN status = 'missing' THEN 'new' ELSE status END "
-                           "WHERE id = ?", (row[0],))
-                return row[0], "known"
-            if content_hash is not None:
-                row = db.execute("SELECT id, path FROM videos WHERE content_hash = ? ORDER BY id", (content_hash,)
-                                 ).fetchall()
-                gone = [r for r in row if not os.path.exists(r[1])]
-                if gone:
-                    db.execute("UPDATE videos SET path = ?, mtime_ns = ?, status = CASE WHEN status = 'missing' "
-                               "THEN (CASE WHEN analysed_at IS NULL THEN 'new' ELSE 'done' END) ELSE status END "
-                               "WHERE id = ?", (real, stat.st_mtime_ns, gone[0][0]))
-                    return gone[0][0], "moved"
-            cursor = db.execute("INSERT INTO videos (path, content_hash, size_bytes, mtime_ns, added_at) "
-                                "VALUES (?, ?, ?, ?, ?)", (real, content_hash, stat.st_size, stat.st_mtime_ns, now))
-            return int(cursor.lastrowid), "added"
+    def _vector_value(self, vector: np.ndarray) -> bytes:
+        return vector_blob(vector)
 
+    def _write_analysis_row(self, db: sqlite3.Connection, video_id: int, analysis: Analysis, engines: str) -> None:
+        db.execute("INSERT OR REPLACE INTO analyses (video_id, content_hash, engines, indexed_at) VALUES (?, ?, ?, ?)",
+                   (video_id, analysis.content_hash, engines, time.time()))
+
+    def _insert_units(self, db: sqlite3.Connection, video_id: int, rows: list[tuple]) -> list[int]:
+        # Unit ids are never reused (SQLite reuses the largest rowid once it is deleted):
+        # the vector index keeps vectors of removed units until its next rebuild, and
+        # must not take them for new ones.
+        next_id = max(int(self.get_meta("next_unit_id") or 1),
+                      db.execute("SELECT coalesce(max(id), 0) + 1 FROM units").fetchone()[0])
+        ids = list(range(next_id, next_id + len(rows)))
+        db.executemany('INSERT INTO units (id, video_id, kind, start, "end", text, people, embedding, frame_embedding, '
+                       "frame_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [(i, *row) for i, row in zip(ids, rows)])
+        self.set_meta(db, "next_unit_id", str(next_id + len(rows)))
+        return ids
+
+    # -- what only this catalog does ---------------------------------------------------
     def claim(self, video_id: int) -> bool:
         """Whether this process may analyse the video now: always, on one machine's library."""
         return True
 
     def release(self, video_id: int) -> None:
         """(what claim took: nothing here)"""
-
-    def set_status(self, video_id: int, status: str, error: str | None = None) -> None:
-        if status not in STATUSES:
-            raise ValueError(f"unknown status {status!r}")
-        with self.transaction() as db:
-            db.execute("UPDATE videos SET status = ?, error = ? WHERE id = ?", (status, error, video_id))
-
-    def mark_missing(self) -> list[int]:
-        """Mark videos whose file has gone as missing (their units stay searchable)."""
-        rows = self.query("SELECT id, path FROM videos WHERE status != 'missing'")
-        gone = [vid for vid, path in rows if not os.path.exists(path)]
-        if gone:
-            with self.transaction() as db:
-                db.executemany("UPDATE videos SET status = 'missing' WHERE id = ?", [(v,) for v in gone])
-        return gone
-
-    def remove(self, video_id: int) -> bool:
-        """Forget a video and everything indexed of it (not the file). False if unknown."""
-        with self.transaction() as db:
-            gone = db.execute("DELETE FROM videos WHERE id = ?", (video_id,)).rowcount
-            if gone:
-                self._bump(db)
-        return bool(gone)
-
-    # -- analyses and units ------------------------------------------------------------
-    def index_analysis(self, video_id: int, analysis: Analysis, embed=None, frames=None) -> int:
-        """Replace what is indexed of the video with ``analysis``'s units, in one
-        transaction; ``embed(texts) -> (n, d) float32`` gives their vectors, and
-        ``frames`` (a library.frames.FrameEmbedder) the caption units' frame vectors.
-        Returns the number of units."""
-        units = units_of(analysis)
-        vectors = embed([u.text for u in units]) if embed is not None and units else None
-        frame_vectors = self._frame_vectors(video_id, analysis, units, frames) if frames is not None else {}
-        frame_model = frames.model if frames is not None else None
-        info = analysis.video
-        size, mtime = file_stat(self._video_path(video_id))
-        with self.transaction() as db:
-            db.execute("DELETE FROM units WHERE video_id = ?", (video_id,))
-            db.execute("DELETE FROM identities WHERE video_id = ?", (video_id,))
-            db.execute("UPDATE videos SET content_hash = ?, duration = ?, fps = ?, width = ?, height = ?, "
-                       "size_bytes = COALESCE(?, size_bytes), mtime_ns = COALESCE(?, mtime_ns), status = 'done', "
-                       "error = NULL, analysed_at = ? WHERE id = ?",
-                       (analysis.content_hash, info.duration, info.fps, info.width, info.height, size, mtime,
-                        time.time(), video_id))
-            db.execute("INSERT OR REPLACE INTO analyses (video_id, content_hash, engines, indexed_at) "
-                       "VALUES (?, ?, ?, ?)", (video_id, analysis.content_hash, json.dumps(analysis.engines),
-                                               time.time()))
-            db.executemany("INSERT INTO identities (video_id, pid, name) VALUES (?, ?, ?)",
-                           [(video_id, i.id, i.name) for i in analysis.identities])
-            # Unit ids are never reused (SQLite reuses the largest rowid once it is deleted):
-            # the vector index keeps vectors of removed units until its next rebuild, and
-            # must not take them for new ones.
-            next_id = max(int(self.get_meta("next_unit_id") or 1),
-                          db.execute("SELECT coalesce(max(id), 0) + 1 FROM units").fetchone()[0])
-            for n, unit in enumerate(units):
-                blob = vectors[n].astype(np.float32).tobytes() if vectors is not None else None
-                frame = frame_vectors.get(n)
-                db.execute("INSERT INTO units (id, video_id, kind, start, end, text, people, embedding, "
-                           "frame_embedding, frame_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           (next_id + n, video_id, unit.kind, unit.start, unit.end, unit.text,
-                            " ".join(unit.people), blob, frame, frame_model if frame is not None else None))
-                db.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (?, ?, ?)",
-                               [(next_id + n, video_id, pid) for pid in unit.people])
-                if unit.note is not None:
-                    note = unit.note
-                    db.execute("INSERT INTO unit_notes (unit_id, note_id, frame, last_frame, tag, status, author) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?)", (next_id + n, note.id, note.frame, note.last_frame,
-                                                                note.tag, note.status, note.author))
-            self.set_meta(db, "next_unit_id", str(next_id + len(units)))
-            self._bump(db)
-        return len(units)
-
-    def _frame_vectors(self, video_id: int, analysis: Analysis, units, frames) -> dict[int, bytes]:
-        """Frame vectors (as blobs) by unit position for the caption units: those already
-        made by the same model at the same time are kept (an edited caption's frame has not
-        changed), the rest decoded and embedded."""
-        old = dict(self.query("SELECT round(start, 3), frame_embedding FROM units WHERE video_id = ? AND "
-                              "kind = 'caption' AND frame_model = ?", (video_id, frames.model)))
-        wanted = {n: round(u.start, 3) for n, u in enumerate(units) if u.kind == "caption"}
-        new = sorted({t for t in wanted.values() if t not in old})
-        if new:
-            made = frames.embed_frames(analysis, new)
-            if made is not None:
-                old.update((t, v.astype(np.float32).tobytes()) for t, v in zip(new, made))
-        return {n: old[t] for n, t in wanted.items() if t in old}
 
     def analysis(self, video_id: int) -> Analysis | None:
         """The video's Analysis as saved beside this catalog (``analyses/``, by content

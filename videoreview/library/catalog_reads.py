@@ -1,6 +1,7 @@
 """What the local catalog (catalog.py, SQLite) and the team one (team/catalog.py,
 PostgreSQL) read the same way: their videos, metadata and units, in the SQL both speak
-(``?`` placeholders; "end" quoted). Each catalog brings ``query`` and the writes."""
+(``?`` placeholders; "end" quoted). Each catalog brings ``query``; what both write the
+same way is in catalog_base.py."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from ..errors import Cancelled, LibraryError, VideoReviewError
 from ..pipeline import CancelToken, StageCache, store
 from .catalog import Catalog
 from .catalog_reads import Video
-from .choice import open_catalog
+from .catalogs import open_catalog
 from .frames import chosen_frame_embedder
 from .indexer import AddResult, catalogue, rebuild, text_embedder
 from .search import LibraryNote, Moment, NoteFilter, Searcher, list_notes, query_words

@@ -2,7 +2,7 @@
 
 The catalog holds every unit's embedding, so this index is derived data and can always be
 rebuilt from it. It is kept up to date incrementally: unit ids only grow (see
-Catalog.index_analysis), so the index records the last id it holds (``library.faiss.json``)
+Catalog._insert_units), so the index records the last id it holds (``library.faiss.json``)
 and takes in the units added since; vectors of removed units stay in it, unseen (a search
 drops ids the catalog no longer has), until they are STALE_MAX of it, when it is rebuilt.
 It is also rebuilt when the file is missing, unreadable or does not match its record (a

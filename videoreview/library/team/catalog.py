@@ -1,6 +1,6 @@
 """The team catalog: the library's tables on PostgreSQL with pgvector, for several
 reviewers and the cluster at once (library/catalog.py is the same catalog in one SQLite
-file; both answer the same methods, which is all the rest of the library uses).
+file; both answer catalogs.LibraryCatalog, which is all the rest of videoreview uses).
 
 Where SQLite has FTS5, PostgreSQL has a generated ``tsvector`` column with a GIN index
 (English stemming, ranked by ``ts_rank``); where the local library keeps a FAISS index
@@ -16,7 +16,6 @@ with the ``vector`` extension.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -26,9 +25,8 @@ import numpy as np
 from ...errors import LibraryError
 from ...notes.changes import merge_copies
 from ...records import Analysis
-from ..catalog import STATUSES
-from ..catalog_reads import COMMON_WORD_UNITS, CatalogReads, file_stat
-from ..units import units_of
+from ..catalog_base import CatalogBase
+from ..catalog_reads import COMMON_WORD_UNITS
 from .schema import MIGRATIONS, SCHEMA_VERSION
 from .url import connect, display
 
@@ -40,9 +38,10 @@ INDEX_LOCK = 46_0003  # making the vector index: one writer does it
 CLAIM_LOCKS = 46_0002  # the first key of a video's claim (pg_try_advisory_lock(CLAIM_LOCKS, video id))
 
 
-class TeamCatalog(CatalogReads):
+class TeamCatalog(CatalogBase):
     """An open team catalog at ``url`` (postgresql://...). Use as a context manager, or
-    call ``close``."""
+    call ``close``. What it shares with the local catalog is in catalog_base.py and
+    catalog_reads.py; both answer catalogs.LibraryCatalog."""
 
     vector_index = None  # (the vectors are indexed on the server)
 
@@ -58,15 +57,6 @@ class TeamCatalog(CatalogReads):
         except BaseException:
             self.db.close()
             raise
-
-    def __enter__(self) -> TeamCatalog:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self.db.close()
 
     # -- schema ----------------------------------------------------------------------
     def _check_server(self) -> None:
@@ -120,46 +110,46 @@ class TeamCatalog(CatalogReads):
 
         try:
             with self.db.transaction():
-                cursor = self.db.execute(sql.replace("%", "%%").replace("?", "%s"), list(params))
+                cursor = self.db.execute(self._sql(sql), list(params))
                 return cursor.fetchall() if cursor.description else []
         except psycopg.Error as exc:
             raise _library_error(self.path, exc) from None
 
-    # -- meta ------------------------------------------------------------------------
-    def _set_meta(self, db, key: str, value: str) -> None:
-        db.execute("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = "
-                   "excluded.value", (key, value))
+    # -- dialect hooks (catalog_base.py) ------------------------------------------------
+    def _sql(self, sql: str) -> str:
+        return sql.replace("%", "%%").replace("?", "%s")
 
-    def _bump(self, db) -> None:
-        db.execute("INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE SET "
-                   "value = (meta.value::bigint + 1)::text")
+    def _execute_many(self, db, sql: str, rows: list[tuple]) -> None:
+        with db.cursor() as cursor:  # (executemany: pipelined, one round trip for all the rows)
+            cursor.executemany(self._sql(sql), rows)
 
-    # -- videos ----------------------------------------------------------------------
-    def add_video(self, path: str | os.PathLike, content_hash: str | None = None) -> tuple[int, str]:
-        """As Catalog.add_video: (id, "added" | "known" | "moved"). Two machines adding the
-        same path at once get one row."""
-        real = os.path.realpath(path)
-        stat = os.stat(real)
-        with self.transaction() as db:
-            row = db.execute("INSERT INTO videos (path, content_hash, size_bytes, mtime_ns, added_at) "
-                             "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (path) DO NOTHING RETURNING id",
-                             (real, content_hash, stat.st_size, stat.st_mtime_ns, time.time())).fetchone()
-            if row is None:
-                known = db.execute("UPDATE videos SET status = CASE WHEN status = 'missing' THEN 'new' ELSE status "
-                                   "END WHERE path = %s RETURNING id", (real,)).fetchone()
-                return known[0], "known"
-            if content_hash is not None:
-                gone = [r for r in db.execute("SELECT id, path FROM videos WHERE content_hash = %s AND id != %s "
-                                              "ORDER BY id", (content_hash, row[0])).fetchall()
-                        if not os.path.exists(r[1])]
-                if gone:  # the file moved: its row follows it (the one just made goes)
-                    db.execute("DELETE FROM videos WHERE id = %s", (row[0],))
-                    db.execute("UPDATE videos SET path = %s, mtime_ns = %s, status = CASE WHEN status = 'missing' "
-                               "THEN (CASE WHEN analysed_at IS NULL THEN 'new' ELSE 'done' END) ELSE status END "
-                               "WHERE id = %s", (real, stat.st_mtime_ns, gone[0][0]))
-                    return gone[0][0], "moved"
-            return row[0], "added"
+    def _vector_value(self, vector: np.ndarray) -> str:
+        return _vector_text(vector)
 
+    def _write_analysis_row(self, db, video_id: int, analysis: Analysis, engines: str) -> None:
+        """The row with the Analysis kept whole, its revision counted (see _write)."""
+        db.execute("INSERT INTO analyses (video_id, content_hash, engines, indexed_at, analysis, revision) "
+                   "VALUES (%s, %s, %s, %s, %s, 1) ON CONFLICT (video_id) DO UPDATE SET content_hash = "
+                   "excluded.content_hash, engines = excluded.engines, indexed_at = excluded.indexed_at, "
+                   "analysis = excluded.analysis, revision = analyses.revision + 1",
+                   (video_id, analysis.content_hash, engines, time.time(), analysis.to_json()))
+
+    def _insert_units(self, db, video_id: int, rows: list[tuple]) -> list[int]:
+        """In one pipelined batch, and their words for the text search."""
+        ids = []
+        with db.cursor() as cursor:
+            cursor.executemany('INSERT INTO units (video_id, kind, start, "end", text, people, embedding, '
+                               "frame_embedding, frame_model) VALUES (%s, %s, %s, %s, %s, %s, %s::vector, %s, %s) "
+                               "RETURNING id", rows, returning=True)
+            while rows:
+                ids.append(cursor.fetchone()[0])
+                if not cursor.nextset():
+                    break
+        db.execute("INSERT INTO unit_words (unit_id, words) SELECT id, to_tsvector('english', text) FROM units "
+                   "WHERE video_id = %s", (video_id,))  # (its units were all replaced just now)
+        return ids
+
+    # -- what only this catalog does ---------------------------------------------------
     def claim(self, video_id: int) -> bool:
         """Whether this process may analyse the video now: False while another machine's
         process holds it. The claim is a session advisory lock, so a process that dies
@@ -168,27 +158,6 @@ class TeamCatalog(CatalogReads):
 
     def release(self, video_id: int) -> None:
         self.query("SELECT pg_advisory_unlock(?, ?)", (CLAIM_LOCKS, video_id))
-
-    def set_status(self, video_id: int, status: str, error: str | None = None) -> None:
-        if status not in STATUSES:
-            raise ValueError(f"unknown status {status!r}")
-        with self.transaction() as db:
-            db.execute("UPDATE videos SET status = %s, error = %s WHERE id = %s", (status, error, video_id))
-
-    def mark_missing(self) -> list[int]:
-        rows = self.query("SELECT id, path FROM videos WHERE status != 'missing'")
-        gone = [vid for vid, path in rows if not os.path.exists(path)]
-        if gone:
-            with self.transaction() as db:
-                db.execute("UPDATE videos SET status = 'missing' WHERE id = ANY(%s)", (gone,))
-        return gone
-
-    def remove(self, video_id: int) -> bool:
-        with self.transaction() as db:
-            gone = db.execute("DELETE FROM videos WHERE id = %s", (video_id,)).rowcount
-            if gone:
-                self._bump(db)
-        return bool(gone)
 
     # -- analyses and units ------------------------------------------------------------
     def index_analysis(self, video_id: int, analysis: Analysis, embed=None, frames=None) -> int:
@@ -215,76 +184,29 @@ class TeamCatalog(CatalogReads):
         return (Analysis.from_dict(rows[0][0]) if rows[0][0] is not None else None), rows[0][1]
 
     def _write(self, video_id: int, analysis: Analysis, revision: int, versions, embed, frames) -> int:
-        units = units_of(analysis)
-        vectors = embed([u.text for u in units]) if embed is not None and units else None
-        frame_vectors = self._frame_vectors(video_id, analysis, units, frames) if frames is not None else {}
-        frame_model = frames.model if frames is not None else None
-        info = analysis.video
-        path = self._video_path(video_id)
-        size, mtime = file_stat(path)
-        if vectors is not None and len(units):
-            self._vector_index(vectors.shape[1])
+        prepared = self._prepare(video_id, analysis, embed, frames)
+        if prepared.vectors is not None and len(prepared.units):
+            self._vector_index(prepared.vectors.shape[1])
         with self.transaction() as db:
             db.execute("SELECT 1 FROM videos WHERE id = %s FOR UPDATE", (video_id,))  # one writer of a video at a time
             now = db.execute("SELECT revision FROM analyses WHERE video_id = %s", (video_id,)).fetchone()
             if (now[0] if now else 0) != revision:
                 raise _Raced()  # another wrote since it was read: merge again
-            db.execute("DELETE FROM units WHERE video_id = %s", (video_id,))
-            db.execute("DELETE FROM identities WHERE video_id = %s", (video_id,))
-            db.execute("UPDATE videos SET content_hash = %s, duration = %s, fps = %s, width = %s, height = %s, "
-                       "size_bytes = COALESCE(%s, size_bytes), mtime_ns = COALESCE(%s, mtime_ns), status = 'done', "
-                       "error = NULL, analysed_at = %s WHERE id = %s",
-                       (analysis.content_hash, info.duration, info.fps, info.width, info.height, size, mtime,
-                        time.time(), video_id))
-            db.execute("INSERT INTO analyses (video_id, content_hash, engines, indexed_at, analysis, revision) "
-                       "VALUES (%s, %s, %s, %s, %s, 1) ON CONFLICT (video_id) DO UPDATE SET content_hash = "
-                       "excluded.content_hash, engines = excluded.engines, indexed_at = excluded.indexed_at, "
-                       "analysis = excluded.analysis, revision = analyses.revision + 1",
-                       (video_id, analysis.content_hash, json.dumps(analysis.engines), time.time(),
-                        analysis.to_json()))
-            with db.cursor() as cursor:
-                cursor.executemany("INSERT INTO identities (video_id, pid, name) VALUES (%s, %s, %s)",
-                                   [(video_id, i.id, i.name) for i in analysis.identities])
-                cursor.executemany("INSERT INTO note_history (video_id, note_id, changed, author, note) VALUES "
-                                   "(%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                                   [(video_id, n.id, n.changed, n.author, json.dumps(n.to_dict()))
-                                    for version in versions for n in version.notes]
-                                   + [(video_id, d.id, d.deleted, d.author, json.dumps(d.to_dict()))
-                                      for d in analysis.deleted_notes])
-            unit_ids = self._insert_units(db, video_id, units, vectors, frame_vectors, frame_model)
-            with db.cursor() as cursor:  # (executemany: pipelined, one round trip for all the rows)
-                cursor.executemany("INSERT INTO unit_people (unit_id, video_id, pid) VALUES (%s, %s, %s)",
-                                   [(uid, video_id, pid) for uid, unit in zip(unit_ids, units) for pid in unit.people])
-                cursor.executemany("INSERT INTO unit_notes (unit_id, note_id, frame, last_frame, tag, status, author) "
-                                   "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                                   [(uid, u.note.id, u.note.frame, u.note.last_frame, u.note.tag, u.note.status,
-                                     u.note.author) for uid, u in zip(unit_ids, units) if u.note is not None])
-            self._bump(db)
+            self._replace_video(db, video_id, analysis, prepared)
+            self._keep_note_history(db, video_id, analysis, versions)
             db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, json.dumps(
-                {"video": video_id, "path": path, "content_hash": analysis.content_hash})))
-        return len(units)
+                {"video": video_id, "path": prepared.path, "content_hash": analysis.content_hash})))
+        return len(prepared.units)
 
-    @staticmethod
-    def _insert_units(db, video_id: int, units, vectors, frame_vectors, frame_model) -> list[int]:
-        """The units' rows, in one pipelined batch; their ids in the units' order."""
-        rows = []
-        for n, unit in enumerate(units):
-            frame = frame_vectors.get(n)
-            rows.append((video_id, unit.kind, unit.start, unit.end, unit.text, " ".join(unit.people),
-                         _vector_text(vectors[n]) if vectors is not None else None, frame,
-                         frame_model if frame is not None else None))
-        ids = []
-        with db.cursor() as cursor:
-            cursor.executemany('INSERT INTO units (video_id, kind, start, "end", text, people, embedding, '
-                               "frame_embedding, frame_model) VALUES (%s, %s, %s, %s, %s, %s, %s::vector, %s, %s) "
-                               "RETURNING id", rows, returning=True)
-            while rows:
-                ids.append(cursor.fetchone()[0])
-                if not cursor.nextset():
-                    break
-        db.execute("INSERT INTO unit_words (unit_id, words) SELECT id, to_tsvector('english', text) FROM units "
-                   "WHERE video_id = %s", (video_id,))  # (its units were all replaced just now)
-        return ids
+    def _keep_note_history(self, db, video_id: int, analysis: Analysis, versions) -> None:
+        """Every version of each note in ``versions`` (the one written and the merge), and
+        the deletions."""
+        self._execute_many(db, "INSERT INTO note_history (video_id, note_id, changed, author, note) VALUES "
+                               "(?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                           [(video_id, n.id, n.changed, n.author, json.dumps(n.to_dict()))
+                            for version in versions for n in version.notes]
+                           + [(video_id, d.id, d.deleted, d.author, json.dumps(d.to_dict()))
+                              for d in analysis.deleted_notes])
 
     def note_history(self, video_id: int, note_id: str) -> list[dict]:
         """Every version of a note written to the library, oldest change first; its
@@ -303,25 +225,13 @@ class TeamCatalog(CatalogReads):
                 db.execute("SELECT pg_advisory_xact_lock(%s)", (INDEX_LOCK,))
                 row = db.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
                 if row is None:
-                    self._set_meta(db, "embedding_dim", str(dimension))
+                    self.set_meta(db, "embedding_dim", str(dimension))
                     db.execute(f"CREATE INDEX units_embedding ON units USING hnsw ((embedding::vector({dimension})) "
                                "vector_ip_ops)")
                 known = row[0] if row is not None else str(dimension)
         if int(known) != dimension:
             raise LibraryError(self.path, f"holds text vectors of {known} dimensions, not {dimension}: "
                                           "rebuild the library with one text embedding model")
-
-    def _frame_vectors(self, video_id: int, analysis: Analysis, units, frames) -> dict[int, bytes]:
-        old = {round(t, 3): bytes(v) for t, v in self.query(
-            "SELECT start, frame_embedding FROM units WHERE video_id = ? AND kind = 'caption' AND frame_model = ?",
-            (video_id, frames.model))}
-        wanted = {n: round(u.start, 3) for n, u in enumerate(units) if u.kind == "caption"}
-        new = sorted({t for t in wanted.values() if t not in old})
-        if new:
-            made = frames.embed_frames(analysis, new)
-            if made is not None:
-                old.update((t, v.astype(np.float32).tobytes()) for t, v in zip(new, made))
-        return {n: old[t] for n, t in wanted.items() if t in old}
 
     def analysis(self, video_id: int) -> Analysis | None:
         """The Analysis indexed for a video, as kept in the catalog."""
