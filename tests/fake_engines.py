@@ -11,6 +11,11 @@ decoding pass, the sound reader), so the decoding of awkward files is still exer
 - faces: none;
 - speech: one segment, "fake speech", over the part of the sound louder than SILENCE;
 - on-screen text: none;
+- objects: a "person", score 1, over each picture pasted on a face clip (``pictures``, the
+  faces of fake-people below), and nothing else: the faces and poses stages look only near
+  the people the objects stage sees (people_seen.py), so fake-people still finds its faces;
+- poses: a body over each such picture, standing still: 17 keypoints at fixed places in
+  its box (STANDING), each scored 1;
 - captions: the builtin captioner's sentences, measured with a colour grid in place of
   EfficientNet-Lite0 (the subject: the frame's dominant colour's ImageNet class).
 Two more face engines, for the window tests that need people or time:
@@ -35,18 +40,28 @@ from videoreview.engines.base import ProgressFn, no_progress
 from videoreview.engines.captions.builtin import BuiltinCaptionEngine
 from videoreview.engines.faces.protocol import Face
 from videoreview.engines.placement import Placement
+from videoreview.engines.poses.protocol import Person
 from videoreview.engines.speech.protocol import Transcript
 from videoreview.media import scaled_size
 from videoreview.media.shared_pass import read_alone
 from videoreview.records import Boundary, TranscriptSegment, Word
 
 FAKE = "fake"
-ENGINES = {"boundaries": FAKE, "faces": FAKE, "speech": FAKE, "screen-text": FAKE, "captions": FAKE}
+ENGINES = {"boundaries": FAKE, "faces": FAKE, "objects": FAKE, "poses": FAKE, "speech": FAKE, "screen-text": FAKE,
+           "captions": FAKE}
 PEOPLE, SLOW = "fake-people", "fake-slow"
+PERSON = "person"  # the COCO label of people, whose boxes the objects stage shares (people_seen.py)
 WITH_PEOPLE = {**ENGINES, "faces": PEOPLE}  # the engines of the window tests on the face clips
 CUT_STEP = 40.0  # mean absolute difference (0-255) between two frames at a cut
 SILENCE = 0.01  # peak amplitude below which a sample is no speech
 SLOW_SECONDS = 0.25  # fake-slow's time a sample: 3 s for the faces of a 6 s clip
+# A person standing still, facing the camera, as fractions (x, y) of its box, in COCO's
+# keypoint order (decode.KEYPOINTS): the poses stage says "standing" of it (status.py).
+STANDING = np.array([
+    (0.50, 0.06), (0.53, 0.04), (0.47, 0.04), (0.56, 0.05), (0.44, 0.05),  # nose, eyes, ears
+    (0.62, 0.18), (0.38, 0.18), (0.66, 0.34), (0.34, 0.34), (0.66, 0.50), (0.34, 0.50),  # shoulders, elbows, wrists
+    (0.58, 0.52), (0.42, 0.52), (0.58, 0.75), (0.42, 0.75), (0.58, 0.97), (0.42, 0.97),  # hips, knees, ankles
+], np.float32)
 
 
 class _Fake:
@@ -111,29 +126,15 @@ class FakeFaces(_Fake):
 
 
 class FakePeople(FakeFaces):
-    """The pictures of the face clips: background is where a pixel's green and blue are
-    those of most of the frame (the clips' backgrounds vary in red only); a picture is a
-    filled rectangle of other pixels of at least MIN_PICTURE of the frame."""
+    """The pictures of the face clips (``pictures``), each a face."""
 
     name = PEOPLE
     dim = 16  # a 4 x 4 histogram of chromaticity (red and green shares of each bright pixel)
     same_person = 0.25  # one person's pictures measured 0.00-0.09 apart on the face clips, two people 0.46-0.54
     cluster_distance = 0.2
-    MIN_PICTURE = 0.02
-    MIN_BACKGROUND = 0.5  # share of a frame that must be background
-    OFF_BACKGROUND = 24  # summed green and blue difference (0-255 each) from the background's
 
     def detect(self, frame: np.ndarray) -> list[Face]:
-        green_blue = frame[:, :, 1:].astype(np.int16)
-        background = np.median(green_blue.reshape(-1, 2), axis=0)
-        other = np.abs(green_blue - background).sum(axis=2) > self.OFF_BACKGROUND
-        if other.mean() > 1 - self.MIN_BACKGROUND:
-            return []
-        other = cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-        count, _, stats, _ = cv2.connectedComponentsWithStats(other)
-        pictures = [(int(x), int(y), int(w), int(h)) for x, y, w, h, area in stats[1:count]
-                    if area >= self.MIN_PICTURE * other.size and area >= 0.8 * w * h]
-        return [Face(box, 1.0) for box in sorted(pictures, key=lambda b: -b[2] * b[3])]
+        return [Face(box, 1.0) for box in pictures(frame)]
 
     def embed(self, frame: np.ndarray, faces) -> np.ndarray:
         vectors = np.zeros((len(faces), self.dim), np.float32)
@@ -149,6 +150,28 @@ class FakePeople(FakeFaces):
         return [cv2.resize(_picture(frame, face.box), (size, size), interpolation=cv2.INTER_AREA) for face in faces]
 
 
+MIN_PICTURE = 0.02  # share of a frame a picture covers at least
+MIN_BACKGROUND = 0.5  # share of a frame that must be background
+OFF_BACKGROUND = 24  # summed green and blue difference (0-255 each) from the background's
+
+
+def pictures(frame: np.ndarray) -> list[tuple[int, int, int, int]]:
+    """The boxes of the pictures pasted on a face clip's frame, largest first: background is
+    where a pixel's green and blue are those of most of the frame (the clips' backgrounds
+    vary in red only); a picture is a filled rectangle of other pixels of at least
+    MIN_PICTURE of the frame. No box on a frame without a plain background."""
+    green_blue = frame[:, :, 1:].astype(np.int16)
+    background = np.median(green_blue.reshape(-1, 2), axis=0)
+    other = np.abs(green_blue - background).sum(axis=2) > OFF_BACKGROUND
+    if other.mean() > 1 - MIN_BACKGROUND:
+        return []
+    other = cv2.morphologyEx(other.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(other)
+    found = [(int(x), int(y), int(w), int(h)) for x, y, w, h, area in stats[1:count]
+             if area >= MIN_PICTURE * other.size and area >= 0.8 * w * h]
+    return sorted(found, key=lambda b: -b[2] * b[3])
+
+
 def _picture(frame: np.ndarray, box) -> np.ndarray:
     x, y, w, h = (int(v) for v in box)
     return frame[y:y + h, x:x + w]
@@ -160,6 +183,24 @@ class SlowFaces(FakeFaces):
     def detect(self, frame: np.ndarray) -> list:
         sleep(SLOW_SECONDS)
         return []
+
+
+class FakeObjects(_Fake):
+    def detect(self, frame: np.ndarray) -> list:
+        return [(PERSON, 1.0, tuple(float(v) for v in box)) for box in pictures(frame)]
+
+
+class FakePoses(_Fake):
+    def people(self, frame: np.ndarray) -> list[Person]:
+        return [Person(1.0, tuple(float(v) for v in box), _standing(box)) for box in pictures(frame)]
+
+
+def _standing(box) -> np.ndarray:
+    """STANDING's keypoints in ``box`` (x, y, w, h), each scored 1."""
+    x, y, w, h = box
+    points = np.ones((len(STANDING), 3), np.float32)
+    points[:, :2] = STANDING * (w, h) + (x, y)
+    return points
 
 
 class FakeSpeech(_Fake):
@@ -224,8 +265,9 @@ class FakeCaptions(BuiltinCaptionEngine):
         pass
 
 
-for capability, engine in (("boundaries", FakeBoundaries), ("faces", FakeFaces), ("speech", FakeSpeech),
-                           ("screen-text", FakeText), ("captions", FakeCaptions)):
+for capability, engine in (("boundaries", FakeBoundaries), ("faces", FakeFaces), ("objects", FakeObjects),
+                           ("poses", FakePoses), ("speech", FakeSpeech), ("screen-text", FakeText),
+                           ("captions", FakeCaptions)):
     registry.register(capability, FAKE, engine)
 registry.register("faces", PEOPLE, FakePeople)
 registry.register("faces", SLOW, SlowFaces)

@@ -84,12 +84,11 @@ def test_drop_fills_the_timeline_stage_by_stage(qtbot, window, scene):
     fills = []
     window.queue.partial.connect(lambda path, analysis: fills.append(sorted(analysis.engines)))
     analysis = analysed(qtbot, window, scene.path)
-    # Run order (registry.analysis_capabilities): the fakes' stages, speakers after speech, and objects and
-    # poses, whose real engines are on by default.
+    # Run order (registry.analysis_capabilities): the fakes' stages, speakers after speech.
     stages = ["boundaries", "faces", "objects", "poses", "speech", "speakers", "screen-text", "captions"]
     assert fills[-1] == sorted(stages)
     assert all(fill == sorted(stages[:len(fill)]) for fill in fills), fills  # each partial adds the next ones
-    assert analysis.engines["objects"].startswith("nanodet") and analysis.engines["poses"].startswith("movenet")
+    assert analysis.engines["objects"] == analysis.engines["poses"] == "fake@1"
     assert window.current.path == str(scene.path) and window.timeline.analysis() == analysis
     assert [b.frame for b in analysis.boundaries if b.kind == "cut"] == list(scene.cut_frames)
     assert [i.id for i in analysis.identities] == ["P1", "P2"]

@@ -83,7 +83,7 @@ def test_the_analysis_keeps_its_plan_with_the_seconds_each_stage_spent(cuts, tmp
     assert Analysis.from_dict(json.loads(first.to_json())).plan == first.plan
     again = analyze(cuts.path, ENGINES, cache=cache)
     assert {p.stage for p in again.plan.stages if p.note == "from the cache"} == {
-        "boundaries", "faces", "speech", "screen-text", "captions"}
+        "boundaries", "faces", "objects", "poses", "speech", "screen-text", "captions"}
     assert all(p.spent is None for p in again.plan.stages if p.note == "from the cache")
 
 
@@ -91,13 +91,13 @@ def test_a_budget_makes_stages_coarser_and_a_larger_one_computes_only_those_agai
     fast = analyze(cuts.path, ENGINES, cache=StageCache(tmp_path / "cache"), speed=1e6)
     rows = by_name(fast.plan)
     coarse = {p.stage for p in fast.plan.stages if p.rate != p.default_rate}
-    assert coarse == {"faces", "screen-text", "captions"}  # those declaring a coarse rate
+    assert coarse == {"faces", "poses", "screen-text", "captions"}  # those declaring a coarse rate
     assert rows["captions"].rate == 0.5 and "coarse" in rows["captions"].note
     messages = []
     refined = analyze(cuts.path, ENGINES, cache=StageCache(tmp_path / "cache"),
                       progress=lambda s, f, m: messages.append((s, m)))
     from_cache = {s for s, m in messages if m == "from cache"}
-    assert from_cache == {"boundaries", "speech", "speakers"}  # all but the coarse ones
+    assert from_cache == {"boundaries", "objects", "speech", "speakers"}  # all but the coarse ones
     full = analyze(cuts.path, ENGINES, cache=StageCache(tmp_path / "other"))
     assert len(fast.captions) < len(full.captions) and refined.captions == full.captions
     # a budget does not stay with the stages, which the next video reuses

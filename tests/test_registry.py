@@ -54,10 +54,10 @@ def test_the_table_gives_the_stages_their_order_and_defaults_and_takes_new_engin
     assert DEFAULT_ENGINES == {"boundaries": "builtin", "faces": "blazeface", "objects": "nanodet", "poses": "movenet",
                                "speech": "whisper-base", "screen-text": "pp-ocrv6", "captions": "builtin"}
     # A capability left out or turned off has no stage; speakers come with speech and faces.
-    assert [s.name for s in build_stages(ENGINES)] == ["boundaries", "faces", "speech", "speakers", "screen-text",
-                                                       "captions"]
-    assert [s.name for s in build_stages({**ENGINES, "speech": "none", "faces": "fake"})] == [
-        "boundaries", "faces", "screen-text", "captions"]
+    assert [s.name for s in build_stages(ENGINES)] == ["boundaries", "faces", "objects", "poses", "speech", "speakers",
+                                                       "screen-text", "captions"]
+    assert [s.name for s in build_stages({**ENGINES, "speech": "none", "objects": "none"})] == [
+        "boundaries", "faces", "poses", "screen-text", "captions"]
     assert [s.name for s in build_stages({"captions": "fake", "speech": "fake"})] == ["speech", "captions"]
 
     class Engine:
@@ -71,6 +71,17 @@ def test_the_table_gives_the_stages_their_order_and_defaults_and_takes_new_engin
         assert registry.is_builtin("screen-text", "mine") and isinstance(registry.create("screen-text", "mine"), Engine)
     finally:
         del registry.CAPABILITIES["screen-text"].builtins["mine"]
+
+
+def test_every_stage_of_an_analysis_has_a_fake_engine():
+    """Every capability an analysis runs has a ``fake`` engine, and fake_engines.ENGINES
+    chooses it: the wiring tests (the pipeline, the window, the library, the command line)
+    load none of the capabilities' models. A new capability fails here until it has one."""
+    from fake_engines import ENGINES, FAKE
+
+    for row in registry.analysis_capabilities():
+        assert registry.is_builtin(row.key, FAKE), f"fake_engines.py registers no fake {row.key} engine"
+        assert ENGINES.get(row.key) == FAKE, f"fake_engines.ENGINES does not choose the fake {row.key} engine"
 
 
 def test_an_engine_module_that_cannot_be_imported_is_named():
