@@ -157,7 +157,7 @@ def back_to_start(qtbot, window) -> None:
     for document in list(window.documents.values()):
         window.close_document(document)
     window.select(None, None)
-    for name, action in window.overlay_actions.items():
+    for name, action in window.menus.overlays.items():
         action.setChecked(True)
         window.set_overlay(name, True)
     window.last_notice = ""

@@ -130,7 +130,7 @@ def test_settings_theme_and_overlay_style_are_kept(qtbot, window, first_run_home
     dialog = window.settings_dialog
     dialog.theme.setCurrentIndex(2)
     dialog.theme.activated.emit(2)
-    assert window_settings().value("theme") == "dark" and window.theme_actions["dark"].isChecked()
+    assert window_settings().value("theme") == "dark" and window.menus.themes["dark"].isChecked()
     dialog.caption_size.setValue(150)
     dialog.caption_position.setCurrentIndex(1)
     dialog.caption_position.activated.emit(1)

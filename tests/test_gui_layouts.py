@@ -169,12 +169,12 @@ def test_full_screen_and_back(qtbot, first_run, busy_clip):
 def test_the_picture_in_a_window_of_its_own(qtbot, first_run, busy_clip):
     with main_window(qtbot, LAPTOP) as window:
         opened(qtbot, window, busy_clip)
-        window.float_action.trigger()
+        window.menus.floating.trigger()
         floating = window.picture_modes.floating
         assert floating is not None and floating.isVisible() and window.view.window() is floating
         assert window.splitter.count() == 1 and window.splitter.widget(0) is window.timeline
         floating.close()  # closing it puts the picture back
-        assert window.picture_modes.floating is None and not window.float_action.isChecked()
+        assert window.picture_modes.floating is None and not window.menus.floating.isChecked()
         assert window.splitter.widget(0) is window.picture_box and window.view.window() is window
         assert window.view.picture_rect().height() > 300
 

@@ -346,7 +346,7 @@ def test_boxes_are_drawn_and_toggled(qtbot, view, index_video):
 
 def test_object_boxes_toggle_in_the_view_menu(qtbot, home):
     with main_window(qtbot) as window:
-        action = window.overlay_actions["objects"]
+        action = window.menus.overlays["objects"]
         assert action.text() == "Object boxes" and action.shortcut().toString() == "Alt+6"
         # Not chosen yet: the boxes follow the picture's size, and the menu says which it is.
         assert window.view.objects_auto() and action.isChecked() == window.view.overlay_visible("objects")
@@ -356,8 +356,8 @@ def test_object_boxes_toggle_in_the_view_menu(qtbot, home):
         assert not window.view.overlay_visible("objects")
         assert window_settings().value("overlay/objects", type=bool) is False
     with main_window(qtbot) as again:  # remembered
-        assert not again.overlay_actions["objects"].isChecked() and not again.view.overlay_visible("objects")
-        again.overlay_actions["objects"].setChecked(True)
+        assert not again.menus.overlays["objects"].isChecked() and not again.view.overlay_visible("objects")
+        again.menus.overlays["objects"].setChecked(True)
         assert again.view.overlay_visible("objects")
 
 

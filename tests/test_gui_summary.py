@@ -95,7 +95,7 @@ def test_editing_a_text_is_an_undoable_edit_marked_edited(qtbot, window, panel):
     QTest.keyClick(column.text, Qt.Key_Return, Qt.ControlModifier)
     summary = window.current.analysis.summaries[1]
     assert summary.text == text and summary.edited
-    assert column.badge.isVisibleTo(panel) and window.undo_action.text() == "&Undo Edit summary"
+    assert column.badge.isVisibleTo(panel) and window.menus.undo.text() == "&Undo Edit summary"
 
     # Dropping a placeholder is refused with a message; nothing changes.
     column.text.setPlainText("No keyframe any more.")

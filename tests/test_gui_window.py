@@ -287,7 +287,7 @@ def test_layout_and_toggles_are_remembered(qtbot, home):
     first.setWindowState(Qt.WindowState.WindowNoState)  # (the first run maximizes it on the small offscreen screen)
     first.resize(1234, 600)
     first.show()
-    first.overlay_actions["faces"].setChecked(False)
+    first.menus.overlays["faces"].setChecked(False)
     first.identities_dock.hide()
     first.close()
     second = MainWindow()
@@ -295,7 +295,7 @@ def test_layout_and_toggles_are_remembered(qtbot, home):
     second.show()
     # (the offscreen screen is 800 px wide: only the height can come back exactly)
     assert second.height() == 600
-    assert not second.overlay_actions["faces"].isChecked() and not second.view.overlay_visible("faces")
+    assert not second.menus.overlays["faces"].isChecked() and not second.view.overlay_visible("faces")
     assert second.identities_dock.isHidden()
     second.close()
 

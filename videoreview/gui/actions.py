@@ -3,16 +3,17 @@ names what the action does as a function of the window, so the list reads like t
 bar and the shortcuts dialog, and a new command is one row.
 
 Rows give the menu text, what runs (``window -> None``, or ``(window, checked) -> None``
-for a checkable action), the shortcut(s) and, for the window's later use, the attribute
-the QAction is kept under.
+for a checkable action), the shortcut(s) and, for the window's later use, the field of
+``Menus`` the QAction is kept in (what ``build_menus`` returns: the window declares it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMenu
 
 from .dialogs import help
 from .layouts import KEYS, LAYOUTS, TITLES
@@ -27,7 +28,7 @@ class Row:
     text: str
     run: Callable
     keys: Key | list[Key] | None = None
-    keep_as: str | None = None  # window attribute for the QAction ("dict:key": an entry of a dict attribute)
+    keep_as: str | None = None  # the field of Menus the QAction is kept in ("overlays:NAME": an entry of it)
     checkable: bool = False
     checked: bool = False  # a checkable action's state before the window's settings are read
 
@@ -35,12 +36,25 @@ class Row:
 SEPARATOR = None
 
 
+@dataclass
+class Menus:
+    """What the window keeps of its menus: the recent files' menu, and the actions whose
+    state or text it sets (by overlay and theme name for those)."""
+
+    recent: QMenu | None = None
+    undo: QAction | None = None
+    redo: QAction | None = None
+    floating: QAction | None = None  # the picture in its own window
+    overlays: dict[str, QAction] = field(default_factory=dict)
+    themes: dict[str, QAction] = field(default_factory=dict)
+
+
 def _play(w):
     return w.player
 
 
 def _overlay(row: OverlayRow) -> Row:
-    return Row(row.menu, lambda w, on: w.set_overlay(row.name, on), row.key, f"overlay_actions:{row.name}",
+    return Row(row.menu, lambda w, on: w.set_overlay(row.name, on), row.key, f"overlays:{row.name}",
                checkable=True, checked=True)
 
 
@@ -55,8 +69,8 @@ MENUS: list[tuple[str, list]] = [
         Row("&Quit", lambda w: w.close(), QKeySequence.Quit),
     ]),
     ("&Edit", [
-        Row("&Undo", lambda w: w.review.undo(), QKeySequence.Undo, keep_as="undo_action"),
-        Row("&Redo", lambda w: w.review.redo(), QKeySequence.Redo, keep_as="redo_action"),
+        Row("&Undo", lambda w: w.review.undo(), QKeySequence.Undo, keep_as="undo"),
+        Row("&Redo", lambda w: w.review.redo(), QKeySequence.Redo, keep_as="redo"),
         SEPARATOR,
         Row("Add &boundary at playhead", lambda w: w.review.add_boundary_at_playhead(), "B"),
         Row("&Delete selected boundary", lambda w: w.review.delete_selected_boundary(), QKeySequence.Delete),
@@ -95,7 +109,7 @@ MENUS: list[tuple[str, list]] = [
         Row("Slower", lambda w: w.change_rate(0.5), "-"),
         Row("Faster", lambda w: w.change_rate(2.0), ["+", "="]),
         Row("Normal speed", lambda w: _play(w).set_rate(1.0), "Backspace"),
-        Row("Mute", lambda w, on: _play(w).set_muted(on), "M", keep_as="mute_action", checkable=True),
+        Row("Mute", lambda w, on: _play(w).set_muted(on), "M", checkable=True),
     ]),
     ("&View", [
         *(_overlay(row) for row in OVERLAYS),
@@ -109,7 +123,7 @@ MENUS: list[tuple[str, list]] = [
         Row("Reset layout", lambda w: w.layouts.reset()),
         Row("&Full screen", lambda w: w.picture_modes.toggle_full_screen(), "F"),
         Row("&Picture in its own window", lambda w, on: w.picture_modes.set_floating(on), "Ctrl+Shift+P",
-            keep_as="float_action", checkable=True),
+            keep_as="floating", checkable=True),
         SEPARATOR,
         "docks",
     ]),
@@ -135,7 +149,7 @@ def _sequences(keys: Key | list[Key]) -> list[QKeySequence]:
     return sequences
 
 
-def _action(window, menu, row: Row) -> None:
+def _action(window, menu, row: Row, menus: Menus) -> None:
     action = QAction(row.text, window)
     if row.keys is not None:
         action.setShortcuts(_sequences(row.keys))
@@ -150,36 +164,36 @@ def _action(window, menu, row: Row) -> None:
     if row.keep_as:
         name, _, key = row.keep_as.partition(":")
         if key:
-            getattr(window, name)[key] = action
+            getattr(menus, name)[key] = action
         else:
-            setattr(window, name, action)
+            setattr(menus, name, action)
 
 
-def build_menus(window, docks) -> None:
-    """The menu bar of ``window``. Also sets ``window.recent_menu``, ``window.theme_actions``
-    and ``window.overlay_actions`` (name -> QAction)."""
-    window.overlay_actions, window.theme_actions = {}, {}
+def build_menus(window, docks) -> Menus:
+    """The menu bar of ``window``; what the window keeps of it."""
+    menus = Menus()
     for title, rows in MENUS:
         menu = window.menuBar().addMenu(title)
         for row in rows:
             if row is SEPARATOR:
                 menu.addSeparator()
             elif row == "recent":
-                window.recent_menu = menu.addMenu("Open &Recent")
+                menus.recent = menu.addMenu("Open &Recent")
             elif row == "themes":
-                _theme_menu(window, menu.addMenu("&Theme"))
+                _theme_menu(window, menu.addMenu("&Theme"), menus.themes)
             elif row == "docks":
                 for dock in docks:
                     menu.addAction(dock.toggleViewAction())
             else:
-                _action(window, menu, row)
+                _action(window, menu, row, menus)
+    return menus
 
 
-def _theme_menu(window, menu) -> None:
+def _theme_menu(window, menu, actions: dict[str, QAction]) -> None:
     group = QActionGroup(window)
     for theme in THEMES:
         action = menu.addAction(theme.capitalize(), lambda _theme=theme: window.set_theme(_theme))
         action.setCheckable(True)
         action.setChecked(theme == saved_theme())
         group.addAction(action)
-        window.theme_actions[theme] = action
+        actions[theme] = action

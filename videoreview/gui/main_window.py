@@ -122,10 +122,10 @@ class MainWindow(QMainWindow):
         self.layouts = Layouts(self)
         self.picture_modes = PictureModes(self)
 
-        build_menus(self, self.docks())
+        self.menus = build_menus(self, self.docks())
         self.layout_switcher = LayoutSwitcher(self.layouts)
         self.menuBar().setCornerWidget(self.layout_switcher, Qt.TopRightCorner)
-        self.picture_modes.floatingChanged.connect(self.float_action.setChecked)
+        self.picture_modes.floatingChanged.connect(self.menus.floating.setChecked)
         self._connect()
         self.upgrade = CaptionsUpgrade(self, self.offer_bar)  # after QueueEvents: it sees the document done
         self._restore_settings()
@@ -162,7 +162,7 @@ class MainWindow(QMainWindow):
         self.transport.nextBoundary.connect(lambda: self.jump("boundaries", 1))
         self.transport.previousKeyframe.connect(lambda: self.jump("keyframes", -1))
         self.transport.nextKeyframe.connect(lambda: self.jump("keyframes", 1))
-        self.transport.overlayToggled.connect(lambda name, on: self.overlay_actions[name].setChecked(on))
+        self.transport.overlayToggled.connect(lambda name, on: self.menus.overlays[name].setChecked(on))
         self.welcome.openRequested.connect(self.open_dialog)
         self.welcome.sampleRequested.connect(self.open_sample)
         self.welcome.recentRequested.connect(lambda path: self.open_paths([path]))
@@ -281,11 +281,11 @@ class MainWindow(QMainWindow):
         self._fill_recent_menu()
 
     def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
+        self.menus.recent.clear()
         for path in recent.recent_files():
-            action = self.recent_menu.addAction(os.path.basename(path), lambda p=path: self.open_paths([p]))
+            action = self.menus.recent.addAction(os.path.basename(path), lambda p=path: self.open_paths([p]))
             action.setToolTip(path)
-        self.recent_menu.setEnabled(bool(self.recent_menu.actions()))
+        self.menus.recent.setEnabled(bool(self.menus.recent.actions()))
         self.welcome.set_recent(recent.recent_files())
 
     # -- drag and drop ----------------------------------------------------------------------
@@ -411,7 +411,7 @@ class MainWindow(QMainWindow):
 
     def _show_overlay_checked(self, name: str, on: bool) -> None:
         """The menu and the bar show an overlay's state, changed by the view itself."""
-        action = self.overlay_actions[name]
+        action = self.menus.overlays[name]
         action.blockSignals(True)
         action.setChecked(on)
         action.blockSignals(False)
@@ -420,7 +420,7 @@ class MainWindow(QMainWindow):
     def set_theme(self, theme: str) -> None:
         window_settings().setValue("theme", theme)
         apply_theme(QApplication.instance(), theme)
-        self.theme_actions[theme].setChecked(True)
+        self.menus.themes[theme].setChecked(True)
 
     def select(self, kind: str | None, key) -> None:
         self.timeline.set_selection(kind, key)
@@ -465,7 +465,7 @@ class MainWindow(QMainWindow):
     def _restore_settings(self) -> None:
         restore_layout(self)
         s = window_settings()
-        for name, action in self.overlay_actions.items():
+        for name, action in self.menus.overlays.items():
             if name == "objects" and not s.contains("overlay/objects"):  # not chosen yet: by the picture's size
                 self.view.set_objects_auto()
                 self._show_overlay_checked(name, self.view.overlay_visible(name))

@@ -112,7 +112,7 @@ class ReviewEdits(QObject):
     def update_undo_actions(self) -> None:
         stack = self.window.current.undo_stack if self.window.current else None
         w = self.window
-        for action, can, text, verb in ((w.undo_action, stack and stack.canUndo(), stack and stack.undoText(), "Undo"),
-                                        (w.redo_action, stack and stack.canRedo(), stack and stack.redoText(), "Redo")):
+        for action, can, text, verb in ((w.menus.undo, stack and stack.canUndo(), stack and stack.undoText(), "Undo"),
+                                        (w.menus.redo, stack and stack.canRedo(), stack and stack.redoText(), "Redo")):
             action.setEnabled(bool(can))
             action.setText(f"&{verb} {text}" if can and text else f"&{verb}")

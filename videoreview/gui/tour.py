@@ -51,7 +51,7 @@ def window_steps(window) -> list[Step]:
     lanes = [name for name in timeline.track_names() if name.startswith("identity:")]
     # The View menu's overlay shortcuts as bound (Alt+1 to Alt+6), so the note never drifts from them.
     keys = [action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            for action in window.overlay_actions.values()]
+            for action in window.menus.overlays.values()]
     people_text = ("One lane per person (P1, P2, ...), the same label across clips. Click a lane or a face box to "
                    "rename, merge or split." if lanes else "One lane per person appears here when faces are found "
                    "(P1, P2, ...), the same label across clips.")
