@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..engines.base import ProgressFn
 from ..errors import Cancelled, VideoReviewError
 from ..records import Analysis, Summary
 from .visil import MAX_KEYWORDS, Scorer, Source, extract_keywords, log_p, mask_caption, pareto_frontier, select
@@ -93,9 +94,6 @@ def builtin_reference(analysis: Analysis) -> Reference:
             seen.add(text)
             parts.append(text)
     return Reference(". ".join(parts)[:BUILTIN_REFERENCE_CHARS], "builtin captions")
-
-
-ProgressFn = Callable[[float, str], None]
 
 
 def compare(summaries: Sequence[Summary], scorer: Scorer, reference: Reference, *,
