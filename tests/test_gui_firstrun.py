@@ -52,10 +52,10 @@ def test_sample_clip_then_tour_of_the_timeline(qtbot, window, first_run_home):
     assert analysis.video.frame_count == 300 and (analysis.video.width, analysis.video.height) == (640, 360)
     # (Its cut and dissolve, as the builtin boundary engine finds them: test_the_sample_clip_has_a_cut_and_a_dissolve.)
 
-    tour = window.tour  # the first sample is followed by the tour
+    tour = window.tours.tour  # the first sample is followed by the tour
     assert tour is not None and tour.isVisible() and tour.geometry() == window.rect()
     titles = []
-    while window.tour is not None:
+    while window.tours.tour is not None:
         titles.append(tour.title.text())
         if titles[-1] == "Shots and boundaries":  # the note points at that very track
             track = window.timeline.track_rect("boundaries")
@@ -69,11 +69,11 @@ def test_sample_clip_then_tour_of_the_timeline(qtbot, window, first_run_home):
     # A second sample reuses the clip and brings no tour; Help > Tour brings it back.
     modified = sample.stat().st_mtime_ns
     window.open_sample()
-    assert window.tour is None and sample.stat().st_mtime_ns == modified
+    assert window.tours.tour is None and sample.stat().st_mtime_ns == modified
     window.start_tour()
-    assert window.tour is not None
-    window.tour.finish(False)
-    assert window.tour is None
+    assert window.tours.tour is not None
+    window.tours.tour.finish(False)
+    assert window.tours.tour is None
     qtbot.waitUntil(lambda: not window.library.busy(), timeout=60_000)  # the sample is in the library
 
 

@@ -64,7 +64,7 @@ class CaptionsUpgrade(QObject):
     def check(self) -> None:
         """After an analysis (its captions on show, no tour over them): find the devices'
         free memory, once a session, while the offer is still to make."""
-        if self._asked or self.window.current is None or self.window.tour is not None or answered():
+        if self._asked or self.window.current is None or self.window.tours.tour is not None or answered():
             return
         if self.captions_choice() != BUILTIN:
             return

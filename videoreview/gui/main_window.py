@@ -147,7 +147,8 @@ class MainWindow(QMainWindow):
         return dock
 
     def _connect(self) -> None:
-        self.queue_events = QueueEvents(self)
+        self.queue_events = QueueEvents(self.queue, self, self.job_status, self.videos, self.library_panel,
+                                        self.tours)
         self.job_status.cancelRequested.connect(self.cancel_current)
         self.player.frameShown.connect(self._on_frame_shown)
         self.player.error.connect(self.notice)
@@ -170,19 +171,19 @@ class MainWindow(QMainWindow):
         self.gallery.picked.connect(lambda pid: self.select("identity", pid))
         self.summary_panel.editRequested.connect(self.review.apply_edit)
         self.summary_panel.seekRequested.connect(self.player.seek)
-        self.summary_panel.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.summary_panel.message.connect(self.say)
         self.summary_panel.problem.connect(self.notice)
         lp = self.library_panel
         lp.openRequested.connect(self.open_at)
         lp.analyseRequested.connect(lambda path: self.queue.enqueue(path))
         lp.problem.connect(self.notice)
-        lp.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        lp.message.connect(self.say)
         self.library.error.connect(self.notice)
         self.details.editRequested.connect(self.review.apply_edit)
         self.notes_panel.editRequested.connect(self.review.apply_edit)
         self.notes_panel.seekRequested.connect(self.player.seek)
         self.notes_panel.noteSelected.connect(lambda note_id: self.select("note", note_id))
-        self.notes_panel.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.notes_panel.message.connect(self.say)
         self.notes_panel.problem.connect(self.notice)
         self.details.selectRequested.connect(lambda kind, key: self.select(kind or None, key))
 
@@ -270,11 +271,6 @@ class MainWindow(QMainWindow):
             self.open_sample()
         else:
             self.tours.start_when_ready()
-
-    @property
-    def tour(self):
-        """The tour running now, or None."""
-        return self.tours.tour
 
     def _add_recent(self, path: str) -> None:
         recent.remember(path)
@@ -439,6 +435,10 @@ class MainWindow(QMainWindow):
         self.notes_dock.raise_()
 
     # -- messages, help, settings ------------------------------------------------------------
+    def say(self, message: str) -> None:
+        """A short message in the status bar, for a few seconds."""
+        self.statusBar().showMessage(message, 5000)
+
     def notice(self, message: str) -> None:
         """A problem the user should see, without a modal box that stops everything."""
         self.last_notice = message

@@ -6,51 +6,81 @@ had an analysis leaves the window as it was; an engine's notice is said once a s
 from __future__ import annotations
 
 import os
+from typing import Any, Protocol
 
 from ...pipeline.coarse import is_coarse
 from ...records import Analysis
-from .jobs import JobProgress
+from .job_status import JobStatus
+from .jobs import AnalysisQueue, JobProgress
+
+
+class OpenVideos(Protocol):
+    """What the queue's news needs of the window: its open videos (gui/document.py's
+    VideoDocument), and ways to speak."""
+
+    documents: dict[str, Any]
+    current: Any
+
+    def close_document(self, document) -> None: ...
+
+    def notice(self, message: str) -> None: ...
+
+    def say(self, message: str) -> None:
+        """A short message in the status bar, for a few seconds."""
+        ...
+
+
+class VideoList(Protocol):
+    def update_video(self, path: str, status: str, detail: str = "") -> None: ...
+
+
+class Library(Protocol):
+    def index(self, path: str, content_hash: str) -> None: ...
+
+    def analysis_failed(self, path: str, message: str) -> None: ...
 
 
 class QueueEvents:
-    def __init__(self, window) -> None:
-        self.window = window
+    def __init__(self, queue: AnalysisQueue, window: OpenVideos, job_status: JobStatus, videos: VideoList,
+                 library_panel: Library, tours) -> None:
+        """``tours``: the window's TourLauncher (gui/tour.py), which may start its tour once a
+        video is analysed."""
+        self.queue, self.window, self.job_status, self.videos = queue, window, job_status, videos
+        self.tours = tours
         self._engine_notices: set[str] = set()
-        q = window.queue
+        q = queue
         q.progress.connect(self._on_progress)
         q.partial.connect(self._on_partial)
         q.finished.connect(self._on_finished)
         q.failed.connect(self._on_failed)
         # Every analysed video goes into the library (a failure is noted there if it is catalogued).
-        q.finished.connect(lambda path, analysis: window.library_panel.index(path, analysis.content_hash))
-        q.failed.connect(window.library_panel.analysis_failed)
+        q.finished.connect(lambda path, analysis: library_panel.index(path, analysis.content_hash))
+        q.failed.connect(library_panel.analysis_failed)
         q.cancelled.connect(self._on_cancelled)
         q.notice.connect(self._engine_notice)
         q.queueChanged.connect(self._on_queue_changed)
 
     def _on_progress(self, progress: JobProgress) -> None:
-        window = self.window
-        window.job_status.show_progress(progress, len(window.queue.pending))
-        document = window.documents.get(progress.path)
+        self.job_status.show_progress(progress, len(self.queue.pending))
+        document = self.window.documents.get(progress.path)
         if document is not None:
             if document.status != "analysing":
                 document.set_status("analysing")
-            window.videos.update_video(progress.path, "analysing", f"{progress.fraction:.0%}")
+            self.videos.update_video(progress.path, "analysing", f"{progress.fraction:.0%}")
 
     def _on_partial(self, path: str, analysis: Analysis) -> None:
-        self.window.job_status.set_coarse(is_coarse(analysis))  # said in the status until the full pass lands
+        self.job_status.set_coarse(is_coarse(analysis))  # said in the status until the full pass lands
         document = self.window.documents.get(path)
         if document is not None:
             document.show_partial(analysis)
 
     def _on_finished(self, path: str, analysis: Analysis) -> None:
-        window = self.window
-        document = window.documents.get(path)
+        document = self.window.documents.get(path)
         if document is not None:
             document.finish(analysis)
-            window.statusBar().showMessage(f"{os.path.basename(path)}: analysis done", 5000)
-            if document is window.current:
-                window.tours.start_when_ready()
+            self.window.say(f"{os.path.basename(path)}: analysis done")
+            if document is self.window.current:
+                self.tours.start_when_ready()
 
     def _on_failed(self, path: str, message: str) -> None:
         """Not a usable video: it leaves the window as it was before it was dropped."""
@@ -68,11 +98,11 @@ class QueueEvents:
             return
         document.abandon("cancelled")
         if document.analysis is None:
-            self.window.statusBar().showMessage(f"{os.path.basename(path)}: analysis cancelled", 5000)
+            self.window.say(f"{os.path.basename(path)}: analysis cancelled")
 
     def _on_queue_changed(self) -> None:
-        if self.window.queue.is_idle():
-            self.window.job_status.set_idle()
+        if self.queue.is_idle():
+            self.job_status.set_idle()
 
     def _engine_notice(self, message: str) -> None:
         """A chosen model that cannot be used: said once a session, not for every video."""
