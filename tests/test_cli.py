@@ -110,11 +110,11 @@ def test_version_and_help():
 def test_a_long_video_in_a_log_says_how_far_each_stage_is_at_least_every_30_s():
     import io
 
-    from videoreview.cli.progress import Progress
+    from videoreview.cli.progress import ProgressBar
 
     now = [0.0]
     log = io.StringIO()
-    shown = Progress("long.mp4", stream=log, stages=["probe", "boundaries", "captions"], clock=lambda: now[0])
+    shown = ProgressBar("long.mp4", stream=log, stages=["probe", "boundaries", "captions"], clock=lambda: now[0])
     shown.update("probe", 1.0)  # no share of the work: the estimates below do not count it
     for second in range(0, 1200, 3):  # a 20-minute analysis, one update every 3 s
         now[0] = float(second)
@@ -133,14 +133,14 @@ def test_a_long_video_in_a_log_says_how_far_each_stage_is_at_least_every_30_s():
 def test_progress_is_a_bar_on_a_terminal_and_lines_in_a_log():
     import io
 
-    from videoreview.cli.progress import Progress
+    from videoreview.cli.progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
 
     for stream in (Terminal(), io.StringIO()):
-        shown = Progress("clip.mp4", stream=stream)
+        shown = ProgressBar("clip.mp4", stream=stream)
         for stage, fraction in (("probe", 0.0), ("boundaries", 0.1), ("captions", 0.2), ("boundaries", 0.4),
                                 ("captions", 0.9)):
             shown.update(stage, fraction, "reading")
@@ -155,7 +155,7 @@ def test_progress_is_a_bar_on_a_terminal_and_lines_in_a_log():
                 "clip.mp4: probe", "clip.mp4: boundaries", "clip.mp4: captions", "videoreview: notice: something",
                 "clip.mp4: done"]
     quiet = io.StringIO()
-    shown = Progress("clip.mp4", quiet=True, stream=quiet)
+    shown = ProgressBar("clip.mp4", quiet=True, stream=quiet)
     shown.update("probe", 0.5)
     shown.close(done=True)
     assert quiet.getvalue() == ""

@@ -230,9 +230,9 @@ def test_a_tight_budget_buys_one_window_and_the_other_frames_keep_the_builtins_f
     stages = per_shot_stages(shot_taught[family], budget_per_second=1e-4)  # 1 ms: less than any window takes
     lines = io.StringIO()
     from videoreview.cli.analyze import _with_plan_lines
-    from videoreview.cli.progress import Progress
+    from videoreview.cli.progress import ProgressBar
 
-    shown = Progress(clip.name, stream=lines, stages=["probe", "boundaries", "captions"])  # a log, not a bar
+    shown = ProgressBar(clip.name, stream=lines, stages=["probe", "boundaries", "captions"])  # a log, not a bar
     analysis = analyse(clip, stages, tmp_path, progress=_with_plan_lines(shown))
     vlm = analysis.engines["captions"]
     plan = analysis.caption_plan

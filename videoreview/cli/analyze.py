@@ -33,7 +33,7 @@ def analyze_each(args: argparse.Namespace, outputs: bool, videos: list[str] | No
     from ..pipeline import CancelToken, StageCache, build_stages
     from ..pipeline.analyse_and_save import SAVED, analyse_and_save
     from ..records import Analysis
-    from .progress import Progress
+    from .progress import ProgressBar
 
     videos = args.videos if videos is None else videos
     stages = build_stages(parse_engines(args.engines if engines is None else engines), chosen().device)
@@ -49,7 +49,7 @@ def analyze_each(args: argparse.Namespace, outputs: bool, videos: list[str] | No
                 previous = Analysis.load(out)  # ...or those in the output file, kept across re-runs
             except VideoReviewError:
                 pass
-        shown = Progress(video.name, quiet=args.quiet, stages=["probe"] + [s.name for s in stages])
+        shown = ProgressBar(video.name, quiet=args.quiet, stages=["probe"] + [s.name for s in stages])
         try:
             analysis = analyse_and_save(video, previous, save=False, progress=_with_plan_lines(shown),
                                         cancel=CancelToken(), cache=cache, use_cache=not args.no_cache,

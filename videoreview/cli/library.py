@@ -98,9 +98,9 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
         return EXIT_USAGE
     from ..library.frames import chosen_frame_embedder
     from ..library.indexer import add_paths
-    from .progress import Progress
+    from .progress import ProgressBar
 
-    shown: Progress | None = None  # the video being analysed
+    shown: ProgressBar | None = None  # the video being analysed
     current = ""
 
     def report(path: str, what: str, detail: str) -> None:
@@ -115,7 +115,7 @@ def cmd_add(args: argparse.Namespace, engines: dict) -> int:
     def progress(stage: str, fraction: float, message: str) -> None:
         nonlocal shown
         if shown is None:
-            shown = Progress(current, quiet=args.quiet, leave=False)
+            shown = ProgressBar(current, quiet=args.quiet, leave=False)
         shown.update(stage, fraction, message)
 
     try:

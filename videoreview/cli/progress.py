@@ -18,7 +18,7 @@ LOG_STEP = 0.05  # ...and each time this much more of it is done
 LOG_GAP = 5.0  # ...but not twice in this many seconds for that
 
 
-class Progress:
+class ProgressBar:
     """One video's progress: ``update(stage, fraction of that stage, message)``, ``write``
     for a line of its own (a notice), ``close`` when the video is done."""
 

@@ -7,15 +7,11 @@ model. How engines are chosen and made: registry.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
-# fraction done in [0, 1] and a short message for the user
-ProgressFn = Callable[[float, str], None]
+from ..progress import ProgressFn, no_progress
 
-
-def no_progress(fraction: float, message: str = "") -> None:
-    """A ProgressFn that ignores everything."""
+__all__ = ["Engine", "ProgressFn", "no_progress"]
 
 
 class Engine(Protocol):

@@ -18,10 +18,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..heap import release_free_memory
+from ..progress import ProgressFn
 from .prefetch import prefetched
 from .source import FrameBatch, FrameSource
-
-Progress = Callable[[float, str], None]
 
 
 class FrameReader(Protocol):
@@ -53,7 +52,7 @@ class Mapped:
         return self.convert(self.reader.result())
 
 
-def read_together(source: FrameSource, readers: Sequence[FrameReader], progress: Sequence[Progress],
+def read_together(source: FrameSource, readers: Sequence[FrameReader], progress: Sequence[ProgressFn],
                   cancel=None, seconds: list[float] | None = None) -> list[Any]:
     """Feed every reader its frames in one pass and return their results, in order.
     ``progress[k]`` hears of reader k's frames; ``cancel.check()`` is called per batch;
@@ -82,6 +81,6 @@ def read_together(source: FrameSource, readers: Sequence[FrameReader], progress:
     return results
 
 
-def read_alone(source: FrameSource, reader: FrameReader, progress: Progress, cancel=None) -> Any:
+def read_alone(source: FrameSource, reader: FrameReader, progress: ProgressFn, cancel=None) -> Any:
     """One reader's pass."""
     return read_together(source, [reader], [progress], cancel)[0]

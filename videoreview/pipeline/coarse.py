@@ -68,6 +68,7 @@ from ..errors import Cancelled
 from ..media import open_video, scaled_size
 from ..media.keyframes import LookSource, keyframe_indices, look_indices
 from ..media.shared_pass import read_together
+from ..progress import StageProgress
 from ..records import Analysis, AnalysisPlan, Boundary, PersonTrack, SpeechInfo, TranscriptSegment
 from ..tracking import cut_frames
 from .cancel import CancelToken
@@ -108,11 +109,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "screen-text": ("screen_text",), "captions": ("captions", "keyframes", "shot_tags")}
 
 OnStage = Callable[[Analysis], None]
-Progress = Callable[[str, float, str], None]
 
 
 def look_first(path, analysis: Analysis, stages: Sequence, known: dict, plan: AnalysisPlan, on_stage: OnStage,
-               progress: Progress, cancel: CancelToken, previous: Analysis | None = None) -> OnStage:
+               progress: StageProgress, cancel: CancelToken, previous: Analysis | None = None) -> OnStage:
     """Send the coarse Analysis of ``path`` through ``on_stage`` (``analysis``: the probe's;
     ``known``: stage name -> (cached result, device); ``plan``: the analysis's) and return
     what the runner should call instead of ``on_stage`` from then on (an ``Overlay``); or
@@ -155,7 +155,7 @@ def _lookers(stages: Sequence, known: dict) -> list:
 
 
 def coarse_analysis(path, analysis: Analysis, stages: Sequence, lookers: Sequence, known: dict, plan: AnalysisPlan,
-                    progress: Progress, cancel: CancelToken, previous: Analysis | None = None) -> Analysis:
+                    progress: StageProgress, cancel: CancelToken, previous: Analysis | None = None) -> Analysis:
     """The coarse Analysis (see the module docstring): ``analysis`` with each stage's coarse
     records, in the stages' order."""
     began = time.perf_counter()

@@ -11,6 +11,7 @@ from ..engines.placement import wants_cuda
 from ..errors import MediaError
 from ..media import FrameSource, open_video, probe
 from ..media.shared_pass import read_together
+from ..progress import StageProgress
 from ..records import Analysis, AnalysisPlan
 from ..summary.builder import ENGINE as BUILTIN_WRITER
 from ..summary.builder import build
@@ -24,9 +25,6 @@ from .plan import apply_rates, make_plan, restore_rates, with_spent
 from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
 from .warm import load_in_background
 
-# stage name, fraction of that stage done in [0, 1], message
-PipelineProgress = Callable[[str, float, str], None]
-
 
 def _ignore(stage: str, fraction: float, message: str) -> None:
     pass
@@ -36,7 +34,7 @@ def analyze(
     path: str | os.PathLike,
     engines: dict[str, str] | None = None,
     *,
-    progress: PipelineProgress | None = None,
+    progress: StageProgress | None = None,
     cancel: CancelToken | None = None,
     cache: StageCache | None = None,
     use_cache: bool = True,
@@ -89,7 +87,7 @@ class _Run:
     open until ``close``."""
 
     def __init__(self, path, stages: list[Stage], cache: StageCache, use_cache: bool, backend: str,
-                 progress: PipelineProgress, cancel: CancelToken, notice: Callable[[str], None],
+                 progress: StageProgress, cancel: CancelToken, notice: Callable[[str], None],
                  previous: Analysis | None) -> None:
         self.path, self.stages, self.cache, self.use_cache, self.backend = path, stages, cache, use_cache, backend
         self.progress, self.cancel, self.notice, self.previous = progress, cancel, notice, previous
@@ -260,7 +258,7 @@ def stage_key(stage: Stage, content_hash: str, depends: str = "") -> tuple:
     return (content_hash, stage.name, stage.engine.name, version)
 
 
-def _read_in_one_pass(source: FrameSource, stages: list[Stage], progress: PipelineProgress,
+def _read_in_one_pass(source: FrameSource, stages: list[Stage], progress: StageProgress,
                       cancel: CancelToken, spent: dict[str, float]) -> dict[str, object]:
     """The results of the stages that read frames at fixed times, from one decoding pass
     (media/shared_pass.py), by stage name. Stages whose reader is None are left out."""
