@@ -24,7 +24,7 @@ def analyse_and_save(path: str | os.PathLike, previous: Analysis | None | object
     saved Analyses where ``save``. ``options`` go to ``runner.analyze``; its errors
     (MediaError, Cancelled) propagate and nothing is saved."""
     if previous is SAVED:
-        previous = store.saved_analysis(path)
+        previous = store.saved_analysis(path, options.get("cache"))  # the hash the analysis will look up
     analysis = analyze(path, previous=previous, **options)
     cancel = options.get("cancel")
     if cancel is not None:

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import RecordError
 from ..paths import library_dir
 from ..records import Analysis
+
+if TYPE_CHECKING:
+    from .cache import StageCache
 
 
 def saved_dir() -> Path:
@@ -37,13 +41,14 @@ def saved_for(content_hash: str) -> Analysis | None:
         return None
 
 
-def saved_analysis(path: str | os.PathLike) -> Analysis | None:
+def saved_analysis(path: str | os.PathLike, cache: StageCache | None = None) -> Analysis | None:
     """The saved Analysis of this file's content (found again after a move), if any.
-    Quick: the content hash comes from the stage cache's index unless the file changed."""
+    Quick: the content hash comes from the index of ``cache`` (default: the user's stage
+    cache) unless the file changed; the analysis that follows then finds it there."""
     from .cache import StageCache
 
     try:
-        content_hash = StageCache().content_hash(path)
+        content_hash = (cache or StageCache()).content_hash(path)
     except OSError:
         return None  # the analysis will say what is wrong with the file
     return saved_for(content_hash)
