@@ -116,9 +116,8 @@ class _Run:
         loading (warm.py); the plan, its rates given to the stages."""
         if decode == "auto" and any(wants_cuda(stage.engine.device) for stage in self.stages):
             self.hardware = "cuda"
-        independent = [stage for stage in self.stages if not stage.after_earlier]
-        self.known = _cached(independent, self.cache, self.content_hash) if self.use_cache else {}
-        self.read = [stage for stage in independent if stage.name not in self.known]
+        self.known = _cached(self.stages, self.cache, self.content_hash) if self.use_cache else {}
+        self.read = [stage for stage in self.stages if not stage.after_earlier and stage.name not in self.known]
         self.warming = load_in_background(self.read)  # while the first frames decode
         plan = make_plan(info, self.stages, cores=os.cpu_count() or 1, device=self.hardware or "cpu",
                          cached=self.known, speed=speed)
@@ -205,10 +204,10 @@ def _probed(path: str | os.PathLike):
 
 
 def _cached(stages: list[Stage], cache: StageCache, content_hash: str) -> dict[str, tuple[object, str]]:
-    """Stage name -> (result, device it ran on) of those of ``stages`` (none
-    ``after_earlier``) whose result the cache holds."""
+    """Stage name -> (result, device it ran on) of those of ``stages`` whose result the
+    cache holds, of the ones needing no earlier result (the others' keys need that result)."""
     known = {}
-    for stage in stages:
+    for stage in (stage for stage in stages if not stage.after_earlier):
         entry = cache.get_entry(*stage_key(stage, content_hash))
         if entry is not None:
             known[stage.name] = entry
@@ -221,8 +220,7 @@ def plan_for(path: str | os.PathLike, stages: list[Stage], *, cache: StageCache 
     without analysing. Raises MediaError as ``analyze`` does."""
     cache = cache or StageCache()
     info = _probed(path)
-    independent = [stage for stage in stages if not stage.after_earlier]
-    known = _cached(independent, cache, cache.content_hash(path)) if use_cache else {}
+    known = _cached(stages, cache, cache.content_hash(path)) if use_cache else {}
     return info, make_plan(info, stages, cores=os.cpu_count() or 1, cached=known, speed=speed)
 
 
