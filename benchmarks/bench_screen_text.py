@@ -99,7 +99,7 @@ def main() -> None:
 
 
 def check(clip: Path, seconds: float) -> None:
-    from videoreview.engines.text.rapid import RapidTextEngine
+    from videoreview.engines.screen_text.rapid import RapidTextEngine
     from videoreview.media import open_video
     from videoreview.pipeline.cancel import CancelToken
     from videoreview.pipeline.stages.screen_text import ScreenTextStage, merge_spans

@@ -73,7 +73,7 @@ def _digest(frame: np.ndarray) -> str:
 
 
 def measure_clip(clip, engine, keep: Path) -> dict:
-    from videoreview.engines.text.protocol import TextBox
+    from videoreview.engines.screen_text.protocol import TextBox
     from videoreview.media import open_video
     from videoreview.metrics.speech import normalise
     from videoreview.pipeline.stages.screen_text import ScreenTextStage, TextReader, merge_spans

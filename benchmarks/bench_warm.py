@@ -24,7 +24,7 @@ from videoreview.engines import builtin_onnx
 from videoreview.engines.boundaries import builtin as boundaries
 from videoreview.engines.faces import dlib_faces
 from videoreview.engines.speech import whisper
-from videoreview.engines.text import ppocr
+from videoreview.engines.screen_text import ppocr
 from videoreview.pipeline import runner
 from videoreview.pipeline.cache import StageCache
 from videoreview.pipeline.stages import DEFAULT_ENGINES, build_stages

@@ -63,7 +63,7 @@ def noto(frame: np.ndarray, text: str, y: int, cap: int) -> np.ndarray:
 
 
 def main() -> None:
-    from videoreview.engines.text.rapid import RapidTextEngine
+    from videoreview.engines.screen_text.rapid import RapidTextEngine
     from videoreview.media import scaled_size
     from videoreview.metrics.speech import normalise
 

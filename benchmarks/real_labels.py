@@ -225,7 +225,7 @@ def said_of(clip: Clip, analysis) -> Said:
         out.endings[last_sentence(c.text)] += 1
         out.camera.update(CAMERA.findall(c.text))
         out.clues |= {name for name, (said, _) in CLUES.items() if said.search(c.text)}
-    out.statuses = {s.status for p in analysis.person_tracks for s in p.statuses}
+    out.statuses = {s.status for p in analysis.poses for s in p.statuses}
     return out
 
 

@@ -212,7 +212,7 @@ def _caption_stage_run(boundaries, objects=(), engines=("faces", "poses", "objec
     (time -> pixels) or none."""
     from videoreview.engines.captions.builtin import BuiltinCaptionEngine
     from videoreview.pipeline.stages.captions import CaptionStage, pack_feature
-    from videoreview.records import Analysis, Boundary, FaceTrack, ObjectDetection, PersonTrack, VideoInfo
+    from videoreview.records import Analysis, Boundary, FaceTrack, ObjectDetection, PoseTrack, VideoInfo
 
     info = VideoInfo(path="v.mp4", width=640, height=360, fps=25.0, frame_count=25 * seconds, duration=seconds)
     look = {"light": 0.5, "colours": [["grey", 1.0]], "saturation": 0.3, "flat": 0.0}
@@ -226,7 +226,7 @@ def _caption_stage_run(boundaries, objects=(), engines=("faces", "poses", "objec
                                       score=score, track=-1) for t, score in objects),
         face_tracks=tuple(FaceTrack(id=i, start=t, end=t + 0.5, shot=0, faces=2, size=20.0, score=score, blur=10.0,
                                     quality=0.1) for i, (t, score) in enumerate(faces)),
-        person_tracks=tuple(PersonTrack(id=i, start=t, end=t + 1.0, score=score, samples=5, box=(10, 10, 40, 90))
+        poses=tuple(PoseTrack(id=i, start=t, end=t + 1.0, score=score, samples=5, box=(10, 10, 40, 90))
                             for i, (t, score) in enumerate(bodies)))
     result = {"sample_rate": 1.0, "samples": samples}
     captions = CaptionStage(BuiltinCaptionEngine()).apply(analysis, result, None).captions

@@ -52,7 +52,7 @@ def test_the_timeline_draws_the_coarse_speech_and_bodies(qtbot):
                for k in range(14)]
     coarse = Analysis(video=video, speech=SpeechInfo(audio="speech", engine=VAD_ENGINE),
                       transcript=(TranscriptSegment(10.0, 20.0, "", engine=VAD_ENGINE),),
-                      person_tracks=bodies(samples, [], 60.0), plan=AnalysisPlan(cores=2, level="coarse"))
+                      poses=bodies(samples, [], 60.0), plan=AnalysisPlan(cores=2, level="coarse"))
     timeline = shown_timeline(qtbot, (1000, 400))
     timeline.set_analysis(coarse)
     said = timeline.tooltip_at(QPoint(int(timeline.x_of(15.0)), timeline.track_rect("speech").center().y()))

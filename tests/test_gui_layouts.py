@@ -25,10 +25,10 @@ from videoreview.records import (  # noqa: E402
     Keyframe,
     ObjectDetection,
     ObjectTrack,
-    PersonTrack,
+    PoseTrack,
+    ScreenText,
     SpeechInfo,
     StatusSpan,
-    TextSpan,
     TranscriptSegment,
     VideoInfo,
     Word,
@@ -47,7 +47,7 @@ def every_lane(video, content_hash: str) -> Analysis:
     tracks = tuple(ObjectTrack(k, label, 0.0 + k, 10.0, 0.8, 10) for k, label in enumerate(("car", "cup", "dog")))
     detections = tuple(ObjectDetection(float(t), t * 25, track.label, (100.0 + 300 * track.id, 200.0, 200.0, 300.0),
                                        0.8, track.id) for track in tracks for t in range(track.id, 10))
-    people = tuple(PersonTrack(k, 1.0 + k, 11.0, 0.7, 20, (50.0, 50.0, 100.0, 300.0),
+    people = tuple(PoseTrack(k, 1.0 + k, 11.0, 0.7, 20, (50.0, 50.0, 100.0, 300.0),
                                identity=f"P{k + 1}" if k < 2 else None,
                                statuses=(StatusSpan(1.0 + k, 6.0, "standing"), StatusSpan(6.0, 11.0, "walking")))
                    for k in range(3))
@@ -61,8 +61,8 @@ def every_lane(video, content_hash: str) -> Analysis:
         keyframes=(Keyframe(2.0, 50), Keyframe(6.0, 150), Keyframe(10.0, 250)),
         speech=SpeechInfo("speech", "en"),
         transcript=(TranscriptSegment(1.0, 3.0, "Meet me there.", words, "en"),),
-        screen_text=(TextSpan(5.0, 9.0, "Chapter 3", (10, 10, 200, 40), 0.99),),
-        objects=detections, object_tracks=tracks, person_tracks=people,
+        screen_text=(ScreenText(5.0, 9.0, "Chapter 3", (10, 10, 200, 40), 0.99),),
+        objects=detections, object_tracks=tracks, poses=people,
     )
 
 

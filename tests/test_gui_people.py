@@ -26,7 +26,7 @@ from videoreview.records import (  # noqa: E402
     Appearance,
     Identity,
     ObjectTrack,
-    PersonTrack,
+    PoseTrack,
     StatusSpan,
     VideoInfo,
 )
@@ -42,8 +42,8 @@ LANES = {0: 0, 1: 1, 2: 0}
 OBJECTS = (ObjectTrack(0, "cup", 2.0, 10.0, 0.55, 8), ObjectTrack(1, "car", 5.0, 20.0, 0.65, 15))
 
 
-def person_tracks(people=PEOPLE) -> tuple[PersonTrack, ...]:
-    return tuple(PersonTrack(tid, start, end, 0.6 + 0.1 * tid, round(end - start) * 5, (10.0, 20.0, 100.0, 300.0),
+def person_tracks(people=PEOPLE) -> tuple[PoseTrack, ...]:
+    return tuple(PoseTrack(tid, start, end, 0.6 + 0.1 * tid, round(end - start) * 5, (10.0, 20.0, 100.0, 300.0),
                              identity, tuple(StatusSpan(*span) for span in spans), engine="movenet@1")
                  for tid, identity, start, end, spans in people)
 
@@ -52,7 +52,7 @@ def analysis(people=PEOPLE, objects=True, names=None, duration=60.0) -> Analysis
     video = VideoInfo(path="/videos/people.mp4", duration=duration, fps=FPS, frame_count=round(duration * FPS),
                       width=1280, height=720)
     identities = tuple(Identity(pid, name, (Appearance(1.0, 3.0),)) for pid, name in (names or {}).items())
-    return Analysis(video=video, content_hash="people", person_tracks=person_tracks(people) if people else (),
+    return Analysis(video=video, content_hash="people", poses=person_tracks(people) if people else (),
                     object_tracks=OBJECTS if objects else (), identities=identities,
                     engines={"objects": "nanodet@2", "poses": "movenet@1"})
 

@@ -29,8 +29,8 @@ from videoreview.records import (  # noqa: E402
     FrameCaption,
     Identity,
     Keyframe,
+    ScreenText,
     SpeechInfo,
-    TextSpan,
     TranscriptSegment,
     VideoInfo,
     Word,
@@ -415,8 +415,8 @@ def speech_analysis() -> Analysis:
     transcript = (TranscriptSegment(10.0, 13.0, "Meet me at noon.", words, "en", speaker="P1", speaker_by="alone"),
                   TranscriptSegment(20.0, 22.0, "Who is there?", (), "en"))
     return replace(base, speech=SpeechInfo("speech", "en"), transcript=transcript,
-                   screen_text=(TextSpan(30.0, 34.0, "Chapter 3", (10, 10, 200, 40), 0.99),
-                                TextSpan(31.0, 33.0, "Exit", (10, 600, 80, 30), 0.95)))
+                   screen_text=(ScreenText(30.0, 34.0, "Chapter 3", (10, 10, 200, 40), 0.99),
+                                ScreenText(31.0, 33.0, "Exit", (10, 600, 80, 30), 0.95)))
 
 
 def test_a_click_on_a_spoken_word_seeks_to_it(timeline, qtbot):

@@ -11,7 +11,7 @@ from videoreview.engines.captions.looks import flat_share, look, look_phrase, pi
 from videoreview.pipeline.stages import label_vote
 from videoreview.pipeline.stages.faces import build_tracks
 from videoreview.pipeline.stages.label_vote import Shot, agreement, keep_agreed_tracks, kept_track, subject
-from videoreview.records import Analysis, Boundary, FaceTrack, ObjectDetection, ObjectTrack, PersonTrack, VideoInfo
+from videoreview.records import Analysis, Boundary, FaceTrack, ObjectDetection, ObjectTrack, PoseTrack, VideoInfo
 
 PARROT = [("sulphur-crested cockatoo", 0.2), ("macaw", 0.15), ("lorikeet", 0.1), ("teddy", 0.02)]
 BOARD = [("chain mail", 0.2), ("doormat", 0.1), ("analog clock", 0.05)]
@@ -66,14 +66,14 @@ def test_the_vote_keeps_the_analysis_consistent():
         objects=(detection("teddy bear", 0.58, 0), detection("bird", 0.6, 1, frame=110)),
         object_tracks=(track("teddy bear", 0.58, 0), ObjectTrack(id=1, label="bird", start=4.4, end=8.0, score=0.6,
                                                                  detections=4)),
-        person_tracks=(PersonTrack(id=0, start=0.5, end=3.0, score=0.3, samples=10, box=(0, 0, 10, 30)),
-                       PersonTrack(id=1, start=5.0, end=8.0, score=0.6, samples=10, box=(0, 0, 10, 30))))
+        poses=(PoseTrack(id=0, start=0.5, end=3.0, score=0.3, samples=10, box=(0, 0, 10, 30)),
+                       PoseTrack(id=1, start=5.0, end=8.0, score=0.6, samples=10, box=(0, 0, 10, 30))))
     shots = {1: shot(BOARD, analysis.object_tracks[:1], analysis.objects[:1], bodies=[0.3]),
              2: shot(PARROT, analysis.object_tracks[1:], analysis.objects[1:], bodies=[0.6])}
     voted = keep_agreed_tracks(analysis, shots, lambda frame: 1 if frame < 100 else 2)
     assert [t.label for t in voted.object_tracks] == ["bird"]
     assert [d.track for d in voted.objects] == [-1, 1]  # the teddy bear's detection stays, in no track
-    assert [p.id for p in voted.person_tracks] == [1]  # nobody is sure of the first shot's body
+    assert [p.id for p in voted.poses] == [1]  # nobody is sure of the first shot's body
 
 
 def test_a_face_seen_once_and_weakly_is_not_kept():

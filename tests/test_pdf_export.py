@@ -210,12 +210,12 @@ def test_dejavu_sans_stands_in_without_noto_sans(monkeypatch, tmp_path):
 def test_the_report_has_what_is_said_and_written(analysed, tmp_path):
     from dataclasses import replace
 
-    from videoreview.records import SpeechInfo, TextSpan, TranscriptSegment
+    from videoreview.records import ScreenText, SpeechInfo, TranscriptSegment
 
     said = replace(analysed, speech=SpeechInfo("speech", "en", 0.93, 9.6, "the sound ends at 8.0 s", "whisper-base@1"),
                    transcript=(TranscriptSegment(1.0, 3.0, "Meet me at the station.", speaker="P1"),
                                TranscriptSegment(5.0, 6.0, "Who is there?", edited=True)),
-                   screen_text=(TextSpan(0.0, 2.5, "Chapter 3: The Station", (10, 10, 200, 30), 0.99),))
+                   screen_text=(ScreenText(0.0, 2.5, "Chapter 3: The Station", (10, 10, 200, 30), 0.99),))
     out = tmp_path / "speech.pdf"
     assert write_pdf(said, out) == []
     text = text_of(out)

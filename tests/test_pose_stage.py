@@ -9,8 +9,8 @@ import pytest
 
 from test_poses import STANDING, person
 from videoreview.engines.captions.builtin import State, caption, unnamed_people
-from videoreview.pipeline.stages.poses import link_people, person_tracks, with_status_boundaries
-from videoreview.records import Analysis, Boundary, FaceDetection, PersonTrack, StatusSpan, VideoInfo
+from videoreview.pipeline.stages.poses import link_people, pose_tracks, with_status_boundaries
+from videoreview.records import Analysis, Boundary, FaceDetection, PoseTrack, StatusSpan, VideoInfo
 
 INFO = VideoInfo(path="v.mp4", duration=10.0, fps=25.0, frame_count=250, width=640, height=360)
 
@@ -47,10 +47,10 @@ def test_a_status_change_is_a_boundary_with_a_geb_caption_named_by_the_face():
     engine_event = Boundary(time=2.6, frame=65, kind="event", confidence=0.4, engine="builtin")
     far_event = Boundary(time=5.5, frame=138, kind="event", confidence=0.4, engine="builtin")
     analysis = Analysis(video=INFO, faces=(face,), boundaries=(engine_event, far_event))
-    tracks = person_tracks(samples, [], 0.2, analysis, "movenet@1")
+    tracks = pose_tracks(samples, [], 0.2, analysis, "movenet@1")
     assert len(tracks) == 1 and tracks[0].identity == "P1"
     assert [(s.status, s.start, s.end) for s in tracks[0].statuses] == [("standing", 0.0, 2.9), ("sitting", 2.9, 6.0)]
-    out = with_status_boundaries(Analysis(video=INFO, boundaries=analysis.boundaries, person_tracks=tuple(tracks)),
+    out = with_status_boundaries(Analysis(video=INFO, boundaries=analysis.boundaries, poses=tuple(tracks)),
                                  samples, "movenet@1")
     changed = [b for b in out.boundaries if b.engine == "movenet@1"]
     assert [(b.time, b.frame, b.kind) for b in changed] == [(2.9, 72, "event")]
@@ -60,12 +60,12 @@ def test_a_status_change_is_a_boundary_with_a_geb_caption_named_by_the_face():
 
 
 def test_a_reviewers_deletion_stands():
-    track = PersonTrack(id=0, start=0.0, end=6.0, score=0.7, samples=30, box=(0, 0, 60, 190),
+    track = PoseTrack(id=0, start=0.0, end=6.0, score=0.7, samples=30, box=(0, 0, 60, 190),
                         statuses=(StatusSpan(0.0, 3.0, "walking"), StatusSpan(3.0, 6.0, "running")))
     samples = samples_of(lambda t: [])
-    analysis = Analysis(video=INFO, person_tracks=(track,), removed_boundaries=(75,))
+    analysis = Analysis(video=INFO, poses=(track,), removed_boundaries=(75,))
     assert with_status_boundaries(analysis, samples, "movenet@1").boundaries == ()
-    kept = with_status_boundaries(Analysis(video=INFO, person_tracks=(track,)), samples, "movenet@1")
+    kept = with_status_boundaries(Analysis(video=INFO, poses=(track,)), samples, "movenet@1")
     assert [(b.frame, b.caption.subject, b.caption.after) for b in kept.boundaries] == [(75, "a person", "running")]
 
 

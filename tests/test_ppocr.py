@@ -1,4 +1,4 @@
-"""Our PP-OCR runner (engines/text/ppocr.py) against RapidOCR itself on the same ONNX files,
+"""Our PP-OCR runner (engines/screen_text/ppocr.py) against RapidOCR itself on the same ONNX files,
 with the settings the engine uses: the same lines, boxes and scores on drawn text and on
 frames of real clips; and the engine reads without importing rapidocr."""
 
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from videoreview.engines.placement import Placement
-from videoreview.engines.text.ppocr import PPOCR
-from videoreview.engines.text.rapid import COARSE_SIDE, LONG_SIDE, MODEL, RapidTextEngine
+from videoreview.engines.screen_text.ppocr import PPOCR
+from videoreview.engines.screen_text.rapid import COARSE_SIDE, LONG_SIDE, MODEL, RapidTextEngine
 from videoreview.models.catalog import builtin_parts, load_catalog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -138,7 +138,7 @@ def test_frames_of_real_clips_with_titles_read_as_rapidocr_reads_them(ours, thei
 def test_the_engine_reads_without_importing_rapidocr():
     code = """
 import sys, cv2, numpy as np
-import videoreview.engines.text.rapid as rapid
+import videoreview.engines.screen_text.rapid as rapid
 frame = np.zeros((414, 736, 3), np.uint8)
 cv2.putText(frame, "Platform 9 closed", (40, 200), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (255, 255, 255), 2, cv2.LINE_AA)
 lines = rapid.RapidTextEngine().read(frame)

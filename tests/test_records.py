@@ -82,6 +82,15 @@ def test_unknown_keys_are_ignored_for_forward_compatible_readers():
     assert Analysis.from_dict(data).boundaries[0].time == 2.0
 
 
+def test_older_files_are_read_under_the_capabilities_names():
+    data = sample_analysis().to_dict()
+    data["schema_version"] = 7
+    data["person_tracks"] = [{"id": 0, "start": 0.0, "end": 2.0, "score": 0.6, "samples": 10, "box": [1, 2, 3, 4]}]
+    del data["poses"]
+    loaded = Analysis.from_dict(data)
+    assert loaded.poses[0].box == (1, 2, 3, 4) and loaded.poses[0].samples == 10
+
+
 @pytest.mark.parametrize("content, reason", [
     ("{", "not valid JSON"),
     ("[]", "must be a JSON object"),

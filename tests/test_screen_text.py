@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from videoreview.engines.text.rapid import RapidTextEngine
+from videoreview.engines.screen_text.rapid import RapidTextEngine
 from videoreview.metrics.speech import normalise
 from videoreview.pipeline import analyze
 from videoreview.pipeline.stages import build_stages

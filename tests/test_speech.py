@@ -302,13 +302,13 @@ def test_vlm_prompts_carry_what_is_said_and_written_only_when_there_is_some():
 
 def test_builtin_captions_and_summary_say_what_is_said_and_written():
     from videoreview.pipeline.stages.captions import heard_and_read
-    from videoreview.records import Analysis, Identity, TextSpan, TranscriptSegment, VideoInfo
+    from videoreview.records import Analysis, Identity, ScreenText, TranscriptSegment, VideoInfo
     from videoreview.summary.builder import builtin_text
 
     analysis = Analysis(VideoInfo("a.mp4", 10.0, 25.0, 250, 640, 360), identities=(Identity("P2", name="Ann"),),
                         transcript=(TranscriptSegment(1.2, 3.0, "The train leaves at noon.", speaker="P2"),
                                     TranscriptSegment(6.1, 7.0, "Why")),
-                        screen_text=(TextSpan(5.9, 9.0, "Chapter 3", (0, 0, 100, 20)),))
+                        screen_text=(ScreenText(5.9, 9.0, "Chapter 3", (0, 0, 100, 20)),))
     lines = heard_and_read(analysis, [0.0, 1.0, 2.0, 6.0], 0.5)
     assert lines == ["", "Ann says “The train leaves at noon.”", "",
                      "Someone says “Why”. On screen: “Chapter 3”."]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import skimage.data
 
-from videoreview.engines.text.rapid import RapidTextEngine
+from videoreview.engines.screen_text.rapid import RapidTextEngine
 from videoreview.media import open_video
 from videoreview.pipeline.cancel import CancelToken
 from videoreview.pipeline.stages.screen_text import ScreenTextStage, merge_spans

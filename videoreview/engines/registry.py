@@ -7,7 +7,7 @@ the CLI and the window all read this table; nothing else lists capabilities.
     boundaries   boundaries/protocol.py    builtin (TransNetV2 + events)                 -
     faces        faces/protocol.py         blazeface, dlib-hog, dlib-cnn                 -
     speech       speech/protocol.py        whisper-base, whisper-tiny.en, none           a Whisper (CTranslate2)
-    screen-text  text/protocol.py          pp-ocrv6, none                                -
+    screen-text  screen_text/protocol.py        pp-ocrv6, none                                -
     objects      objects/protocol.py       nanodet, none, centernet                      -
     poses        poses/protocol.py         movenet, none                                 -
     captions     captions/protocol.py      builtin (measured captions)                   a VLM, server:NAME
@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from .objects.protocol import ObjectEngine
     from .poses.protocol import PoseEngine
     from .scoring.protocol import ScoringEngine
+    from .screen_text.protocol import ScreenTextEngine
     from .speech.protocol import SpeechEngine
-    from .text.protocol import TextEngine
 
 Factory = Callable[[str], Any]  # device -> engine, or None for a builtin that is no engine
 ModelFactory = Callable[[str, str], Any]  # (model name or folder, device) -> engine
@@ -155,7 +155,7 @@ def _builtin_whisper(name: str, packages: tuple[str, ...]) -> Builtin:
 
 
 def _pp_ocr(device: str):
-    from .text.rapid import RapidTextEngine
+    from .screen_text.rapid import RapidTextEngine
 
     return RapidTextEngine(device)
 
@@ -283,7 +283,7 @@ def create(key: Literal["faces"], name: str, device: str = ...) -> FaceEngine: .
 @overload
 def create(key: Literal["speech"], name: str, device: str = ...) -> SpeechEngine | None: ...
 @overload
-def create(key: Literal["screen-text"], name: str, device: str = ...) -> TextEngine | None: ...
+def create(key: Literal["screen-text"], name: str, device: str = ...) -> ScreenTextEngine | None: ...
 @overload
 def create(key: Literal["objects"], name: str, device: str = ...) -> ObjectEngine | None: ...
 @overload

@@ -22,8 +22,8 @@ from ..records import (
     Keyframe,
     Note,
     ObjectDetection,
+    ScreenText,
     Shape,
-    TextSpan,
     TranscriptSegment,
 )
 from ..summary.export.subtitles import Cue, caption_spans, speech_cues
@@ -95,7 +95,7 @@ class AnalysisIndex:
         self.segments: list[TranscriptSegment] = sorted(analysis.transcript, key=lambda s: s.start)
         self.segment_starts, self.segment_reach = spans(self.segments)
         self.segment_index_by_start = {s.start: i for i, s in enumerate(self.segments)}
-        self.texts: list[TextSpan] = sorted(analysis.screen_text, key=lambda s: (s.start, s.box[1]))
+        self.texts: list[ScreenText] = sorted(analysis.screen_text, key=lambda s: (s.start, s.box[1]))
         self.text_starts, self.text_reach = spans(self.texts)  # a span is selected by its position here
 
         # The reviewer's notes (already in time order): a range lasts to the end of its last frame.

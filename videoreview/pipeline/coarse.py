@@ -69,7 +69,7 @@ from ..media import open_video, scaled_size
 from ..media.keyframes import LookSource, keyframe_indices, look_indices
 from ..media.shared_pass import read_together
 from ..progress import StageProgress
-from ..records import Analysis, AnalysisPlan, Boundary, PersonTrack, SpeechInfo, TranscriptSegment
+from ..records import Analysis, AnalysisPlan, Boundary, PoseTrack, SpeechInfo, TranscriptSegment
 from ..tracking import cut_frames
 from .cancel import CancelToken
 
@@ -105,7 +105,7 @@ VAD_SETTINGS = dict(threshold=0.5, min_silence_duration_ms=1000, speech_pad_ms=2
 # The fields each stage's apply sets: a partial shows the coarse ones until that stage applies.
 FIELDS: dict[str, tuple[str, ...]] = {
     "boundaries": ("boundaries",), "faces": ("faces", "face_tracks", "identities"),
-    "objects": ("objects", "object_tracks"), "poses": ("person_tracks",), "speech": ("speech", "transcript"),
+    "objects": ("objects", "object_tracks"), "poses": ("poses",), "speech": ("speech", "transcript"),
     "screen-text": ("screen_text",), "captions": ("captions", "keyframes", "shot_tags")}
 
 OnStage = Callable[[Analysis], None]
@@ -195,7 +195,7 @@ def coarse_analysis(path, analysis: Analysis, stages: Sequence, lookers: Sequenc
             coarse = coarse.with_boundaries(coarse_cuts(cut_reader.result()))
             continue
         elif name == "poses" and objects is not None:
-            coarse = replace(coarse, person_tracks=bodies(objects, cut_frames(coarse.boundaries),
+            coarse = replace(coarse, poses=bodies(objects, cut_frames(coarse.boundaries),
                                                           coarse.video.duration))
             continue
         else:
@@ -286,7 +286,7 @@ def coarse_cuts(measures: Sequence[tuple[int, float, np.ndarray, np.ndarray]]) -
     return cuts
 
 
-def bodies(samples: Sequence[dict], cuts: Sequence[int], duration: float) -> tuple[PersonTrack, ...]:
+def bodies(samples: Sequence[dict], cuts: Sequence[int], duration: float) -> tuple[PoseTrack, ...]:
     """Coarse bodies from the objects stage's samples: one from each run of samples (in one
     shot) where a person is detected BODY_SCORE sure or more, to the sample after the run
     (or the video's end); no status, no identity."""
@@ -309,7 +309,7 @@ def bodies(samples: Sequence[dict], cuts: Sequence[int], duration: float) -> tup
         end = samples[after]["time"] if after < len(samples) else duration
         end = min([end, *(_time_of(samples, c) for c in cuts if c > samples[run[-1][0]]["frame"])])
         best = [max(people, key=lambda o: o[1]) for _, people in run]
-        tracks.append(PersonTrack(id=len(tracks), start=samples[run[0][0]]["time"], end=round(end, 6),
+        tracks.append(PoseTrack(id=len(tracks), start=samples[run[0][0]]["time"], end=round(end, 6),
                                   score=round(float(np.mean([o[1] for o in best])), 3), samples=len(run),
                                   box=tuple(round(float(v), 1) for v in np.median([o[2:6] for o in best], axis=0)),
                                   engine=ENGINE))

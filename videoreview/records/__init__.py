@@ -29,7 +29,9 @@ from .notes import NOTE_STATUSES, NOTE_TAG_COLOURS, NOTE_TAGS, SHAPE_KINDS, Note
 # 5: objects (COCO detections in sampled frames) and object tracks.
 # 6: people's bodies followed through shots, with what each is doing (person tracks).
 # 7: shot tags (what an image-text model names in each shot).
-SCHEMA_VERSION = 7
+# 8: each capability's records under its one name: person_tracks became poses.
+SCHEMA_VERSION = 8
+RENAMED = {"person_tracks": "poses"}  # old Analysis key -> its name since schema 8
 
 BoundaryKind = Literal["cut", "gradual", "event"]
 BOUNDARY_KINDS: tuple[str, ...] = ("cut", "gradual", "event")
@@ -230,7 +232,7 @@ class SpeechInfo(_Record):
 
 
 @dataclass(frozen=True)
-class TextSpan(_Record):
+class ScreenText(_Record):
     """One piece of on-screen text, read the same in neighbouring samples."""
 
     start: float  # the first sample it was read in
@@ -278,7 +280,7 @@ class StatusSpan(_Record):
 
 
 @dataclass(frozen=True)
-class PersonTrack(_Record):
+class PoseTrack(_Record):
     """One person's body followed through a shot (the poses stage), with what they do."""
 
     id: int
@@ -385,10 +387,10 @@ class Analysis(_Record):
     removed_boundaries: tuple[int, ...] = ()
     speech: SpeechInfo | None = None  # None: speech was not analysed
     transcript: tuple[TranscriptSegment, ...] = ()
-    screen_text: tuple[TextSpan, ...] = ()
+    screen_text: tuple[ScreenText, ...] = ()
     objects: tuple[ObjectDetection, ...] = ()
     object_tracks: tuple[ObjectTrack, ...] = ()
-    person_tracks: tuple[PersonTrack, ...] = ()
+    poses: tuple[PoseTrack, ...] = ()
     shot_tags: tuple[ShotTag, ...] = ()  # what an image-text model names in each shot, in time order
     caption_plan: CaptionPlan | None = None  # which frames a VLM captioned; None: no VLM did
     plan: AnalysisPlan | None = None  # what the analysis planned and spent (pipeline/plan.py)
@@ -417,7 +419,7 @@ class Analysis(_Record):
             )
         if "video" not in data:
             raise RecordError(None, "Analysis has no 'video'")
-        return super().from_dict(data)
+        return super().from_dict({RENAMED.get(key, key): value for key, value in data.items()})
 
     def shot_changes(self) -> list[float]:
         """Times of the cuts and gradual transitions, in order: where a new shot starts."""

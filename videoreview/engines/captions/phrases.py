@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ...records import Analysis, TextSpan, TranscriptSegment
+from ...records import Analysis, ScreenText, TranscriptSegment
 
 
 def quote(text: str, max_chars: int = 60) -> str:
@@ -23,7 +23,7 @@ def said(analysis: Analysis, segment: TranscriptSegment, max_chars: int = 60) ->
     return f"{who} says {quote(segment.text, max_chars)}"
 
 
-def written(spans: list[TextSpan], max_chars: int = 40) -> str:
+def written(spans: list[ScreenText], max_chars: int = 40) -> str:
     """'on screen: “Chapter 3”, “Exit”'."""
     return "on screen: " + ", ".join(quote(s.text, max_chars) for s in spans)
 

@@ -235,7 +235,7 @@ class DetailsPanel(QWidget):
             if not isinstance(key, tuple) or len(key) != 2:
                 return None
             track_id, k = key
-            track = next((t for t in self.analysis.person_tracks if t.id == track_id), None)
+            track = next((t for t in self.analysis.poses if t.id == track_id), None)
             return track if track is not None and (k is None or 0 <= k < len(track.statuses)) else None
         items = {"caption": self.analysis.captions, "boundary": self.analysis.boundaries,
                  "keyframe": self.analysis.keyframes, "identity": self.analysis.identities,

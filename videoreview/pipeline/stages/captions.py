@@ -317,7 +317,7 @@ class _SeenAt:
     def doing(self, time: float) -> list[tuple[str, str]]:
         """(identity or "", status) of the people whose bodies are seen at ``time`` (poses.py)."""
         found = [(track.identity or "", track.status_at(max(time, track.start)))
-                 for track in self.analysis.person_tracks if track.start - self.window <= time < track.end]
+                 for track in self.analysis.poses if track.start - self.window <= time < track.end]
         return [(who, status) for who, status in found if status]
 
 

@@ -219,7 +219,7 @@ def shots_of(analysis: Analysis, samples: Sequence[Sample], shot_of: Callable[[i
         group["detections"][shot_of(d.frame)].append(d)
     for face in analysis.face_tracks:
         group["faces"][shot_at(face.start)].append(face.score)
-    for body in analysis.person_tracks:
+    for body in analysis.poses:
         group["bodies"][shot_at(body.start)].append(body.score)
     for tag in sorted(analysis.shot_tags, key=lambda t: -t.score):  # most probable first
         group["names"][shot_of(tag.frame)].append((tag.name, tag.score))
@@ -279,7 +279,7 @@ def nobody_seen(analysis: Analysis, shots: dict[int, Shot]) -> set[int]:
 def anyone_seen(analysis: Analysis) -> bool:
     """Whether one of the three person detectors saw someone in the video, however weakly:
     a face track, a body (the poses stage's), or a person detection in a track or not."""
-    return bool(analysis.face_tracks or analysis.person_tracks or any(d.label == "person" for d in analysis.objects))
+    return bool(analysis.face_tracks or analysis.poses or any(d.label == "person" for d in analysis.objects))
 
 
 def keep_agreed_tracks(analysis: Analysis, shots: dict[int, Shot], shot_of: Callable[[int], int]) -> Analysis:
@@ -294,4 +294,4 @@ def keep_agreed_tracks(analysis: Analysis, shots: dict[int, Shot], shot_of: Call
     return replace(analysis, object_tracks=tuple(t for t in analysis.object_tracks if t.id in kept),
                    objects=tuple(d if d.track in kept or d.track < 0 else replace(d, track=-1)
                                  for d in analysis.objects),
-                   person_tracks=tuple(p for p in analysis.person_tracks if shot_at(p.start) not in empty))
+                   poses=tuple(p for p in analysis.poses if shot_at(p.start) not in empty))

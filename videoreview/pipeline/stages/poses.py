@@ -33,7 +33,7 @@ import numpy as np
 
 from ...engines.poses.status import status_changes, statuses
 from ...media import FrameSource, scaled_size
-from ...records import Analysis, Boundary, BoundaryCaption, PersonTrack, StatusSpan
+from ...records import Analysis, Boundary, BoundaryCaption, PoseTrack, StatusSpan
 from ...tracking import cut_frames
 from .base import SampledStage
 from .cost import StageCost
@@ -132,9 +132,9 @@ class PoseStage(SampledStage):
 
     def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
         engine = self.engine_tag
-        tracks = person_tracks(result["samples"], cut_frames(analysis.boundaries), 1.0 / result["sample_rate"],
+        tracks = pose_tracks(result["samples"], cut_frames(analysis.boundaries), 1.0 / result["sample_rate"],
                                analysis, engine)
-        return with_status_boundaries(replace(analysis, person_tracks=tuple(tracks)), result["samples"], engine)
+        return with_status_boundaries(replace(analysis, poses=tuple(tracks)), result["samples"], engine)
 
 
 def _centre(box) -> np.ndarray:
@@ -172,10 +172,10 @@ def link_people(samples: list[dict], cuts: list[int]) -> list[list[tuple[int, in
     return tracks
 
 
-def person_tracks(samples: list[dict], cuts: list[int], step: float, analysis: Analysis, engine: str = ""
-                  ) -> list[PersonTrack]:
+def pose_tracks(samples: list[dict], cuts: list[int], step: float, analysis: Analysis, engine: str = ""
+                  ) -> list[PoseTrack]:
     """The people seen long enough to tell what they do, with their status spans (see above)."""
-    out: list[PersonTrack] = []
+    out: list[PoseTrack] = []
     faces = _named_faces(analysis)
     for members in link_people(samples, cuts):
         if len(members) < MIN_SAMPLES:
@@ -187,7 +187,7 @@ def person_tracks(samples: list[dict], cuts: list[int], step: float, analysis: A
         last = members[-1][0]
         end = samples[last + 1]["time"] if last + 1 < len(samples) else min(analysis.video.duration,
                                                                              times[-1] + step)
-        out.append(PersonTrack(
+        out.append(PoseTrack(
             id=len(out), start=times[0], end=round(end, 6), score=round(float(np.mean([p[0] for p in people])), 3),
             samples=len(members), box=tuple(round(float(v), 1) for v in np.median([p[1] for p in people], axis=0)),
             identity=_identity(faces, times, [p[1] for p in people]),
@@ -241,7 +241,7 @@ def with_status_boundaries(analysis: Analysis, samples: list[dict], engine: str)
     reviewed = {b.frame + d for b in analysis.boundaries if b.edited for d in (-1, 0, 1)}
     reviewed |= {f + d for f in removed for d in (-1, 0, 1)}
     added: list[Boundary] = []
-    for track in analysis.person_tracks:
+    for track in analysis.poses:
         subject = track.identity or "a person"
         for before, after in zip(track.statuses, track.statuses[1:]):
             frame = int(round(np.interp(after.start, times, frames)))

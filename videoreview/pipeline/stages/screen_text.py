@@ -40,7 +40,7 @@ import cv2
 import numpy as np
 
 from ...media import FrameSource, scaled_size
-from ...records import Analysis, TextSpan
+from ...records import Analysis, ScreenText
 from .base import SampledStage
 from .cost import StageCost
 from .text_gate import text_like
@@ -209,7 +209,7 @@ def _same(a: str, b: str) -> bool:
     return a == b or difflib.SequenceMatcher(None, a, b).ratio() >= SAME_TEXT
 
 
-def merge_spans(samples: list[dict], engine: str = "", sample_rate: float = SAMPLE_RATE) -> list[TextSpan]:
+def merge_spans(samples: list[dict], engine: str = "", sample_rate: float = SAMPLE_RATE) -> list[ScreenText]:
     """Spans of text from the samples: a sample without ``lines`` shows what the last
     sample read showed (the picture did not change). A span runs from the first sample
     showing it to the first that does not; its text is the reading with the best score."""
@@ -235,6 +235,6 @@ def merge_spans(samples: list[dict], engine: str = "", sample_rate: float = SAMP
         open_spans = still
     if samples:
         done.extend({**s, "end": samples[-1]["time"] + 1.0 / sample_rate} for s in open_spans)
-    return sorted((TextSpan(start=s["start"], end=round(s["end"], 6), text=s["text"], box=tuple(s["box"]),
+    return sorted((ScreenText(start=s["start"], end=round(s["end"], 6), text=s["text"], box=tuple(s["box"]),
                             score=s["score"], frame=s["frame"], engine=engine) for s in done),
                   key=lambda span: (span.start, span.box[1], span.box[0]))

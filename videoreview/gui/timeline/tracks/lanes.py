@@ -28,7 +28,7 @@ JOIN_GAP_S = 2.0  # objects are sampled once a second: a gap of a missed sample 
 
 @dataclass
 class Packed:
-    """Track records (ObjectTrack, PersonTrack) sorted by start, each with its lane and,
+    """Track records (ObjectTrack, PoseTrack) sorted by start, each with its lane and,
     for a bar joined to the one before it in its lane, where that one ends."""
 
     tracks: list

@@ -13,7 +13,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetrics
 
-from ....records import PersonTrack
+from ....records import PoseTrack
 from ....timecode import timecode
 from ...analysis_index import in_range
 from ...colors import UNKNOWN_STATUS_COLOR, identity_color, status_color
@@ -25,7 +25,7 @@ from .lanes import JOIN_GAP_S, LABEL_PX, LANE_H, LanedTrack, paint_block, paint_
 TAG_PAD = 4  # either side of the tag's text
 TAG_DARK, TAG_LIGHT = QColor("#15171a"), QColor("#ffffff")  # the tag's letters, whichever reads on its fill
 
-def who(track: PersonTrack) -> str:
+def who(track: PoseTrack) -> str:
     """The tag on a person's bar: their identity's id, or "person"."""
     return track.identity or "person"
 
@@ -35,7 +35,7 @@ def tag_text(fill: QColor) -> QColor:
     return TAG_DARK if 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF() > 0.55 else TAG_LIGHT
 
 
-def shown_spans(track: PersonTrack) -> list[tuple[float, float, str, int]]:
+def shown_spans(track: PoseTrack) -> list[tuple[float, float, str, int]]:
     """The status spans as drawn: (start, end, status, index of its first span). Spans of
     one status less than JOIN_GAP_S apart are one: "walking" with a frame unknown in
     the middle is walking, not two slivers."""
@@ -49,7 +49,7 @@ def shown_spans(track: PersonTrack) -> list[tuple[float, float, str, int]]:
     return shown
 
 
-def span_at(track: PersonTrack, t: float, slack: float) -> tuple[float, float, str, int] | None:
+def span_at(track: PoseTrack, t: float, slack: float) -> tuple[float, float, str, int] | None:
     """The shown status span of ``track`` under ``t`` (or within ``slack`` of it), if any."""
     spans = shown_spans(track)
     k = bisect.bisect_right([s[0] for s in spans], t) - 1
@@ -67,7 +67,7 @@ class PeopleTrack(LanedTrack):
 
     @staticmethod
     def records(analysis) -> tuple:
-        return analysis.person_tracks
+        return analysis.poses
 
     @staticmethod
     def join_label(record) -> str | None:
@@ -151,7 +151,7 @@ class PeopleTrack(LanedTrack):
                 paint_outline(p, outline, colors)
 
     @staticmethod
-    def _tag(track: PersonTrack, bar: QRectF, metrics: QFontMetrics) -> QRectF | None:
+    def _tag(track: PoseTrack, bar: QRectF, metrics: QFontMetrics) -> QRectF | None:
         """Where the who-tag goes at the bar's start; None when the bar is too short for it."""
         width = metrics.horizontalAdvance(who(track)) + 2 * TAG_PAD
         if bar.width() < width + LABEL_PX / 2:

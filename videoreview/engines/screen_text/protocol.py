@@ -17,7 +17,7 @@ class TextBox:
     score: float  # the recogniser's confidence, 0..1
 
 
-class TextEngine(Engine, Protocol):
+class ScreenTextEngine(Engine, Protocol):
     long_side: int  # frames are read with their long side at this many pixels
 
     def read(self, frame: np.ndarray) -> list[TextBox]:
