@@ -64,6 +64,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..capabilities import CAPABILITIES
 from ..errors import Cancelled
 from ..media import open_video, scaled_size
 from ..media.keyframes import LookSource, keyframe_indices, look_indices
@@ -102,11 +103,8 @@ BODY_SCORE = 0.5  # a person detection this sure makes a coarse body (objects.py
 # Voice: Silero's default threshold; pauses of a second end a segment, padded a little.
 VAD_SETTINGS = dict(threshold=0.5, min_silence_duration_ms=1000, speech_pad_ms=200)
 
-# The fields each stage's apply sets: a partial shows the coarse ones until that stage applies.
-FIELDS: dict[str, tuple[str, ...]] = {
-    "boundaries": ("boundaries",), "faces": ("faces", "face_tracks", "identities"),
-    "objects": ("objects", "object_tracks"), "poses": ("poses",), "speech": ("speech", "transcript"),
-    "screen-text": ("screen_text",), "captions": ("captions", "keyframes", "shot_tags")}
+# The fields each stage's apply sets (capabilities.py): a partial shows the coarse ones until that stage applies.
+FIELDS: dict[str, tuple[str, ...]] = {c.key: c.fields for c in CAPABILITIES.values() if c.order is not None}
 
 OnStage = Callable[[Analysis], None]
 

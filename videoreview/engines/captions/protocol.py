@@ -21,6 +21,21 @@ class CaptionContext:
     screen_text: tuple[str, ...] = ()  # lines of text on screen during the window
 
 
+class FrameMeasurer(Engine, Protocol):
+    """The builtin captioner: it measures frames, and the captions stage composes the words
+    from the measurements (builtin.py). A VLM (a Captioner) is measured with it too."""
+
+    @property
+    def extract(self):
+        """The classifier: features_and_probabilities(frames) -> (features, ImageNet probabilities)."""
+        ...
+
+    @property
+    def labels(self) -> list[str]:
+        """The names of the classifier's classes."""
+        ...
+
+
 class Captioner(Engine, Protocol):
 
     def caption(self, frames: Sequence[np.ndarray], context: CaptionContext | None = None) -> list[str | None]:

@@ -173,6 +173,9 @@ class BuiltinScoring:
     loading = "loading the text embedding"
     describes = False
 
+    def __init__(self, device: str = "cpu") -> None:
+        pass  # made as every engine is; it runs on the CPU (``device``)
+
     def scorer(self, analysis: Analysis, read_frames=None, video_frames=()) -> BuiltinScorer:
         return BuiltinScorer(analysis)
 

@@ -1,8 +1,8 @@
-"""The stages of an analysis, one module each, and the table that makes them.
+"""The stages of an analysis, one module each, and how they are made.
 
-Which capabilities an analysis runs, and in which order, comes from the capability table
-(engines/registry.py, ``order``); which stages run each is ``STAGE_MAKERS`` below, in
-code. What a stage is: base.py.
+Which capabilities an analysis runs, in which order, and the Stage class that makes each
+one's stages come from its declaration (capabilities.py: ``order``, ``stage``; the class's
+``make``). What a stage is: base.py.
 
     boundaries.py    event boundaries                 faces.py, identities.py   faces, who is who
     objects.py       objects, and their tracks         poses.py                  bodies, what they do
@@ -14,80 +14,20 @@ code. What a stage is: base.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
+from ...capabilities import Capability, resolve
 from ...engines import registry
 from ...records import Analysis
 from .base import Stage, engine_tag
 from .people_seen import share_people
 
-# capability key -> (its engine, the engines chosen for every capability, the device) -> its
-# stages. Each imports its module when it is called: the window imports the pipeline at
-# start-up and needs no stage then (all of them at once took 50 ms of it).
 
-
-def _boundaries(engine, chosen: dict[str, str], device: str) -> list[Stage]:
-    from .boundaries import BoundaryStage
-
-    return [BoundaryStage(engine)]
-
-
-def _faces(engine, chosen: dict[str, str], device: str) -> list[Stage]:
-    from .faces import FaceStage
-
-    return [FaceStage(engine)]
-
-
-def _objects(engine, chosen: dict[str, str], device: str) -> list[Stage]:
-    from .objects import ObjectStage
-
-    return [ObjectStage(engine)]
-
-
-def _poses(engine, chosen: dict[str, str], device: str) -> list[Stage]:
-    from .poses import PoseStage
-
-    return [PoseStage(engine)]
-
-
-def _speech(engine, chosen: dict[str, str], device: str) -> list[Stage]:
-    from .speech import speech_stages
-
-    return speech_stages(engine, chosen.get("faces", "none") != "none")  # who says what, where faces are found
-
-
-def _screen_text(engine, chosen: dict[str, str], device: str) -> list[Stage]:
-    from .screen_text import ScreenTextStage
-
-    return [ScreenTextStage(engine)]
-
-
-def _captions(engine, chosen: dict[str, str], device: str) -> list[Stage]:
-    from .vlm_captions import caption_stages
-
-    stages = caption_stages(engine, device)  # a VLM's has the builtin captioner on the same device measure frames
-    image_text = chosen.get("image-text", "none")
-    if image_text != "none":  # an image-text model also names what each shot shows (engines/embeddings/naming.py)
-        import sys
-
-        from ...engines.embeddings.naming import ShotNamer
-        from ...errors import ModelError
-        from .captions import name_shots
-
-        try:
-            namer = ShotNamer(registry.create("image-text", image_text, device))
-        except ModelError as exc:  # the captions go on without names, as frame search goes off (library/frames.py)
-            print(f"videoreview: notice: shot names are off: {exc}", file=sys.stderr)
-            return stages
-        for stage in stages:
-            name_shots(stage, namer)
-    return stages
-
-
-STAGE_MAKERS: dict[str, Callable[[object, dict[str, str], str], list[Stage]]] = {
-    "boundaries": _boundaries, "faces": _faces, "objects": _objects, "poses": _poses, "speech": _speech,
-    "screen-text": _screen_text, "captions": _captions}
+def stage_class(capability: Capability) -> type[Stage]:
+    """The Stage class capabilities.py names for ``capability``; it imports its module only
+    now: the window imports the pipeline at start-up and needs no stage then."""
+    assert capability.stage is not None, f"{capability.key} runs no stage in an analysis"
+    return resolve(capability.stage)
 
 
 def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
@@ -99,7 +39,7 @@ def build_stages(engines: dict[str, str], device: str = "auto") -> list[Stage]:
         name = engines.get(capability.key)
         engine = registry.create(capability.key, name, device) if name is not None else None
         if engine is not None:
-            stages.extend(STAGE_MAKERS[capability.key](engine, engines, device))
+            stages.extend(stage_class(capability).make(engine, engines, device))
     share_people(stages)  # poses and faces look where the objects stage sees people (people_seen.py)
     return stages
 

@@ -34,6 +34,12 @@ class Stage:
     # joins the cache key.
     after_earlier = False
 
+    @classmethod
+    def make(cls, engine: Engine, chosen: dict[str, str], device: str) -> list[Stage]:
+        """The stages of its capability (capabilities.py names this class) for ``engine``,
+        given the engines chosen for every capability and the device: by default this one."""
+        return [cls(engine)]  # type: ignore[call-arg]
+
     def prepare(self, analysis: Analysis) -> str:
         return ""
 

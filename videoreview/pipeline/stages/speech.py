@@ -32,8 +32,19 @@ OVERRUN = 0.5  # seconds of sound past the picture's end still transcribed (a la
 class SpeechStage(Stage):
     name = "speech"
     cost = StageCost(0.11, load=0.5, needs="voice", unit="audio", beside=True)  # Whisper base, int8
+
     def __init__(self, engine) -> None:
         self.engine = engine
+
+    @classmethod
+    def make(cls, engine, chosen: dict[str, str], device: str) -> list[Stage]:
+        """What is said, then, where faces are found too, who says it (speakers.py)."""
+        if chosen.get("faces", "none") == "none":
+            return [cls(engine)]
+        from ...engines.faces.mouth import FaceMesh
+        from .speakers import SpeakerStage
+
+        return [cls(engine), SpeakerStage(FaceMesh())]
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
         info = source.info
@@ -86,16 +97,6 @@ def keep_edited(found: list[TranscriptSegment], previous: Analysis | None) -> tu
                    for k in kept)
 
     return tuple(sorted(kept + [s for s in found if not covered(s)], key=lambda s: s.start))
-
-
-def speech_stages(engine, with_speakers: bool) -> list:
-    """What is said, then, ``with_speakers`` (faces are found too), who says it (speakers.py)."""
-    if not with_speakers:
-        return [SpeechStage(engine)]
-    from ...engines.faces.mouth import FaceMesh
-    from .speakers import SpeakerStage
-
-    return [SpeechStage(engine), SpeakerStage(FaceMesh())]
 
 
 def _part_of(progress: ProgressFn, at: float, share: float) -> ProgressFn:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 from time import perf_counter
@@ -40,6 +41,7 @@ import numpy as np
 from ...engines.base import ProgressFn
 from ...engines.captions.protocol import CaptionContext
 from ...engines.captions.vlm import FRAME_LONG_SIDE, VLMEngine
+from ...engines.embeddings.naming import ShotNamer
 from ...engines.faces.ids_in_captions import fill_in, visibility_from_faces
 from ...errors import ModelError
 from ...media import FrameSource, scaled_size
@@ -49,7 +51,7 @@ from .. import caption_plan as plans
 from ..cancel import CancelToken
 from ..fallback import Fallback
 from .base import Stage, engine_tag
-from .captions import CaptionStage, keep_edited_keyframes, shot_number
+from .captions import CaptionStage, keep_edited_keyframes, name_shots, shot_number
 
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
 BOUNDARY_CONTEXT = 10  # GEB+: up to 10 frames before and 10 after a boundary
@@ -121,6 +123,27 @@ def catalog_frame_seconds(entry) -> float | None:
 class VLMCaptionStage(Stage):
     name = "captions"
     after_earlier = True  # it captions the boundaries and names the identities found before it
+
+    @classmethod
+    def make(cls, engine, chosen: dict[str, str], device: str) -> list[Stage]:
+        """The captions capability's stage (capabilities.py names this class): the builtin
+        captioner's, or a VLM's, which still has the builtin measure every frame on the same
+        device (keyframe features, and a caption for any frame the model gives nothing usable
+        for). Where an image-text model is chosen, it names what each shot shows
+        (engines/embeddings/naming.py)."""
+        from ...engines import registry
+
+        if getattr(engine, "kind", "") == "vlm":
+            stage: Stage = cls(engine, CaptionStage(registry.create("captions", "builtin", device)))
+        else:
+            stage = CaptionStage(engine)
+        image_text = chosen.get("image-text", "none")
+        if image_text != "none":
+            try:
+                name_shots(stage, ShotNamer(registry.create("image-text", image_text, device)))
+            except ModelError as exc:  # the captions go on without names, as frame search goes off (library/frames.py)
+                print(f"videoreview: notice: shot names are off: {exc}", file=sys.stderr)
+        return [stage]
 
     def __init__(self, engine: VLMEngine, builtin: CaptionStage, sample_rate: float = 1.0, mode: str = "auto",
                  budget_per_second: float | None = None) -> None:
@@ -392,16 +415,6 @@ class VLMCaptionStage(Stage):
         plan = CaptionPlan.from_dict({**result["plan"], "engine": engine})  # which frames the model saw
         return replace(base.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes),
                        caption_plan=plan)
-
-
-def caption_stages(engine, device: str) -> list:
-    """The builtin captioner's stage, or a VLM's, which still has the builtin measure every
-    frame: keyframe features, and a caption for any frame the model gives nothing usable for."""
-    from ...engines import registry
-
-    if getattr(engine, "kind", "") != "vlm":
-        return [CaptionStage(engine)]
-    return [VLMCaptionStage(engine, CaptionStage(registry.create("captions", "builtin", device)))]
 
 
 def _measured(took: dict[str, list], costs: plans.Costs) -> plans.Costs:
