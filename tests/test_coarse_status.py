@@ -57,5 +57,5 @@ def test_the_timeline_draws_the_coarse_speech_and_bodies(qtbot):
     timeline.set_analysis(coarse)
     said = timeline.tooltip_at(QPoint(int(timeline.x_of(15.0)), timeline.track_rect("speech").center().y()))
     assert said == "00:10.00 – 00:20.00\n"  # a block where voice is, no words yet
-    person = timeline.tooltip_at(QPoint(int(timeline.x_of(30.0)), timeline.track_rect("people").top() + 8))
+    person = timeline.tooltip_at(QPoint(int(timeline.x_of(30.0)), timeline.track_rect("poses").top() + 8))
     assert person == "person, status not known here\nseen 00:00.00 – 01:00.00, mean score 0.90"

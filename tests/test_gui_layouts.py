@@ -36,8 +36,8 @@ from videoreview.records import (  # noqa: E402
 from videos import make_long_video  # noqa: E402
 
 LAPTOP = (1366, 768)  # the most common laptop screen
-EVERY_LANE = {"thumbnails", "notes", "boundaries", "captions", "speech", "screen-text", "objects", "people",
-              "identity:P1", "identity:P2", "keyframes"}
+EVERY_LANE = {"thumbnails", "notes", "boundaries", "captions", "speech", "screen-text", "objects", "poses",
+              "faces:P1", "faces:P2", "keyframes"}
 
 
 def every_lane(video, content_hash: str) -> Analysis:
@@ -99,9 +99,9 @@ def test_the_picture_takes_40_percent_of_a_laptop_screen_on_first_run(qtbot, fir
         assert share(window) >= 0.40, window.view.picture_rect()
         # The lanes that do not fit scroll under the ruler, which stays.
         shown = timeline.visible_tracks()
-        assert "ruler" in shown and "people" not in shown
+        assert "ruler" in shown and "poses" not in shown
         timeline.scroll_lanes(10_000)
-        assert "people" in timeline.visible_tracks() and "ruler" in timeline.visible_tracks()
+        assert "poses" in timeline.visible_tracks() and "ruler" in timeline.visible_tracks()
         # Docks not in use are tabs or closed.
         assert not window.library_dock.isVisible() and not window.summaries_dock.isVisible()
         assert len(window.tabifiedDockWidgets(window.details_dock)) == 3

@@ -68,7 +68,7 @@ def tags_along(timeline, start: float, end: float) -> list[tuple[str, int]]:
     runs: list[tuple[str, int]] = []
     for x in range(round(timeline.x_of(start)), round(timeline.x_of(end))):
         hit = timeline.item_at(QPoint(x, tag_y(timeline)))
-        name = hit[1][1] if hit is not None and hit[0] == "tag" else "-"
+        name = hit[1][1] if hit is not None and hit[0] == "image-text" else "-"
         if not runs or runs[-1][0] != name:
             runs.append((name, x))
     return runs
@@ -90,11 +90,11 @@ def test_a_bar_per_object_track_over_its_span(timeline):
     for tid, label, start, end in TRACKS:
         y = lane_y(timeline, "objects", LANES[tid])
         for t in (start + 0.1, (start + end) / 2, end - 0.1):
-            assert timeline.item_at(QPointF(timeline.x_of(t), y)) == ("object", tid), (label, t)
+            assert timeline.item_at(QPointF(timeline.x_of(t), y)) == ("objects", tid), (label, t)
         for t in (start - 0.5, end + 0.5):  # past its ends: not this bar
-            assert timeline.item_at(QPointF(timeline.x_of(t), y)) != ("object", tid), (label, t)
+            assert timeline.item_at(QPointF(timeline.x_of(t), y)) != ("objects", tid), (label, t)
         other_lane = lane_y(timeline, "objects", 1 - LANES[tid])
-        assert timeline.item_at(QPointF(timeline.x_of((start + end) / 2), other_lane)) != ("object", tid)
+        assert timeline.item_at(QPointF(timeline.x_of((start + end) / 2), other_lane)) != ("objects", tid)
 
     image = rgb(timeline.grab().toImage())
     for tid, label, start, end in TRACKS:
@@ -127,8 +127,8 @@ def test_tooltip_and_click(qtbot, timeline):
     timeline.seekRequested.connect(seeks.append)
     timeline.selected.connect(lambda kind, key: selections.append((kind, key)))
     qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=pos.toPoint())
-    assert seeks == [5.0] and selections == [("object", 1)]  # to the start of the car's track
-    assert timeline.selection() == ("object", 1)
+    assert seeks == [5.0] and selections == [("objects", 1)]  # to the start of the car's track
+    assert timeline.selection() == ("objects", 1)
 
 
 def test_hidden_without_object_tracks(timeline):
@@ -157,15 +157,15 @@ def test_shot_tags_are_chips_along_each_shot_above_the_bars(timeline):
     assert timeline.track_rect("objects").height() == TAG_ROW_H + 2 * LANE_H + 2 * PAD
     # The bars keep their lanes, under the tags' row.
     cup = timeline.track_rect("objects").top() + PAD + TAG_ROW_H + LANE_H // 2
-    assert timeline.item_at(QPointF(timeline.x_of(6.0), cup)) == ("object", 0)
-    assert timeline.item_at(QPointF(timeline.x_of(6.0), cup + LANE_H)) == ("object", 1)
+    assert timeline.item_at(QPointF(timeline.x_of(6.0), cup)) == ("objects", 0)
+    assert timeline.item_at(QPointF(timeline.x_of(6.0), cup + LANE_H)) == ("objects", 1)
     # Chips from the shot's start, most probable first; past them, the shot's most probable name.
     wide = tags_along(timeline, 0.0, 14.0)
     assert [name for name, _ in wide] == ["parrot", "beach", "palm tree", "parrot"]
     # A shot too short for its names: the first, then "+2", which stands for the first of the rest.
     short = tags_along(timeline, 14.0, 20.0)
     assert [name for name, _ in short] == ["beach", "sea", "beach"]
-    assert timeline.item_at(QPoint(round(timeline.x_of(30.0)), tag_y(timeline))) == ("tag", (500, "race car"))
+    assert timeline.item_at(QPoint(round(timeline.x_of(30.0)), tag_y(timeline))) == ("image-text", (500, "race car"))
 
     image = rgb(timeline.grab().toImage())
     chips = [("parrot", wide[0][1] + 2), *wide[1:3]]  # the first chip starts 2 px into its shot
@@ -197,7 +197,7 @@ def test_a_shot_tag_s_tooltip_and_click(qtbot, timeline):
     timeline.selected.connect(lambda kind, key: selections.append((kind, key)))
     before = rgb(timeline.grab().toImage())[tag_y(timeline, 0.0), round(x) + 8]
     qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=pos.toPoint())
-    assert seeks == [0.0] and selections == [("tag", (0, "beach"))]  # to the shot's start
+    assert seeks == [0.0] and selections == [("image-text", (0, "beach"))]  # to the shot's start
     after = rgb(timeline.grab().toImage())[tag_y(timeline, 0.0), round(x) + 8]
     assert close_to(after, timeline.palette().highlight().color()) and not np.array_equal(before, after)  # outlined
 
@@ -206,7 +206,7 @@ def test_the_track_shows_for_shot_tags_alone(timeline):
     timeline.set_analysis(timeline_analysis(tracks=(), tags=TAGS))
     assert "objects" in timeline.track_names()
     assert timeline.track_rect("objects").height() == TAG_ROW_H + 2 * PAD
-    assert timeline.item_at(QPoint(round(timeline.x_of(45.0)), tag_y(timeline))) == ("tag", (1025, "kitchen"))
+    assert timeline.item_at(QPoint(round(timeline.x_of(45.0)), tag_y(timeline))) == ("image-text", (1025, "kitchen"))
     assert timeline.item_at(QPoint(round(timeline.x_of(45.0)), timeline.track_rect("objects").bottom() - 1)) is None
     timeline.set_analysis(timeline_analysis(tracks=()))
     assert "objects" not in timeline.track_names()
@@ -216,15 +216,15 @@ def test_details_of_a_shot_tag(qtbot):
     panel = DetailsPanel()
     qtbot.addWidget(panel)
     panel.set_analysis(timeline_analysis(tags=TAGS))
-    panel.show_item("tag", (0, "palm tree"))
+    panel.show_item("image-text", (0, "palm tree"))
     assert panel.title.text() == "<b>Palm tree</b> in the shot 00:00.00 – 00:14.00"
     assert panel.info.text() == ("Shot tag, probability 0.62: the model's own that the name describes the picture, "
                                  "averaged over the shot's frames\nnamed by siglip:tiny@1\n"
                                  "Also named in this shot: parrot (0.83), beach (0.71)")
     assert panel.badge.isHidden()
-    panel.show_item("tag", (350, "sea"))
+    panel.show_item("image-text", (350, "sea"))
     assert not panel.badge.isHidden()  # a reviewer's
-    panel.show_item("tag", (350, "parrot"))  # not a name of that shot: nothing
+    panel.show_item("image-text", (350, "parrot"))  # not a name of that shot: nothing
     assert panel.kind is None
 
 
@@ -237,13 +237,13 @@ def test_clicking_a_shot_tag_in_the_window_shows_its_details(qtbot, home):
         timeline.reveal("objects")
         qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(round(timeline.x_of(30.0)), tag_y(timeline)))
         assert window.details.title.text() == "<b>Race car</b> in the shot 00:20.00 – 00:41.00"
-        assert timeline.selection() == ("tag", (500, "race car"))
+        assert timeline.selection() == ("image-text", (500, "race car"))
 
 
 def test_the_tags_row_in_a_screenshot(timeline, tmp_path):
     """The row as a reviewer sees it (a picture to look at: tmp_path/objects-tags.png)."""
     timeline.set_analysis(timeline_analysis(tags=TAGS))
-    timeline.set_selection("tag", (500, "race car"))
+    timeline.set_selection("image-text", (500, "race car"))
     assert timeline.grab().save(str(tmp_path / "objects-tags.png"))
 
 
@@ -406,7 +406,7 @@ def test_bars_of_one_label_a_short_gap_apart_are_drawn_as_one(timeline):
     rows = slice(lane_y(timeline, "objects", 0, 0.2), lane_y(timeline, "objects", 0, 0.8))
     letters = (image[rows, round(timeline.x_of(7.0)) + 2:round(timeline.x_of(12.0)) - 1].max(axis=2) < 100).sum()
     assert letters == 0
-    assert timeline.item_at(QPointF(timeline.x_of(6.5), lane_y(timeline, "objects", 0))) == ("object", 1)
+    assert timeline.item_at(QPointF(timeline.x_of(6.5), lane_y(timeline, "objects", 0))) == ("objects", 1)
 
 
 def test_boxes_of_uncertain_tracks_are_not_drawn(qtbot, view, index_video):

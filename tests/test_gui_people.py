@@ -68,30 +68,30 @@ def timeline(qtbot):
 def test_a_bar_per_person_cut_into_its_statuses(timeline):
     timeline.set_analysis(analysis())
     names = timeline.track_names()
-    assert names.index("objects") < names.index("people") < names.index("keyframes")  # beside the Objects track
-    assert timeline.track_rect("people").height() == 2 * LANE_H + 2 * PAD  # two lanes: P1 and the other overlap
+    assert names.index("objects") < names.index("poses") < names.index("keyframes")  # beside the Objects track
+    assert timeline.track_rect("poses").height() == 2 * LANE_H + 2 * PAD  # two lanes: P1 and the other overlap
     for tid, _, _, _, spans in PEOPLE:
-        y = lane_y(timeline, "people", LANES[tid])
+        y = lane_y(timeline, "poses", LANES[tid])
         for k, (start, end, status) in enumerate(spans):
             for t in (start + 0.1, (start + end) / 2, end - 0.1):
-                assert timeline.item_at(QPointF(timeline.x_of(t), y)) == ("person", (tid, k)), (status, t)
-        other = lane_y(timeline, "people", 1 - LANES[tid])
-        assert timeline.item_at(QPointF(timeline.x_of(spans[0][0] + 1), other)) != ("person", (tid, 0))
-    y = lane_y(timeline, "people", 0)
-    assert timeline.item_at(QPointF(timeline.x_of(14.5), y)) == ("person", (0, None))  # no status known
+                assert timeline.item_at(QPointF(timeline.x_of(t), y)) == ("poses", (tid, k)), (status, t)
+        other = lane_y(timeline, "poses", 1 - LANES[tid])
+        assert timeline.item_at(QPointF(timeline.x_of(spans[0][0] + 1), other)) != ("poses", (tid, 0))
+    y = lane_y(timeline, "poses", 0)
+    assert timeline.item_at(QPointF(timeline.x_of(14.5), y)) == ("poses", (0, None))  # no status known
     assert timeline.item_at(QPointF(timeline.x_of(22.0), y)) is None  # between P1 and P2
-    assert timeline.item_at(QPointF(timeline.x_of(14.0), lane_y(timeline, "people", 1))) is None  # the other has gone
+    assert timeline.item_at(QPointF(timeline.x_of(14.0), lane_y(timeline, "poses", 1))) is None  # the other has gone
 
     image = rgb(timeline.grab().toImage())
     base = timeline.palette().base().color()
     for tid, _, _, _, spans in PEOPLE:
-        row = image[lane_y(timeline, "people", LANES[tid], 0.1)]  # above the letters
+        row = image[lane_y(timeline, "poses", LANES[tid], 0.1)]  # above the letters
         for start, end, status in spans[1:]:  # the first one starts under the tag
             x0, x1 = int(timeline.x_of(start)), int(timeline.x_of(end))
             assert close_to(row[x0 + 1], status_color(status)), status  # its edge in its status's colour
             assert close_to(row[(x0 + x1) // 2], mix(base, status_color(status), 0.5)), status  # and its fill
-    p1 = image[lane_y(timeline, "people", 0, 0.1)]
-    unknown = image[lane_y(timeline, "people", 1, 0.1)]
+    p1 = image[lane_y(timeline, "poses", 0, 0.1)]
+    unknown = image[lane_y(timeline, "poses", 1, 0.1)]
     assert close_to(p1[int(timeline.x_of(2.0)) + 1], identity_color("P1"))  # the tag says who
     assert close_to(unknown[int(timeline.x_of(5.0)) + 1], UNKNOWN_STATUS_COLOR)  # nobody known: grey
     assert close_to(p1[int(timeline.x_of(14.5))], mix(base, UNKNOWN_STATUS_COLOR, 0.3))  # no status known
@@ -99,7 +99,7 @@ def test_a_bar_per_person_cut_into_its_statuses(timeline):
 
     # Each segment is labelled: dark letters at its start, none in the rest of it.
     walking = int(timeline.x_of(8.0))
-    band = image[lane_y(timeline, "people", 0, 0.2):lane_y(timeline, "people", 0, 0.8)]
+    band = image[lane_y(timeline, "poses", 0, 0.2):lane_y(timeline, "poses", 0, 0.8)]
     assert (band[:, walking + 4:walking + 40].max(axis=2) < 100).sum() > 10
     assert (band[:, walking + 70:walking + 90].max(axis=2) < 100).sum() == 0
 
@@ -113,37 +113,37 @@ def test_a_status_colour_each(qapp):
 
 def test_tooltip_and_click(qtbot, timeline):
     timeline.set_analysis(analysis(names={"P1": "Ada"}))
-    walking = QPointF(timeline.x_of(10.0), lane_y(timeline, "people", 0))
+    walking = QPointF(timeline.x_of(10.0), lane_y(timeline, "poses", 0))
     assert timeline.tooltip_at(walking) == "Ada (P1) walking: 00:08.00 – 00:14.00\nseen 00:02.00 – 00:20.00, " \
                                            "mean score 0.60"
-    assert timeline.tooltip_at(QPointF(timeline.x_of(6.0), lane_y(timeline, "people", 1))).startswith(
+    assert timeline.tooltip_at(QPointF(timeline.x_of(6.0), lane_y(timeline, "poses", 1))).startswith(
         "person running: 00:05.00 – 00:12.00")
-    assert timeline.tooltip_at(QPointF(timeline.x_of(14.5), lane_y(timeline, "people", 0))).startswith(
+    assert timeline.tooltip_at(QPointF(timeline.x_of(14.5), lane_y(timeline, "poses", 0))).startswith(
         "Ada (P1), status not known here")
-    assert timeline.tooltip_at(QPointF(timeline.x_of(22.0), lane_y(timeline, "people", 0))) == ""
+    assert timeline.tooltip_at(QPointF(timeline.x_of(22.0), lane_y(timeline, "poses", 0))) == ""
 
     seeks, selections = [], []
     timeline.seekRequested.connect(seeks.append)
     timeline.selected.connect(lambda kind, key: selections.append((kind, key)))
     qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=walking.toPoint())
     qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
-                     pos=QPoint(round(timeline.x_of(14.5)), lane_y(timeline, "people", 0)))
+                     pos=QPoint(round(timeline.x_of(14.5)), lane_y(timeline, "poses", 0)))
     assert seeks == [8.0, 2.0]  # the span's start; where no status is known, where the person was first seen
-    assert selections == [("person", (0, 1)), ("person", (0, None))]
+    assert selections == [("poses", (0, 1)), ("poses", (0, None))]
 
 
 def test_the_selected_span_is_outlined(timeline):
     timeline.set_analysis(analysis())
-    x, y = int(timeline.x_of(11.0)), lane_y(timeline, "people", 0, 0.05)
+    x, y = int(timeline.x_of(11.0)), lane_y(timeline, "poses", 0, 0.05)
     before = rgb(timeline.grab().toImage())[y, x]
-    timeline.set_selection("person", (0, 1))
+    timeline.set_selection("poses", (0, 1))
     after = rgb(timeline.grab().toImage())[y, x]
     assert close_to(after, timeline.palette().highlight().color()) and not np.array_equal(before, after)
 
 
 def test_hidden_without_person_tracks(timeline):
     timeline.set_analysis(analysis(people=()))
-    assert "people" not in timeline.track_names() and timeline.track_rect("people").isNull()
+    assert "poses" not in timeline.track_names() and timeline.track_rect("poses").isNull()
     without = timeline.sizeHint().height()
     timeline.set_analysis(analysis())
     assert timeline.sizeHint().height() == without + 2 * LANE_H + 2 * PAD
@@ -156,26 +156,27 @@ def test_details_of_an_object_track_and_a_status_span(qtbot):
     panel = DetailsPanel()
     qtbot.addWidget(panel)
     panel.set_analysis(analysis(names={"P2": "Bo"}))
-    panel.show_item("object", 1)
+    panel.show_item("objects", 1)
     assert panel.title.text() == "<b>Car</b> 00:05.00 – 00:20.00"
     assert panel.info.text() == "Object track 1, mean score 0.65 in 15 samples\nfound by nanodet@2"
 
-    panel.show_item("person", (2, 1))
+    panel.show_item("poses", (2, 1))
     assert panel.title.text() == "<b>Bo (P2)</b> lying 00:32.00 – 00:40.00"
     assert panel.info.text().startswith("Seen 00:25.00 – 00:40.00 in 75 samples, mean score 0.80, named by their face")
-    assert panel.pages.currentWidget().isAncestorOf(panel.statuses)
-    assert [panel.statuses.item(j).text() for j in range(panel.statuses.count())] == \
+    statuses = panel.page("poses").statuses
+    assert panel.pages.currentWidget().isAncestorOf(statuses)
+    assert [statuses.item(j).text() for j in range(statuses.count())] == \
         ["arms raised: 00:25.00 – 00:32.00", "lying: 00:32.00 – 00:40.00"]
-    assert panel.statuses.currentRow() == 1  # the span selected
+    assert statuses.currentRow() == 1  # the span selected
 
     picked = []
     panel.selectRequested.connect(lambda kind, key: picked.append((kind, key)))
-    panel.statuses.itemClicked.emit(panel.statuses.item(0))
-    assert picked == [("person", (2, 0))]
+    statuses.itemClicked.emit(statuses.item(0))
+    assert picked == [("poses", (2, 0))]
 
-    panel.show_item("person", (1, None))
+    panel.show_item("poses", (1, None))
     assert panel.title.text() == "<b>Person</b> 00:05.00 – 00:12.00" and "no face named them" in panel.info.text()
-    panel.show_item("person", (1, 5))  # no such span: nothing
+    panel.show_item("poses", (1, 5))  # no such span: nothing
     assert panel.kind is None and panel.pages.currentIndex() == 0
 
 
@@ -186,13 +187,13 @@ def test_selecting_on_the_timeline_shows_the_details(qtbot, home):
         window.details.set_analysis(shown)
         timeline = window.timeline
         qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
-                         pos=QPoint(round(timeline.x_of(6.0)), lane_y(timeline, "people", 1)))
+                         pos=QPoint(round(timeline.x_of(6.0)), lane_y(timeline, "poses", 1)))
         assert window.details.title.text() == "<b>Person</b> running 00:05.00 – 00:12.00"
         objects = timeline.track_rect("objects")
         qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
                          pos=QPoint(round(timeline.x_of(3.0)), objects.top() + PAD + LANE_H // 2))
         assert window.details.title.text() == "<b>Cup</b> 00:02.00 – 00:10.00"
-        assert timeline.selection() == ("object", 0)
+        assert timeline.selection() == ("objects", 0)
 
 
 # ------------------------------------------------------------------ the Objects button
@@ -226,8 +227,8 @@ def test_spans_of_one_status_a_short_gap_apart_are_drawn_as_one(timeline):
     track = person_tracks(people)[0]
     assert shown_spans(track) == [(2.0, 14.0, "walking", 0), (17.0, 20.0, "walking", 2)]
     timeline.set_analysis(analysis(people, objects=False))
-    y = lane_y(timeline, "people", 0)
+    y = lane_y(timeline, "poses", 0)
     gap = timeline.item_at(QPointF(timeline.x_of(8.25), y))
-    assert gap == ("person", (0, 0))  # the joined span
+    assert gap == ("poses", (0, 0))  # the joined span
     assert "walking: 00:02.00 – 00:14.00" in timeline.tooltip_at(QPointF(timeline.x_of(8.25), y))
-    assert timeline.item_at(QPointF(timeline.x_of(15.5), y)) == ("person", (0, None))  # a long gap: not known
+    assert timeline.item_at(QPointF(timeline.x_of(15.5), y)) == ("poses", (0, None))  # a long gap: not known

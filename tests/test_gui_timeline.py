@@ -105,27 +105,27 @@ def test_items_land_at_their_times(timeline):
     assert timeline.x_of(0) == timeline.track_rect("captions").left()
     for frame, _ in SAMPLE["boundaries"]:
         x = timeline.x_of(frame / FPS)
-        assert timeline.item_at(QPointF(x, centre_y(timeline, "boundaries"))) == ("boundary", frame)
+        assert timeline.item_at(QPointF(x, centre_y(timeline, "boundaries"))) == ("boundaries", frame)
     for frame, _ in SAMPLE["captions"]:
         x = timeline.x_of(frame / FPS) + 2  # just inside the block's left edge
-        assert timeline.item_at(QPointF(x, centre_y(timeline, "captions"))) == ("caption", frame)
+        assert timeline.item_at(QPointF(x, centre_y(timeline, "captions"))) == ("captions", frame)
     for frame in SAMPLE["keyframes"]:
         assert timeline.item_at(QPointF(timeline.x_of(frame / FPS), centre_y(timeline, "keyframes"))) == \
             ("keyframe", frame)
     # A caption block lasts until the next caption or cut: just before the cut at 250 it is
     # still the first one; between the cut and the next caption (300) there is none.
-    assert timeline.item_at(QPointF(timeline.x_of(249 / FPS) - 2, centre_y(timeline, "captions"))) == ("caption", 0)
+    assert timeline.item_at(QPointF(timeline.x_of(249 / FPS) - 2, centre_y(timeline, "captions"))) == ("captions", 0)
     assert timeline.item_at(QPointF(timeline.x_of(275 / FPS), centre_y(timeline, "captions"))) is None
     assert timeline.item_at(QPointF(timeline.x_of(35.0), centre_y(timeline, "boundaries"))) is None
 
 
 def test_tracks_stack_top_to_bottom(timeline):
     timeline.set_analysis(make_analysis(**SAMPLE))
-    names = ["ruler", "thumbnails", "boundaries", "captions", "identity:P1", "identity:P2", "keyframes"]
+    names = ["ruler", "thumbnails", "boundaries", "captions", "faces:P1", "faces:P2", "keyframes"]
     rects = [timeline.track_rect(name) for name in names]
     assert all(r.isValid() for r in rects)
     assert [r.top() for r in rects] == sorted(r.top() for r in rects)
-    assert timeline.track_rect("identity:P3").isNull()
+    assert timeline.track_rect("faces:P3").isNull()
     assert rects[-1].bottom() < timeline.height() - 10  # above the scrollbar
     assert timeline.minimumSizeHint().height() <= timeline.sizeHint().height()
 
@@ -145,11 +145,11 @@ def test_identity_lanes_show_bars_where_the_appearances_are(timeline):
     timeline.set_analysis(make_analysis(**SAMPLE))
     image = pixels(timeline)
     for pid, _, spans in SAMPLE["identities"]:
-        y = centre_y(timeline, f"identity:{pid}")
+        y = centre_y(timeline, f"faces:{pid}")
         for start, end in spans:
             x = int(timeline.x_of((start + end) / 2))
             assert tuple(image[y, x]) == rgb(identity_color(pid))
-            assert timeline.item_at(QPointF(x, y)) == ("identity", pid)
+            assert timeline.item_at(QPointF(x, y)) == ("faces", pid)
         outside = int(timeline.x_of(spans[-1][1] + 5))
         assert tuple(image[y, outside]) != rgb(identity_color(pid))
         assert timeline.item_at(QPointF(outside, y)) is None
@@ -160,14 +160,14 @@ def test_partial_analyses_paint_and_keep_the_view(timeline):
     timeline.set_analysis(boundaries_only)
     assert not timeline.grab().isNull()
     assert timeline.track_rect("captions").isValid()
-    timeline.set_selection("boundary", 500)
+    timeline.set_selection("boundaries", 500)
     for _ in range(3):
         timeline.zoom_in()
     zoomed = timeline.pixels_per_second()
     view = timeline.visible_range()
     timeline.set_analysis(make_analysis(**SAMPLE))  # same video, more stages done
     assert timeline.pixels_per_second() == zoomed and timeline.visible_range() == view
-    assert timeline.selection() == ("boundary", 500)
+    assert timeline.selection() == ("boundaries", 500)
     assert not timeline.grab().isNull()
     timeline.set_analysis(make_analysis(path="/videos/b.mp4", content_hash="hash-b"))  # another video
     assert timeline.visible_range() == pytest.approx((0.0, 60.0))
@@ -218,7 +218,7 @@ def test_ruler_labels_and_steps():
 def test_click_on_empty_area_seeks_there(timeline, qtbot):
     timeline.set_analysis(make_analysis(**SAMPLE))
     selected = recorder(timeline.selected)
-    for track, t in (("ruler", 17.3), ("boundaries", 33.3), ("identity:P2", 50.0)):
+    for track, t in (("ruler", 17.3), ("boundaries", 33.3), ("faces:P2", 50.0)):
         x = round(timeline.x_of(t))
         with qtbot.waitSignal(timeline.seekRequested) as blocker:
             qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, centre_y(timeline, track)))
@@ -231,12 +231,12 @@ def test_click_on_boundary_selects_and_seeks(timeline, qtbot):
     seeks, selected = recorder(timeline.seekRequested), recorder(timeline.selected)
     x = round(timeline.x_of(500 / FPS)) + 2  # a couple of pixels off still grabs the marker
     qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton, pos=QPoint(x, centre_y(timeline, "boundaries")))
-    assert selected == [("boundary", 500)]
+    assert selected == [("boundaries", 500)]
     assert seeks == [(500 / FPS,)]
-    assert timeline.selection() == ("boundary", 500)
+    assert timeline.selection() == ("boundaries", 500)
     qtbot.mouseClick(timeline, Qt.MouseButton.LeftButton,
-                     pos=QPoint(round(timeline.x_of(35.0)), centre_y(timeline, "identity:P1")))
-    assert selected[-1] == ("identity", "P1") and seeks[-1] == (30.0,)  # the appearance's start
+                     pos=QPoint(round(timeline.x_of(35.0)), centre_y(timeline, "faces:P1")))
+    assert selected[-1] == ("faces", "P1") and seeks[-1] == (30.0,)  # the appearance's start
 
 
 def test_ctrl_wheel_zooms_around_the_mouse_down_to_frames(timeline, qtbot):
@@ -355,7 +355,7 @@ def test_many_items_paint_zoomed_out_and_in(timeline):
         timeline.zoom_in()
     assert timeline.pixels_per_second() == pytest.approx(FPS * MAX_PX_PER_FRAME)
     assert not timeline.grab().isNull()
-    assert timeline.item_at(QPointF(timeline.x_of(middle), y)) == ("boundary", boundary_frames[1000])
+    assert timeline.item_at(QPointF(timeline.x_of(middle), y)) == ("boundaries", boundary_frames[1000])
     timeline.repaint()
     assert timeline.last_paint_ms > 0
 
@@ -438,7 +438,7 @@ def test_a_click_on_a_spoken_word_seeks_to_it(timeline, qtbot):
 def test_on_screen_text_blocks_list_every_line_shown(timeline, qtbot):
     timeline.set_analysis(speech_analysis())
     y = centre_y(timeline, "screen-text")
-    assert timeline.item_at(QPointF(timeline.x_of(32.0), y)) == ("text", 0)
+    assert timeline.item_at(QPointF(timeline.x_of(32.0), y)) == ("screen-text", 0)
     assert timeline.tooltip_at(QPoint(round(timeline.x_of(32.0)), y)).endswith("Chapter 3\nExit")
     assert timeline.item_at(QPointF(timeline.x_of(35.0), y)) is None
     # Rows only for what was analysed: no speech row before the speech stage, no text row without text.
@@ -454,13 +454,14 @@ def test_details_edit_what_is_said_and_who_says_it(qtbot):
     analysis = replace(speech_analysis(), devices={"speech": "cuda"})
     panel.set_analysis(analysis)
     panel.show_item("speech", 10.0)
-    assert panel.speech_text.toPlainText() == "Meet me at noon." and panel.speaker.currentData() == "P1"
+    page = panel.page("speech")
+    assert page.text.toPlainText() == "Meet me at noon." and page.speaker.currentData() == "P1"
     assert " on cuda, language " in panel.info.text()  # where its stage ran
     edits = recorder(panel.editRequested)
-    panel.speech_text.setPlainText("Meet me at the station at noon.")
+    page.text.setPlainText("Meet me at the station at noon.")
     next(b for b in panel.findChildren(QPushButton) if b.text() == "Save text").click()
-    panel.speaker.setCurrentIndex(panel.speaker.findData("P2"))
-    panel.speaker.activated.emit(panel.speaker.currentIndex())
+    page.speaker.setCurrentIndex(page.speaker.findData("P2"))
+    page.speaker.activated.emit(page.speaker.currentIndex())
     (text_label, change), (speaker_label, set_speaker) = edits
     edited = set_speaker(change(analysis)).transcript[0]
     assert (edited.text, edited.speaker, edited.speaker_by, edited.edited) == \
@@ -486,7 +487,7 @@ def test_enter_edits_the_selected_caption_or_what_is_said(qtbot, monkeypatch):
                         lambda parent, title, label, text: asked.append((title, label, text)) or ("Later.", True))
     window.details.show_item("speech", 10.0)
     review.edit_selected()
-    window.details.show_item("caption", 300)
+    window.details.show_item("captions", 300)
     review.edit_selected()
     assert asked == [("Edit what is said", "Said at 00:10.00", "Meet me at noon."),
                      ("Edit caption", "Caption at 00:12.00", "A man walks in and opens the fridge")]

@@ -93,7 +93,7 @@ def test_drop_fills_the_timeline_stage_by_stage(qtbot, window, scene):
     assert [b.frame for b in analysis.boundaries if b.kind == "cut"] == list(scene.cut_frames)
     assert [i.id for i in analysis.identities] == ["P1", "P2"]
     for pid in ("P1", "P2"):
-        assert not window.timeline.track_rect(f"identity:{pid}").isNull()
+        assert not window.timeline.track_rect(f"faces:{pid}").isNull()
     assert window.gallery.count() == 2 and window.videos.count() == 1
     assert store.load_saved(analysis.content_hash) == analysis
     shown(qtbot, window, 0)  # the player opened the video on its first frame
@@ -185,7 +185,7 @@ def test_edits_undo_redo_and_they_survive_closing_and_reanalysis(qtbot, home, ow
     # identity: a name; boundaries: one moved three frames (drag on the timeline), one deleted, one added
     assert window.review.rename_identity("P1", "Grace")
     window.timeline.boundaryDragged.emit(cuts[1], (cuts[1] + 3) / 25)
-    window.select("boundary", cuts[2])
+    window.select("boundaries", cuts[2])
     QTest.keyClick(window, Qt.Key_Delete)
     window.player.seek_frame(30)
     shown(qtbot, window, 30)
@@ -218,17 +218,17 @@ def test_edits_undo_redo_and_they_survive_closing_and_reanalysis(qtbot, home, ow
 
 def test_identity_merge_and_split_from_the_details_panel(qtbot, window, scene):
     analysis = analysed(qtbot, window, scene.path)
-    window.select("identity", "P1")
-    panel = window.details
-    assert panel.kind == "identity" and panel.merge_with.count() == 1
-    panel.merge_with.setCurrentIndex(0)
-    panel._merge()  # "Merge into this": P2 is P1
+    window.select("faces", "P1")
+    panel, page = window.details, window.details.page("faces")
+    assert panel.kind == "faces" and page.merge_with.count() == 1
+    page.merge_with.setCurrentIndex(0)
+    page._merge()  # "Merge into this": P2 is P1
     assert [i.id for i in window.current.analysis.identities] == ["P1"]
-    window.select("identity", "P1")
-    tracks = panel.tracks.count()
+    window.select("faces", "P1")
+    tracks = page.tracks.count()
     assert tracks >= 2
-    panel.tracks.setCurrentRow(panel.tracks.count() - 1)
-    panel._track_action("Split track", edits.split_track)
+    page.tracks.setCurrentRow(page.tracks.count() - 1)
+    page._track_action("Split track", edits.split_track)
     assert len(window.current.analysis.identities) == 2
     window.review.undo()
     window.review.undo()
@@ -239,12 +239,12 @@ def test_fixing_an_identity_from_its_face_box(qtbot, window, scene):
     analysis = analysed(qtbot, window, scene.path)
     window.player.seek_frame(125)  # shot 3: P1 left, P2 right
     shown(qtbot, window, 125)
-    faces = {face.identity: face for face in window.view._shown_faces}
+    faces = {face.identity: face for face in window.view.shown_faces()}
     x, y, w, h = faces["P2"].box
     where = window.view.mapFromScene(QPointF(x + w / 2, y + h / 2))
     assert window.view.face_at(where) == faces["P2"]
     QTest.mouseClick(window.view.viewport(), Qt.LeftButton, Qt.NoModifier, where)
-    assert (window.details.kind, window.details.key) == ("identity", "P2")
+    assert (window.details.kind, window.details.key) == ("faces", "P2")
 
     menu = window.review.face_menu(faces["P2"])
     same = next(a.menu() for a in menu.actions() if a.text() == "Same person as")

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QMenu
 from .dialogs import help
 from .layouts import KEYS, LAYOUTS, TITLES
 from .theme import THEMES, saved_theme
-from .video.overlay_table import OVERLAYS, OverlayRow
+from .video.overlay_table import OverlayRow, overlay_rows
 
 Key = str | QKeySequence.StandardKey
 
@@ -112,7 +112,7 @@ MENUS: list[tuple[str, list]] = [
         Row("Mute", lambda w, on: _play(w).set_muted(on), "M", checkable=True),
     ]),
     ("&View", [
-        *(_overlay(row) for row in OVERLAYS),
+        "overlays",  # a row each (video/overlay_table.py), found when the menus are built
         SEPARATOR,
         Row("Zoom timeline in", lambda w: w.timeline.zoom_in(), "Ctrl+="),
         Row("Zoom timeline out", lambda w: w.timeline.zoom_out(), "Ctrl+-"),
@@ -181,6 +181,9 @@ def build_menus(window, docks) -> Menus:
                 menus.recent = menu.addMenu("Open &Recent")
             elif row == "themes":
                 _theme_menu(window, menu.addMenu("&Theme"), menus.themes)
+            elif row == "overlays":
+                for overlay in overlay_rows():
+                    _action(window, menu, _overlay(overlay), menus)
             elif row == "docks":
                 for dock in docks:
                     menu.addAction(dock.toggleViewAction())

@@ -56,7 +56,7 @@ class ReviewEdits(QObject):
         return menu
 
     def ask_name(self, pid: str) -> None:
-        record = self.window.details.record("identity", pid)
+        record = self.window.details.record("faces", pid)
         name, ok = QInputDialog.getText(self.window, "Rename identity", f"Name for {pid}",
                                         text=record.name or "" if record else "")
         if ok:
@@ -66,13 +66,13 @@ class ReviewEdits(QObject):
         seconds = self.window.player.current_time()
         done = self.apply_edit("Add boundary", lambda a: edits.add_boundary(a, seconds))
         if done:
-            self.window.select("boundary", edits.frame_at(self.window.current.analysis, seconds))
+            self.window.select("boundaries", edits.frame_at(self.window.current.analysis, seconds))
         return done
 
     def move_boundary(self, frame: int, seconds: float) -> bool:
         done = self.apply_edit("Move boundary", lambda a: edits.move_boundary(a, frame, seconds))
         if done:
-            self.window.select("boundary", edits.frame_at(self.window.current.analysis, seconds))
+            self.window.select("boundaries", edits.frame_at(self.window.current.analysis, seconds))
         return done
 
     def delete_boundary(self, frame: int) -> bool:
@@ -82,21 +82,21 @@ class ReviewEdits(QObject):
         return done
 
     def delete_selected_boundary(self) -> None:
-        if self.window.details.kind == "boundary":
+        if self.window.details.kind == "boundaries":
             self.delete_boundary(self.window.details.key)
 
     def edit_selected(self) -> None:
         kind, key = self.window.details.kind, self.window.details.key
-        if kind == "identity":
+        if kind == "faces":
             self.ask_name(key)
             return
-        texts = {"caption": ("Edit caption", "Caption at", edits.edit_caption),
+        texts = {"captions": ("Edit caption", "Caption at", edits.edit_caption),
                  "speech": ("Edit what is said", "Said at", edits.edit_segment)}
         if kind not in texts:
             return
         title, label, edit = texts[kind]
         record = self.window.details.record(kind, key)
-        at = self.window.details.time_text(record.time if kind == "caption" else record.start)
+        at = self.window.details.time_text(record.time if kind == "captions" else record.start)
         text, ok = QInputDialog.getMultiLineText(self.window, title, f"{label} {at}", record.text)
         if ok:
             self.apply_edit(title, lambda a: edit(a, key, text))

@@ -48,7 +48,7 @@ def window_steps(window) -> list[Step]:
             return rect
         return area
 
-    lanes = [name for name in timeline.track_names() if name.startswith("identity:")]
+    lanes = [name for name in timeline.track_names() if name.startswith("faces:")]
     # The View menu's overlay shortcuts as bound (Alt+1 to Alt+6), so the note never drifts from them.
     keys = [action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             for action in window.menus.overlays.values()]
@@ -56,10 +56,10 @@ def window_steps(window) -> list[Step]:
                    "rename, merge or split." if lanes else "One lane per person appears here when faces are found "
                    "(P1, P2, ...), the same label across clips.")
     people_tracks = lanes
-    if "people" in timeline.track_names():  # the poses stage's track, above the lanes
+    if "poses" in timeline.track_names():  # the poses stage's track, above the lanes
         people_text = ("The People track shows what each body does (standing, sitting, walking, ...), tagged with "
                        "who it is. " + people_text)
-        people_tracks = ["people", *lanes]
+        people_tracks = ["poses", *lanes]
     steps = [
         Step("The video", "The frame's caption shows as a subtitle, boundaries flash in their colour, and faces and "
              f"objects get a box with their label. Space plays; Left / Right step one frame; {keys[0]} to "

@@ -22,7 +22,8 @@ from .painting import paint
 from .style import Colors
 from .thumbnail_wants import ThumbnailWants
 from .thumbs import Thumbnails
-from .tracks import RULER_H, THUMBNAIL_H, TRACKS, Hit, Track
+from .tracks import RULER_H, THUMBNAIL_H, Hit, Track
+from .tracks import tracks as track_kinds  # (a local is named tracks)
 
 HEADER_W = 136  # the fixed column of track names on the left
 MAX_PX_PER_FRAME = 48  # deepest zoom
@@ -50,7 +51,7 @@ class Timeline(ThumbnailWants, QWidget):
     coordinates, the tracks starting right of a fixed header column."""
 
     seekRequested = Signal(float)
-    selected = Signal(str, object)  # kind ("caption", "boundary", "identity", "keyframe", "object", ...), key
+    selected = Signal(str, object)  # kind (a capability key, "keyframe" or "note"), key
     boundaryDragged = Signal(int, float)  # old frame, new time (snapped to a frame)
     zoomChanged = Signal(float)  # pixels per second
     thumbnailsWanted = Signal(list)  # frames the strip and keyframe track now show
@@ -233,7 +234,7 @@ class Timeline(ThumbnailWants, QWidget):
 
     def track_rect(self, name: str) -> QRect:
         """The area of a track right of the header column: "ruler", "thumbnails",
-        "boundaries", "captions", "keyframes", "identity:P1", ...; a null QRect if there is
+        "boundaries", "captions", "keyframes", "faces:P1", ...; a null QRect if there is
         no such track."""
         for track in self._tracks:
             if track.name == name:
@@ -257,7 +258,7 @@ class Timeline(ThumbnailWants, QWidget):
 
     def sizeHint(self) -> QSize:
         """Room for every track."""
-        tracks = sum(kind.reserved_height(self.model) for kind in TRACKS)
+        tracks = sum(kind.reserved_height(self.model) for kind in track_kinds())
         return QSize(900, max(260, tracks + self._scrollbar.sizeHint().height()))
 
     def minimumSizeHint(self) -> QSize:
@@ -313,7 +314,7 @@ class Timeline(ThumbnailWants, QWidget):
         self.update()
         self.selected.emit(hit.kind, hit.key)
         self.seekRequested.emit(hit.time)
-        if hit.kind == "boundary":
+        if hit.kind == "boundaries":
             self._press = _Press(pos.x(), boundary=self.model.boundaries[hit.index])
 
     def mouseMoveEvent(self, event) -> None:
@@ -321,7 +322,7 @@ class Timeline(ThumbnailWants, QWidget):
         press = self._press
         if press is None:
             found = self._hit(event.position())
-            if found is not None and found[1].kind == "boundary":
+            if found is not None and found[1].kind == "boundaries":
                 self.setCursor(Qt.CursorShape.SizeHorCursor)
             else:
                 self.unsetCursor()
@@ -412,7 +413,7 @@ class Timeline(ThumbnailWants, QWidget):
         """Stack the tracks; where they are taller than the widget, at their compact heights,
         and if that is still too tall, with the lanes' scroll bar shifting the tracks under
         the ruler."""
-        tracks = [track for kind in TRACKS for track in kind.rows(self.model)]
+        tracks = [track for kind in track_kinds() for track in kind.rows(self.model)]
         if sum(track.height for track in tracks) > self.view_bottom():  # lanes follow the window's height
             for track in tracks:
                 track.height = track.compact_height or track.height
@@ -460,11 +461,11 @@ class Timeline(ThumbnailWants, QWidget):
     def _click_header(self, pos: QPointF) -> None:
         """A click on an identity's name selects the identity (no particular time to seek to)."""
         track = self._track_at(pos.y())
-        if track is not None and track.name.startswith("identity:"):
+        if track is not None and track.name.startswith("faces:"):
             pid = track.name.partition(":")[2]
-            self._selection = ("identity", pid)
+            self._selection = ("faces", pid)
             self.update()
-            self.selected.emit("identity", pid)
+            self.selected.emit("faces", pid)
 
     def _scrub(self, x: float) -> None:
         """Seek to the start of the frame under ``x``, once per frame while dragging."""

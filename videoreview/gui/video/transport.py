@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QStyl
 
 from ...records import VideoInfo
 from ...timecode import format_time
-from .overlay_table import OVERLAYS
+from .overlay_table import overlay_rows
 from .player import Player
 
 SPEEDS = (0.25, 0.5, 1.0, 1.5, 2.0, 4.0)
@@ -79,7 +79,7 @@ class TransportBar(QWidget):
         self.mute_button.setCheckable(True)
         tools.addSeparator()
         self.overlay_buttons: dict[str, QToolButton] = {}
-        for row in OVERLAYS:
+        for row in overlay_rows():
             name = row.name
             b = QToolButton(self)
             b.setText(row.button)

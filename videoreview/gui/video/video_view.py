@@ -1,11 +1,10 @@
-"""The video picture with the analysis drawn over it (video_overlays.py): what is said as
-subtitles, captions, a flash and a label at each boundary, boxes around the faces and
-around the objects of the object tracks, and the reviewer's notes.
+"""The video picture with the analysis drawn over it: an item per row of overlay_table.py
+(each capability's overlay, from its view in gui/capabilities/, and the reviewer's notes).
 
 The scene is in the video's display pixels (rotation applied), the coordinates every
 record uses, and the view scales it to fit. Overlays follow ``Player.frameShown``: at each
-frame the view looks up what is on screen then in the Analysis's index (analysis_index.py,
-shared with the timeline). While paused, the player's own decoded frame
+frame each overlay looks up what is on screen then in the Analysis's index
+(analysis_index.py, shared with the timeline). While paused, the player's own decoded frame
 (``Player.stillChanged``) lies over the video item; while QMediaPlayer plays, the video
 item shows.
 """
@@ -19,45 +18,13 @@ from PySide6.QtWidgets import QFrame, QGraphicsPixmapItem, QGraphicsScene, QGrap
 
 from ...records import Analysis, FaceDetection, VideoInfo
 from ..analysis_index import AnalysisIndex
-from ..colors import BOUNDARY_COLORS, identity_color, object_color
-from ..labels import identity_label
 from .drawing_layer import DrawingLayer
-from .overlay_table import OVERLAY_NAMES
+from .overlay_table import overlay_names, overlay_rows
 from .player import Player
-from .video_overlays import (
-    BoundaryOverlay,
-    CaptionOverlay,
-    CaptionShown,
-    FaceOverlay,
-    FaceShown,
-    Flash,
-    NotesOverlay,
-    NotesShown,
-    ObjectOverlay,
-    ObjectShown,
-    Overlay,
-    OverlayStyle,
-    SpeechOverlay,
-    boundary_label,
-    overlay_font,
-)
+from .video_overlays import Moment, Overlay, OverlayStyle, overlay_font
 
-NOTE_SECONDS = 2.0  # how long a note at one frame stays on screen after it
-FLASH_SECONDS = 0.4  # how long a boundary flashes after its frame
-FACE_HOLD_SECONDS = 0.6  # faces are sampled every ~0.5 s: a detection stands until then
-OBJECT_HOLD_SECONDS = 1.0  # objects are sampled at least once a second: a detection stands until the next sample
-# Object tracks whose mean score is under this get no box on the picture (still on the
-# timeline, with their score): on the real footage's tuning part it hid 87 % of the
-# boxes of wrongly labelled tracks and 14 % of the right ones (benchmarks/real_labels.py).
-MIN_BOX_SCORE = 0.6
 AUTO_OBJECTS_MIN_H = 400  # until the user chooses, object boxes show on a picture at least this high
-UNASSIGNED_COLOR = QColor("#9aa0a6")
 PLACEHOLDER = "Drop a video here"
-
-
-def face_label(face: FaceDetection, names: dict[str, str]) -> str:
-    """The tab over a face box: its identity's label, "?" for a face of no identity."""
-    return "?" if face.identity is None else identity_label(face.identity, names.get(face.identity))
 
 
 class VideoView(QGraphicsView):
@@ -70,7 +37,6 @@ class VideoView(QGraphicsView):
 
     def __init__(self, player: Player | None = None, parent=None) -> None:
         super().__init__(parent)
-        self._shown_faces: tuple[FaceDetection, ...] = ()
         self.player = player if player is not None else Player(self)
         self.setScene(QGraphicsScene(self))
         self.video_item = QGraphicsVideoItem()
@@ -81,21 +47,13 @@ class VideoView(QGraphicsView):
         self.still_item.setZValue(0.5)  # over the video item, under the overlays
         self.still_item.hide()
         self.scene().addItem(self.still_item)
-        self._overlays: dict[str, Overlay] = {
-            "faces": FaceOverlay(1),
-            "boundaries": BoundaryOverlay(2),
-            "captions": CaptionOverlay(3),
-            "speech": SpeechOverlay(4),
-            "notes": NotesOverlay(5),
-            "objects": ObjectOverlay(0.9),  # under the faces
-        }
+        self._overlays: dict[str, Overlay] = {row.name: row.item(row.z) for row in overlay_rows()}
         for item in self._overlays.values():
             self.scene().addItem(item)
         self.drawing = DrawingLayer()  # over everything, while a note's drawing is edited
         self.scene().addItem(self.drawing)
-        self._wanted = {name: True for name in OVERLAY_NAMES}
+        self._wanted = {name: True for name in self._overlays}
         self._objects_auto = False  # object boxes follow the picture's height (set_objects_auto)
-        self._boxed_tracks: set[int] = set()
         self._index: AnalysisIndex | None = None
         self._set_video_size(1280, 720)
 
@@ -130,7 +88,8 @@ class VideoView(QGraphicsView):
     def set_analysis(self, analysis: Analysis | None) -> None:
         """Overlays from ``analysis`` (may be partial; call again as stages finish)."""
         self._index = AnalysisIndex.of(analysis) if analysis is not None else None
-        self._boxed_tracks = {t.id for t in analysis.object_tracks if t.score >= MIN_BOX_SCORE} if analysis else set()
+        for item in self._overlays.values():
+            item.set_index(self._index)
         self._refresh()
 
     def set_style(self, style: OverlayStyle) -> None:
@@ -180,38 +139,28 @@ class VideoView(QGraphicsView):
     def overlay_state(self) -> dict:
         """What the overlays draw now: ``caption`` text, ``caption_edited``, ``boundary``
         label, ``speech`` (None when not drawn), ``faces`` as [(label, (x, y, w, h)), ...],
-        ``notes`` (the texts shown) and ``drawing`` (the shapes drawn)."""
-
-        def drawn(name: str):
-            item = self._overlays[name]
-            return item.content if item.isVisible() else None
-
-        caption: CaptionShown | None = drawn("captions")
-        flash: Flash | None = drawn("boundaries")
-        faces: tuple[FaceShown, ...] = drawn("faces") or ()
-        notes: NotesShown | None = drawn("notes")
-        return {
-            "caption": caption.text if caption else None,
-            "caption_edited": bool(caption and caption.edited),
-            "boundary": flash.label if flash else None,
-            "faces": [(face.label, face.box) for face in faces],
-            "speech": drawn("speech"),
-            "notes": [text for text, _, _ in notes.labels] if notes else [],
-            "drawing": list(notes.drawings) if notes else [],
-        }
+        ``notes`` (the texts shown) and ``drawing`` (the shapes drawn): each overlay's ``state``."""
+        state: dict = {}
+        for item in self._overlays.values():
+            state.update(item.state(item.content if item.isVisible() else None))
+        return state
 
     def object_boxes(self) -> list[tuple[str, tuple[float, float, float, float]]]:
         """The object boxes drawn now, as [(label, (x, y, w, h)), ...] ([] when hidden)."""
         item = self._overlays["objects"]
-        shown: tuple[ObjectShown, ...] = (item.content if item.isVisible() else None) or ()
+        shown = (item.content if item.isVisible() else None) or ()
         return [(o.label, o.box) for o in shown]
+
+    def shown_faces(self) -> tuple[FaceDetection, ...]:
+        """The faces whose boxes the faces overlay has now (drawn or hidden)."""
+        return tuple(shown.face for shown in self._overlays["faces"].content or ())
 
     def face_at(self, pos: QPoint) -> FaceDetection | None:
         """The face whose box is drawn under ``pos`` (view coordinates), if any."""
         if not self.overlay_visible("faces"):
             return None
         point = self.mapToScene(pos)
-        for face in self._shown_faces:
+        for face in self.shown_faces():
             x, y, w, h = face.box
             if x <= point.x() <= x + w and y <= point.y() <= y + h:
                 return face
@@ -233,8 +182,8 @@ class VideoView(QGraphicsView):
 
     @staticmethod
     def _check_name(name: str) -> None:
-        if name not in OVERLAY_NAMES:
-            raise ValueError(f"unknown overlay {name!r}; one of {', '.join(OVERLAY_NAMES)}")
+        if name not in overlay_names():
+            raise ValueError(f"unknown overlay {name!r}; one of {', '.join(overlay_names())}")
 
     def _show_still(self, image: QImage | None) -> None:
         if image is None:
@@ -273,35 +222,13 @@ class VideoView(QGraphicsView):
         info = self.player.video_info()
         index = self._index
         if info is None or index is None or self.player.current_frame() < 0:
-            self._shown_faces = ()
             for item in self._overlays.values():
                 item.set_content(None)
             return
-        t = self.player.current_time()
-        slack = 0.5 / info.fps
-        cue = index.cue_at(t, slack) if self._wanted["speech"] else None
-        self._overlays["speech"].set_content(cue.text if cue else None)
-        caption = index.caption_at(t, slack)
-        self._overlays["captions"].set_content(CaptionShown(caption.text, caption.edited, top=cue is not None)
-                                               if caption else None)
-        boundary = index.boundary_at(t, slack, FLASH_SECONDS)
-        flash = None
-        if boundary is not None:
-            strength = min(1.0, max(0.0, 1 - (t - boundary.time) / FLASH_SECONDS))
-            flash = Flash(boundary_label(boundary), BOUNDARY_COLORS[boundary.kind], strength, boundary.edited)
-        self._overlays["boundaries"].set_content(flash)
-        self._shown_faces = tuple(index.faces_at(t, slack, FACE_HOLD_SECONDS))
-        faces = tuple(
-            FaceShown(face_label(face, index.names), tuple(face.box),
-                      identity_color(face.identity) if face.identity else UNASSIGNED_COLOR)
-            for face in self._shown_faces
-        )
-        self._overlays["faces"].set_content(faces or None)
-        objects = tuple(ObjectShown(o.label, tuple(o.box), object_color(o.label))
-                        for o in index.objects_at(t, slack, OBJECT_HOLD_SECONDS) if o.track in self._boxed_tracks)
-        self._overlays["objects"].set_content(objects or None)
-        notes = index.notes_at(t, slack, NOTE_SECONDS)
-        self._overlays["notes"].set_content(NotesShown.of(notes, index.drawings_on(self.player.current_frame())))
+        moment = Moment(index, self.player.current_time(), 0.5 / info.fps, self.player.current_frame(),
+                        self._wanted.__getitem__)
+        for item in self._overlays.values():
+            item.set_content(item.content_at(moment))
 
     def _fit(self) -> None:
         """Scale the scene (the video) to fill the view, aspect kept."""

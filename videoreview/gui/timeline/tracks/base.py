@@ -20,9 +20,10 @@ MARKER_HIT_PX = 5  # how near a boundary marker a click must be to grab it
 
 @dataclass
 class Hit:
-    # As Timeline.selected gives it: "caption", "boundary", "identity", "keyframe", "speech", "text", "object",
-    # "tag" (a shot tag; key: its shot's first frame and its name), "person" (key: the person track's id and
-    # its status span's index, None where no status is known).
+    # As Timeline.selected gives it: the capability key of what a capability's track shows ("boundaries",
+    # "captions", "faces" (an identity), "speech", "screen-text", "objects", "image-text" (a shot tag; key: its
+    # shot's first frame and its name), "poses" (key: the person track's id and its status span's index, None
+    # where no status is known)), or "keyframe", "note".
     kind: str
     key: object
     time: float  # where clicking it seeks to

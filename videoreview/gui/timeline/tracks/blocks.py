@@ -29,7 +29,7 @@ class CaptionTrack(Track):
         if i < 0 or t >= model.caption_ends[i]:
             return None
         c = model.captions[i]
-        return Hit("caption", c.frame, c.time, i)
+        return Hit("captions", c.frame, c.time, i)
 
     def tooltip(self, view, hit) -> str:
         caption = view.model.captions[hit.index]
@@ -73,7 +73,7 @@ class CaptionTrack(Track):
             ends = np.ceil(x1[skip:][edited]).astype(np.int64)
             for a, b in runs(starts, ends - starts):
                 p.fillRect(a, r.bottom() - 4, max(2, b - a), 3, EDITED_COLOR)
-        selected = view.selected_index("caption", model.caption_index_by_frame)
+        selected = view.selected_index("captions", model.caption_index_by_frame)
         if selected is not None and i0 <= selected < i1:
             k = selected - first
             p.setPen(QPen(colors.highlight, 2))
@@ -175,7 +175,7 @@ class ScreenTextTrack(OnlyWhenAnalysed):
     def hit(self, view, t) -> Hit | None:
         model = view.model
         found = covering(model.text_starts, model.text_reach, model.texts, t)
-        return Hit("text", found[0], model.texts[found[0]].start, found[0]) if found else None
+        return Hit("screen-text", found[0], model.texts[found[0]].start, found[0]) if found else None
 
     def tooltip(self, view, hit) -> str:
         model = view.model
@@ -189,4 +189,4 @@ class ScreenTextTrack(OnlyWhenAnalysed):
         fill = QColor(TEXT_COLOR)
         fill.setAlpha(110)
         paint_blocks(view, p, r, in_range(model.text_starts, model.text_reach, t0, t1), model.texts,
-                     lambda s: s.text, lambda s: fill, colors, view.selected_index("text"))
+                     lambda s: s.text, lambda s: fill, colors, view.selected_index("screen-text"))

@@ -25,7 +25,7 @@ class IdentityTrack(Track):
         self.index = index
         if model is not None:
             lane = model.lanes[index]
-            self.name, self.label = f"identity:{lane.identity.id}", lane.label
+            self.name, self.label = f"faces:{lane.identity.id}", lane.label
             self.color = identity_color(lane.identity.id)
 
     @classmethod
@@ -40,7 +40,7 @@ class IdentityTrack(Track):
         return 2
 
     def _selected(self, view) -> bool:
-        return view.selection() == ("identity", view.model.lanes[self.index].identity.id)
+        return view.selection() == ("faces", view.model.lanes[self.index].identity.id)
 
     def hit(self, view, t) -> Hit | None:
         lane = view.model.lanes[self.index]
@@ -48,7 +48,7 @@ class IdentityTrack(Track):
         j = int(np.searchsorted(lane.starts, t + slack, side="right")) - 1
         if j < 0 or t > lane.ends[j] + slack:
             return None
-        return Hit("identity", lane.identity.id, float(lane.starts[j]), self.index, float(lane.ends[j]))
+        return Hit("faces", lane.identity.id, float(lane.starts[j]), self.index, float(lane.ends[j]))
 
     def tooltip(self, view, hit) -> str:
         hours = shows_hours(view.model)

@@ -27,7 +27,7 @@ class BoundaryTrack(Track):
         return 8
 
     def hit(self, view, t) -> Hit | None:
-        return marker_hit("boundary", view.model.boundary_times, view.model.boundaries, t, MARKER_HIT_PX / view.pps)
+        return marker_hit("boundaries", view.model.boundary_times, view.model.boundaries, t, MARKER_HIT_PX / view.pps)
 
     def tooltip(self, view, hit) -> str:
         model = view.model
@@ -59,7 +59,7 @@ class BoundaryTrack(Track):
             for a, b in runs(np.unique(cols[model.boundary_edited[i0:i1]]), 1):
                 p.fillRect(a, r.bottom() - 2, b - a, 3, EDITED_COLOR)
             return
-        selected = view.selected_index("boundary", model.boundary_index_by_frame)
+        selected = view.selected_index("boundaries", model.boundary_index_by_frame)
         outline = QPen(EDITED_COLOR, 1.5)
         for i in range(i0, i1):
             b = model.boundaries[i]

@@ -6,7 +6,7 @@ Above the bars, a row of shot tags (what an image-text model names in each shot,
 records.ShotTag): along each shot's span a thin line, and on it a chip per name, most
 probable first, as many as the span has room for, then "+N" for the rest (a shot too
 short for a name has its line alone). Hover says
-the name, its probability and the model; a click selects the tag (kind "tag", key
+the name, its probability and the model; a click selects the tag (kind "image-text", key
 (shot's first frame, name)) for the Details panel."""
 
 from __future__ import annotations
@@ -161,18 +161,19 @@ class ObjectsTrack(LanedTrack):
                 return None
             shot, k = found
             shots = shots_of(view.model)
-            return Hit("tag", tag_key(shots.tags[shot][k]), float(shots.starts[shot]), shot, float(shots.ends[shot]))
+            return Hit("image-text", tag_key(shots.tags[shot][k]), float(shots.starts[shot]), shot,
+                       float(shots.ends[shot]))
         found = self.bar_at(view, t, y)
         if found is None:
             return None
         i = found[0]
         track = self.packed(view.model).tracks[i]
-        return Hit("object", track.id, track.start, i, track.end)
+        return Hit("objects", track.id, track.start, i, track.end)
 
     def tooltip(self, view, hit) -> str:
         model = view.model
         hours = shows_hours(model)
-        if hit.kind == "tag":
+        if hit.kind == "image-text":
             tags = shots_of(model).tags[hit.index]
             tag = next(t for t in tags if tag_key(t) == hit.key)
             others = ", ".join(f"{t.name} {t.score:.2f}" for t in tags if t is not tag)
@@ -199,7 +200,7 @@ class ObjectsTrack(LanedTrack):
         drawn_from = np.where(np.isnan(joined), bars.starts[indices.start:indices.stop], joined)
         x0s = view.clamp_x(view.x_of(drawn_from))
         x1s = view.clamp_x(view.x_of(bars.ends[indices.start:indices.stop]))
-        selected = view.selected_index("object", bars.index)
+        selected = view.selected_index("objects", bars.index)
         fills: dict[str, tuple] = {}
         for k, i in enumerate(indices):
             track = bars.tracks[i]
@@ -233,7 +234,7 @@ class ObjectsTrack(LanedTrack):
         if not len(indices):
             return
         selection = view.selection()
-        selected = shots.index.get(selection[1]) if selection is not None and selection[0] == "tag" else None
+        selected = shots.index.get(selection[1]) if selection is not None and selection[0] == "image-text" else None
         line = mix(colors.base, colors.text, 0.3)
         row_top = r.top() + PAD
         p.setFont(colors.small_font)

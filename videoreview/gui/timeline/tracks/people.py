@@ -63,7 +63,7 @@ class PeopleTrack(LanedTrack):
     """A bar per person track, cut into status spans; shown when the Analysis has person tracks."""
 
     capability = "poses"
-    name, label = "people", "People"
+    name, label = "poses", "People"
 
     @staticmethod
     def records(analysis) -> tuple:
@@ -81,9 +81,9 @@ class PeopleTrack(LanedTrack):
         track = self.packed(view.model).tracks[i]
         span = span_at(track, t, slack)
         if span is None:  # where no status is known: the whole person, from where they were first seen
-            return Hit("person", (track.id, None), track.start, i, track.end)
+            return Hit("poses", (track.id, None), track.start, i, track.end)
         start, end, _status, k = span
-        return Hit("person", (track.id, k), start, i, end)
+        return Hit("poses", (track.id, k), start, i, end)
 
     def tooltip(self, view, hit) -> str:
         model = view.model
@@ -105,7 +105,7 @@ class PeopleTrack(LanedTrack):
         indices = in_range(bars.starts, bars.reach, t0, t1)
         if not len(indices):
             return
-        selected = view.selection() if view.selection() and view.selection()[0] == "person" else None
+        selected = view.selection() if view.selection() and view.selection()[0] == "poses" else None
         p.setFont(colors.small_font)
         metrics = QFontMetrics(colors.small_font)
         unknown = mix(colors.base, UNKNOWN_STATUS_COLOR, 0.3)
@@ -121,7 +121,7 @@ class PeopleTrack(LanedTrack):
             top = bar.top()
             p.fillRect(bar, unknown)
             tag = None if joined else self._tag(track, bar, metrics)  # one tag per run of one person
-            outline = bar if selected == ("person", (track.id, None)) else None
+            outline = bar if selected == ("poses", (track.id, None)) else None
             for start, end, status, k in shown_spans(track):
                 if end < t0 or start > t1:
                     continue
@@ -140,7 +140,7 @@ class PeopleTrack(LanedTrack):
                     p.setPen(colors.text)
                     p.drawText(QRectF(text_left, top, room, LANE_H - 2),
                                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
-                if selected == ("person", (track.id, k)):
+                if selected == ("poses", (track.id, k)):
                     outline = segment
             if tag is not None:
                 colour = identity_color(track.identity) if track.identity else UNKNOWN_STATUS_COLOR
