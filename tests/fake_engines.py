@@ -9,6 +9,7 @@ decoding pass, the sound reader), so the decoding of awkward files is still exer
 - boundaries: a hard cut where a frame differs from the one before by more than CUT_STEP
   on average (the synthetic clips' shots differ by far more); no gradual transitions, no events;
 - faces: none;
+- expressions: from how bright a face's box is (bright happy, dark sad, else neutral);
 - speech: one segment, "fake speech", over the part of the sound louder than SILENCE;
 - on-screen text: none;
 - objects: a "person", score 1, over each picture pasted on a face clip (``pictures``, the
@@ -38,6 +39,7 @@ import numpy as np
 from videoreview.engines import registry
 from videoreview.engines.base import ProgressFn, no_progress
 from videoreview.engines.captions.builtin import BuiltinCaptionEngine
+from videoreview.engines.expressions import LABELS as EXPRESSIONS
 from videoreview.engines.faces.protocol import Face
 from videoreview.engines.placement import Placement
 from videoreview.engines.poses.protocol import Person
@@ -47,8 +49,8 @@ from videoreview.media.shared_pass import read_alone
 from videoreview.records import Boundary, TranscriptSegment, Word
 
 FAKE = "fake"
-ENGINES = {"boundaries": FAKE, "faces": FAKE, "objects": FAKE, "poses": FAKE, "speech": FAKE, "screen-text": FAKE,
-           "captions": FAKE}
+ENGINES = {"boundaries": FAKE, "faces": FAKE, "expressions": FAKE, "objects": FAKE, "poses": FAKE, "speech": FAKE,
+           "screen-text": FAKE, "captions": FAKE}
 PEOPLE, SLOW = "fake-people", "fake-slow"
 PERSON = "person"  # the COCO label of people, whose boxes the objects stage shares (people_seen.py)
 WITH_PEOPLE = {**ENGINES, "faces": PEOPLE}  # the engines of the window tests on the face clips
@@ -203,6 +205,19 @@ def _standing(box) -> np.ndarray:
     return points
 
 
+class FakeExpressions(_Fake):
+    """A face's expression from how bright its box is: bright happy, dark sad, else neutral."""
+
+    def expressions(self, image_rgb: np.ndarray, boxes) -> list[dict[str, float]]:
+        shown = []
+        for x, y, w, h in boxes:
+            crop = image_rgb[max(0, int(y)):int(y + h), max(0, int(x)):int(x + w)]
+            level = crop.mean() / 255 if crop.size else 0.5
+            label = "happy" if level > 0.6 else "sad" if level < 0.3 else "neutral"
+            shown.append({each: 0.94 if each == label else 0.01 for each in EXPRESSIONS})
+        return shown
+
+
 class FakeSpeech(_Fake):
     rate = 16000
 
@@ -265,9 +280,9 @@ class FakeCaptions(BuiltinCaptionEngine):
         pass
 
 
-for capability, engine in (("boundaries", FakeBoundaries), ("faces", FakeFaces), ("objects", FakeObjects),
-                           ("poses", FakePoses), ("speech", FakeSpeech), ("screen-text", FakeText),
-                           ("captions", FakeCaptions)):
+for capability, engine in (("boundaries", FakeBoundaries), ("faces", FakeFaces), ("expressions", FakeExpressions),
+                           ("objects", FakeObjects), ("poses", FakePoses), ("speech", FakeSpeech),
+                           ("screen-text", FakeText), ("captions", FakeCaptions)):
     registry.register(capability, FAKE, engine)
 registry.register("faces", PEOPLE, FakePeople)
 registry.register("faces", SLOW, SlowFaces)

@@ -202,7 +202,7 @@ def test_selecting_on_the_timeline_shows_the_details(qtbot, home):
 def test_objects_button_and_menu_action_stay_in_step(qtbot, home):
     with main_window(qtbot) as window:
         button, action = window.transport.overlay_buttons["objects"], window.menus.overlays["objects"]
-        assert list(window.transport.overlay_buttons)[-1] == "objects" and button.text() == "Objects"
+        assert list(window.transport.overlay_buttons)[-2:] == ["objects", "expressions"] and button.text() == "Objects"
         action.setChecked(True)  # (not left to the picture's size)
         assert button.isChecked() and action.isChecked() and window.view.overlay_visible("objects")
         button.click()  # the bar's button ...
@@ -214,7 +214,7 @@ def test_objects_button_and_menu_action_stay_in_step(qtbot, home):
         assert not button.isChecked()
         # Every overlay of the View menu has its button, and the tour names their keys as bound.
         assert set(window.transport.overlay_buttons) == set(window.menus.overlays)
-        assert "Alt+1 to Alt+6, or the buttons under the video" in window_steps(window)[0].text
+        assert "Alt+1 to Alt+7, or the buttons under the video" in window_steps(window)[0].text
     with main_window(qtbot) as again:  # remembered, on both
         assert not again.transport.overlay_buttons["objects"].isChecked()
         assert not again.menus.overlays["objects"].isChecked()

@@ -50,14 +50,15 @@ def test_the_table_gives_the_stages_their_order_and_defaults_and_takes_new_engin
     from videoreview.pipeline.stages import DEFAULT_ENGINES
 
     order = [c.key for c in registry.analysis_capabilities()]
-    assert order == ["boundaries", "faces", "objects", "poses", "speech", "screen-text", "captions"]
-    assert DEFAULT_ENGINES == {"boundaries": "builtin", "faces": "blazeface", "objects": "nanodet", "poses": "movenet",
-                               "speech": "whisper-base", "screen-text": "pp-ocrv6", "captions": "builtin"}
+    assert order == ["boundaries", "faces", "expressions", "objects", "poses", "speech", "screen-text", "captions"]
+    assert DEFAULT_ENGINES == {"boundaries": "builtin", "faces": "blazeface", "expressions": "none",
+                               "objects": "nanodet", "poses": "movenet", "speech": "whisper-base",
+                               "screen-text": "pp-ocrv6", "captions": "builtin"}
     # A capability left out or turned off has no stage; speakers come with speech and faces.
-    assert [s.name for s in build_stages(ENGINES)] == ["boundaries", "faces", "objects", "poses", "speech", "speakers",
-                                                       "screen-text", "captions"]
+    assert [s.name for s in build_stages(ENGINES)] == ["boundaries", "faces", "expressions", "objects", "poses",
+                                                       "speech", "speakers", "screen-text", "captions"]
     assert [s.name for s in build_stages({**ENGINES, "speech": "none", "objects": "none"})] == [
-        "boundaries", "faces", "poses", "screen-text", "captions"]
+        "boundaries", "faces", "expressions", "poses", "screen-text", "captions"]
     assert [s.name for s in build_stages({"captions": "fake", "speech": "fake"})] == ["speech", "captions"]
 
     class Engine:

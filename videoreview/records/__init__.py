@@ -29,7 +29,7 @@ from .notes import NOTE_STATUSES, NOTE_TAG_COLOURS, NOTE_TAGS, SHAPE_KINDS, Note
 # 5: objects (COCO detections in sampled frames) and object tracks.
 # 6: people's bodies followed through shots, with what each is doing (person tracks).
 # 7: shot tags (what an image-text model names in each shot).
-# 8: each capability's records under its one name: person_tracks became poses.
+# 8: each capability's records under its one name: person_tracks became poses; expressions.
 SCHEMA_VERSION = 8
 RENAMED = {"person_tracks": "poses"}  # old Analysis key -> its name since schema 8
 
@@ -299,6 +299,20 @@ class PoseTrack(_Record):
 
 
 @dataclass(frozen=True)
+class Expression(_Record):
+    """What one face shows over a span of its face track (the expressions stage): one of
+    engines/expressions.py's LABELS, the likeliest over the span."""
+
+    track: int  # FaceTrack.id
+    start: float
+    end: float
+    label: str
+    score: float  # the model's mean probability of it over the span
+    identity: str | None = None  # the track's, when the analysis ran
+    engine: str = ""
+
+
+@dataclass(frozen=True)
 class ShotTag(_Record):
     """A thing or scene an image-text model (SigLIP) names in one shot.
 
@@ -391,6 +405,7 @@ class Analysis(_Record):
     objects: tuple[ObjectDetection, ...] = ()
     object_tracks: tuple[ObjectTrack, ...] = ()
     poses: tuple[PoseTrack, ...] = ()
+    expressions: tuple[Expression, ...] = ()  # in time order
     shot_tags: tuple[ShotTag, ...] = ()  # what an image-text model names in each shot, in time order
     caption_plan: CaptionPlan | None = None  # which frames a VLM captioned; None: no VLM did
     plan: AnalysisPlan | None = None  # what the analysis planned and spent (pipeline/plan.py)
