@@ -76,26 +76,26 @@ def timed(path: Path, coarse: bool) -> dict:
     child.start()
     send.close()
     out = {"first partial": None, "complete": None, "final": None, "looks": None}
-    stages: list[str] = []
+    partials = []  # (seconds, Analysis): judged once the final Analysis says which stages ran
     while True:
         kind, payload = receive.recv()
         now = time.perf_counter() - start
-        if kind == "stages":
-            stages = payload
-        elif kind == "partial":
+        if kind == "partial":
             out["first partial"] = out["first partial"] or now
-            if out["complete"] is None and complete(payload, stages):
-                out["complete"] = now
-                if is_coarse(payload):
-                    out["looks"] = len(payload.captions)
+            partials.append((now, payload))
         elif kind == "done":
             out["final"] = now
-            out["complete"] = out["complete"] or now
+            final = payload
         elif kind in ("failed", "cancelled"):
             raise SystemExit(f"{path}: the analysis {kind}: {payload}")
         if kind in ("done", "failed", "cancelled"):
             break
     child.join()
+    stages = list(final.engines)
+    first = next(((now, partial) for now, partial in partials if complete(partial, stages)), None)
+    out["complete"] = first[0] if first else out["final"]
+    if first and is_coarse(first[1]):
+        out["looks"] = len(first[1].captions)
     return out
 
 

@@ -271,7 +271,7 @@ def child_first_frame(path: Path) -> float:
     first = None
     while True:
         kind, payload = receive.recv()
-        if kind == "progress" and first is None and payload[0] != "probe" and payload[1] > 0:
+        if kind == "progress" and first is None and payload.stage != "probe" and payload.stage_fraction > 0:
             first = time.perf_counter() - start
         if kind in ("done", "failed", "cancelled"):
             break

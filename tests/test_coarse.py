@@ -231,12 +231,12 @@ def test_the_windows_child_looks_first_for_a_new_video_only_and_saves_the_full_a
     kind, final = new.sent[-1]
     assert kind == "done" and is_coarse(partials[1]) and not is_coarse(final)
     assert store.load_saved(final.content_hash) == final
-    assert any(kind == "progress" and payload[0] == "coarse" for kind, payload in new.sent)
+    assert any(kind == "progress" and payload.stage == "coarse" for kind, payload in new.sent)
     shutil.rmtree(fresh_home / "cache")  # nothing cached: only the Analysis on screen stops the look
     again = Pipe()  # reopened: the saved Analysis is on screen, no partial is sent, no look taken
     run_analysis(str(clip), ENGINES, final, again, threading.Event())
     assert again.sent[-1][0] == "done" and not [kind for kind, _ in again.sent if kind == "partial"]
-    assert not any(kind == "progress" and payload[0] == "coarse" for kind, payload in again.sent)
+    assert not any(kind == "progress" and payload.stage == "coarse" for kind, payload in again.sent)
 
 
 def test_a_look_that_fails_is_said_and_the_analysis_goes_on(clip, tmp_path, always, monkeypatch, capsys):

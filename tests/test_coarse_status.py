@@ -9,32 +9,44 @@ from PySide6.QtCore import QPoint
 
 from helpers import shown_timeline
 from videoreview.gui.work.job_status import JobStatus
-from videoreview.gui.work.jobs import JobProgress
+from videoreview.gui.work.jobs import AnalysisQueue, Job
 from videoreview.pipeline.coarse import VAD_ENGINE, bodies, is_coarse
+from videoreview.progress import AnalysisProgress
 from videoreview.records import Analysis, AnalysisPlan, SpeechInfo, TranscriptSegment, VideoInfo
 
 pytestmark = pytest.mark.gui
 
 
-def progress() -> JobProgress:
-    return JobProgress("/videos/talk.mp4", "faces", 0.4, 0.3, "", 50.0, None)
+def progress() -> AnalysisProgress:
+    return AnalysisProgress("/videos/talk.mp4", "faces", 0.4, 0.3, "", 50.0, None)
+
+
+def talk(level: str | None) -> Analysis:
+    """What the queue's partial carries: a coarse first look, or the full pass's."""
+    return Analysis(video=VideoInfo(path="/videos/talk.mp4", width=320, height=180, fps=25.0, frame_count=25,
+                                    duration=1.0, codec="h264"),
+                    plan=AnalysisPlan(cores=2, level=level) if level else AnalysisPlan(cores=2))
 
 
 def test_the_status_says_coarse_until_the_full_pass_lands(qtbot):
-    status = JobStatus()
+    queue = AnalysisQueue()  # nothing enqueued: its signals are emitted here as its jobs would
+    status = JobStatus(queue)
     qtbot.addWidget(status)
-    status.show_progress(progress(), 0)
-    assert "coarse" not in status.label.text()
-    status.set_coarse(True)
-    status.show_progress(progress(), 2)
+    queue.progress.emit(progress())
+    assert status.label.text() == "talk.mp4: faces 40%, 50s left" and status.bar.value() == 300
+    queue.partial.emit("/videos/talk.mp4", talk("coarse"))
+    queue.pending = [Job("/videos/a.mp4", None), Job("/videos/b.mp4", None)]  # waiting behind it
+    queue.progress.emit(progress())
     assert status.label.text() == ("talk.mp4: faces 40%, 50s left · timeline coarse until the full pass lands"
                                    " · 2 queued")
-    status.set_coarse(False)
-    status.show_progress(progress(), 0)
+    queue.pending = []
+    queue.partial.emit("/videos/talk.mp4", talk(None))
+    queue.progress.emit(progress())
     assert "coarse" not in status.label.text()
-    status.set_coarse(True)
-    status.set_idle()  # the queue is done: the next video starts plain
-    status.show_progress(progress(), 0)
+    queue.partial.emit("/videos/talk.mp4", talk("coarse"))
+    queue.queueChanged.emit()  # the queue is done: idle, and the next video starts plain
+    assert status.label.text() == "Idle" and status.bar.isHidden()
+    queue.progress.emit(progress())
     assert "coarse" not in status.label.text()
 
 

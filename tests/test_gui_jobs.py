@@ -9,8 +9,10 @@ import pytest  # noqa: E402
 
 import fake_engines  # noqa: E402
 from videoreview.gui.document import VideoDocument  # noqa: E402
+from videoreview.gui.work.job_status import JobStatus  # noqa: E402
 from videoreview.gui.work.jobs import AnalysisQueue  # noqa: E402
 from videoreview.pipeline import edits, store  # noqa: E402
+from videoreview.progress import AnalysisProgress  # noqa: E402
 
 ENGINES = {key: fake_engines.FAKE for key in ("boundaries", "faces", "captions")}
 # A faces stage that takes seconds: a cancel sent as it starts arrives while it runs.
@@ -54,6 +56,23 @@ def test_stages_arrive_one_by_one_then_the_saved_result(qtbot, queue, cuts_video
     with qtbot.waitSignal(queue.finished, timeout=60_000):
         queue.enqueue(str(cuts_video.path))
     assert partials == [final]
+
+
+def test_the_childs_progress_records_reach_the_status_bar_as_they_are(qtbot, queue, cuts_video):
+    status = JobStatus(queue)
+    qtbot.addWidget(status)
+    shown = []  # each record the queue emitted, with the status bar just after it took it
+    queue.progress.connect(lambda progress: shown.append((progress, status.label.text(), status.bar.value())))
+    with qtbot.waitSignal(queue.finished, timeout=120_000):
+        queue.enqueue(str(cuts_video.path))
+    assert shown
+    for progress, label, bar in shown:
+        assert type(progress) is AnalysisProgress and progress.path == str(cuts_video.path)  # made by the child
+        assert label.startswith(f"{cuts_video.path.name}: {progress.stage} {progress.stage_fraction:.0%}")
+        assert bar == round(progress.fraction * 1000)
+    last = shown[-1][0]
+    assert last.stage_fraction == 1.0 and last.fraction == 1.0  # a stage's end is never throttled away
+    assert status.label.text() == "Idle"  # the queue is idle
 
 
 def test_cancel_mid_analysis_saves_nothing(qtbot, slow_queue, cuts_video, fresh_home):

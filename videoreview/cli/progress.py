@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..pipeline.progress import Overall
+from ..progress import ProgressTally
 
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining} {postfix}"
 LOG_SECONDS = 30.0  # a log hears of a running video at least this often
@@ -26,7 +26,7 @@ class ProgressBar:
                  stages: list[str] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.what, self.quiet, self.stream, self.clock = what, quiet, stream or sys.stderr, clock
         self.seen: set[str] = set()  # stages already said (the shared decoding pass interleaves them)
-        self.overall = Overall(stages)  # without stages: the mean of the stages seen
+        self.tally = ProgressTally(what, stages, clock)  # without stages: the mean of the stages seen
         self.started = self.last_line = clock()
         self.last_done = 0.0  # the whole's fraction at the last line of progress
         self.bar = None
@@ -37,7 +37,7 @@ class ProgressBar:
 
     def update(self, stage: str, fraction: float, message: str = "") -> None:
         """``fraction``: how much of ``stage`` is done."""
-        done = self.overall.update(stage, fraction)
+        done = self.tally.update(stage, fraction)
         if self.bar is not None:
             self.bar.n = round(done * 100, 1)
             self.bar.set_postfix_str(f"{stage}: {message}" if message else stage, refresh=False)
@@ -56,7 +56,7 @@ class ProgressBar:
         """"35% after 12 s, about 22 s left; boundaries 80%, captions 40%"."""
         elapsed = now - self.started
         left = f", about {elapsed * (1 - done) / done:.0f} s left" if done >= 0.01 else ""
-        running = ", ".join(f"{name} {f:.0%}" for name, f in self.overall.done.items() if f < 1.0)
+        running = ", ".join(f"{name} {f:.0%}" for name, f in self.tally.done.items() if f < 1.0)
         return f"{done:.0%} after {elapsed:.0f} s{left}" + (f"; {running}" if running else "")
 
     def _line(self, text: str, now: float) -> None:

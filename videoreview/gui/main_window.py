@@ -117,7 +117,7 @@ class MainWindow(QMainWindow):
         self.details_dock.raise_()
         self.note_marks = NoteMarks(self)
 
-        self.job_status = JobStatus()
+        self.job_status = JobStatus(self.queue)
         self.statusBar().addPermanentWidget(self.job_status)
         self.layouts = Layouts(self)
         self.picture_modes = PictureModes(self)
@@ -147,8 +147,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _connect(self) -> None:
-        self.queue_events = QueueEvents(self.queue, self, self.job_status, self.videos, self.library_panel,
-                                        self.tours)
+        self.queue_events = QueueEvents(self.queue, self, self.videos, self.library_panel, self.tours)
         self.job_status.cancelRequested.connect(self.cancel_current)
         self.player.frameShown.connect(self._on_frame_shown)
         self.player.error.connect(self.notice)
@@ -219,7 +218,7 @@ class MainWindow(QMainWindow):
         document.changed.connect(lambda analysis, d=document: self._on_document_changed(d))
         document.statusChanged.connect(lambda status, d=document: self.videos.update_video(d.path, status, d.message))
         document.saveFailed.connect(self.notice)
-        document.saved.connect(lambda analysis: self.library_panel.index_later(path, analysis.content_hash))
+        document.saved.connect(lambda analysis: self.library_panel.index_later(path, analysis))
         document.undo_stack.indexChanged.connect(self.review.update_undo_actions)
         self.videos.update_video(path, document.status)
         return document

@@ -3,11 +3,12 @@ libraries (torch, dlib, decoders) that hold Python's GIL for long stretches, whi
 freeze a window running them on a thread of its own process. A native crash in the child
 also leaves the window running.
 
-The analysis child sends ("stages", names), ("progress", (stage, fraction, message)),
-("partial", Analysis) and ("notice", text), then one of ("done", Analysis), ("failed", message) or
-("cancelled", None) through a pipe; the parent sets an Event to cancel it. For a video with
-no Analysis yet, the first partials are a coarse timeline of the whole video (their plan's
-``level`` is "coarse": pipeline/coarse.py), which the stages' records then replace. Writing
+The analysis child sends ("progress", AnalysisProgress) (videoreview/progress.py: made here,
+shown as it is by the window's status bar), ("partial", Analysis) and ("notice", text), then
+one of ("done", Analysis), ("failed", message) or ("cancelled", None) through a pipe; the
+parent sets an Event to cancel it. For a video with no Analysis yet, the first partials are
+a coarse timeline of the whole video (their plan's ``level`` is "coarse":
+pipeline/coarse.py), which the stages' records then replace. Writing
 summaries with a VLM (``run_summaries``) and comparing them by ViSIL (``run_visil``)
 load a model too, so they run the same way.
 """
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..engines.registry import is_builtin
 from ..errors import Cancelled, VideoReviewError
+from ..progress import ProgressFn, ProgressTally, StageProgress
 from ..records import Analysis, Summary
 
 if TYPE_CHECKING:
@@ -29,18 +31,36 @@ PROGRESS_INTERVAL = 0.05  # seconds between progress messages: enough for a smoo
 
 
 class _Throttled:
-    """Progress messages at most every PROGRESS_INTERVAL (and always the last one):
-    enough for a smooth bar without flooding the pipe."""
+    """Progress messages at most every PROGRESS_INTERVAL (and always one that ends a stage
+    or the work): enough for a smooth bar without flooding the pipe."""
 
     def __init__(self, conn) -> None:
         self.conn = conn
         self.last = 0.0
 
-    def __call__(self, *progress) -> None:
+    def send(self, payload, ends: bool) -> None:
         now = time.monotonic()
-        if now - self.last >= PROGRESS_INTERVAL or progress[-2] >= 1.0:  # (..., fraction, message)
+        if ends or now - self.last >= PROGRESS_INTERVAL:
             self.last = now
-            self.conn.send(("progress", progress))
+            self.conn.send(("progress", payload))
+
+
+def _send_fractions(conn) -> ProgressFn:
+    """A ProgressFn that sends ("progress", (fraction, message)), throttled."""
+    throttled = _Throttled(conn)
+    return lambda fraction, message="": throttled.send((fraction, message), fraction >= 1.0)
+
+
+def _send_analysis_progress(conn, tally: ProgressTally) -> StageProgress:
+    """The runner's StageProgress: each report becomes the AnalysisProgress the window shows,
+    sent as ("progress", record), throttled."""
+    throttled = _Throttled(conn)
+
+    def report(stage: str, fraction: float, message: str = "") -> None:
+        progress = tally.record(stage, fraction, message)
+        throttled.send(progress, progress.stage_fraction >= 1.0)
+
+    return report
 
 
 def _report(conn, subject: str, work) -> None:
@@ -74,7 +94,6 @@ def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis |
     # Pass the parent's cancel on to the token the pipeline checks between batches.
     watcher = threading.Thread(target=lambda: (cancel_event.wait(), cancel.cancel()), daemon=True)
     watcher.start()
-    progress = _Throttled(conn)
 
     def work() -> Analysis:
         from ..choices import choose, chosen_device
@@ -84,7 +103,7 @@ def run_analysis(path: str, engines: dict[str, str] | None, previous: Analysis |
             stages = build_stages(chosen.analysis_engines(), chosen.device)
         else:
             stages = build_stages(engines, chosen_device())
-        conn.send(("stages", ["probe"] + [s.name for s in stages]))
+        progress = _send_analysis_progress(conn, ProgressTally(path, ["probe"] + [s.name for s in stages]))
         for stage in stages:  # before the first request: the user is told where the frames go
             sent_to = getattr(getattr(stage, "engine", None), "sends_frames_to", None)
             if sent_to:
@@ -107,7 +126,7 @@ def run_visil(analysis: Analysis, video_path: str, summaries: list[Summary], sco
     from ..choices import chosen_device
     from ..summary import compare as comparing
 
-    progress = _Throttled(conn)
+    progress = _send_fractions(conn)
 
     def work() -> comparing.Comparison:
         try:
@@ -135,7 +154,7 @@ def run_summaries(analysis: Analysis, video_path: str, requests: list[tuple[str,
     from ..summary.builder import build
     from ..summary.writer import load_writer
 
-    progress = _Throttled(conn)
+    progress = _send_fractions(conn)
 
     def work() -> list[Summary]:
         progress(0.0, f"loading {writer_spec}")

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..work.jobs import AnalysisQueue, JobProgress
+from ...progress import AnalysisProgress
+from ..work.jobs import AnalysisQueue
 
 # What the cluster's driver reports of a video (cluster.driver), as a row says it.
 CLUSTER_STATES = {
@@ -67,7 +68,7 @@ class QueueStatus(QWidget):
         queue.queueChanged.connect(self._show_queue)
         self._show_cluster()  # hidden until a run: an empty list would still take the panel's height
 
-    def _on_progress(self, progress: JobProgress) -> None:
+    def _on_progress(self, progress: AnalysisProgress) -> None:
         self.bar.setValue(round(progress.fraction * 1000))
         self.label.setText(f"Analysing {os.path.basename(progress.path)}: {progress.stage} "
                            f"{progress.stage_fraction:.0%}")

@@ -11,9 +11,10 @@ from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu
 
 from ...library.catalog_reads import Video
+from ...progress import AnalysisProgress
 from ...timecode import format_time
 from ..labels import identity_label, status_text
-from ..work.jobs import AnalysisQueue, JobProgress
+from ..work.jobs import AnalysisQueue
 from ..work.stills import StillLoader
 from .pictures import THUMB, placeholder, video_key
 
@@ -28,7 +29,7 @@ class VideoList(QListWidget):
         self.stills = stills
         self.videos: list[Video] = []
         self._rows: dict[str, int] = {}  # video_key(path) -> row
-        self._progress: JobProgress | None = None  # of the video being analysed
+        self._progress: AnalysisProgress | None = None  # of the video being analysed
         self._placeholder = placeholder()
         self.setIconSize(THUMB)
         self.setWordWrap(True)
@@ -72,7 +73,7 @@ class VideoList(QListWidget):
         details = " · ".join(x for x in (length, state, people) if x)
         self.item(row).setText(f"{os.path.basename(video.path)}\n{details}")
 
-    def _on_progress(self, progress: JobProgress) -> None:
+    def _on_progress(self, progress: AnalysisProgress) -> None:
         self._progress = progress
         row = self._rows.get(video_key(progress.path))
         if row is not None:

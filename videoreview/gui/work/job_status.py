@@ -1,4 +1,5 @@
-"""The status bar's view of the analysis queue."""
+"""The status bar's view of the analysis queue: it shows each AnalysisProgress
+(videoreview/progress.py) as the analysis process made it, straight from the queue's signal."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import os
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
-from .jobs import JobProgress
+from ...pipeline.coarse import is_coarse
+from ...progress import AnalysisProgress
+from ...records import Analysis
+from .jobs import AnalysisQueue
 
 
 class JobStatus(QWidget):
@@ -15,8 +19,9 @@ class JobStatus(QWidget):
 
     cancelRequested = Signal()
 
-    def __init__(self) -> None:
+    def __init__(self, queue: AnalysisQueue) -> None:
         super().__init__()
+        self.queue = queue
         self.label = QLabel("Idle")
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
@@ -33,6 +38,9 @@ class JobStatus(QWidget):
         layout.addWidget(self.cancel)
         self.coarse = False  # the timeline shows a coarse first look (pipeline/coarse.py)
         self.set_idle()
+        queue.progress.connect(self.show_progress)
+        queue.partial.connect(self._on_partial)
+        queue.queueChanged.connect(self._on_queue_changed)
 
     def set_idle(self) -> None:
         self.coarse = False
@@ -45,7 +53,8 @@ class JobStatus(QWidget):
         pass lands: said after the progress."""
         self.coarse = coarse
 
-    def show_progress(self, progress: JobProgress, queued: int) -> None:
+    def show_progress(self, progress: AnalysisProgress) -> None:
+        queued = len(self.queue.pending)
         eta = f", {_duration(progress.eta)} left" if progress.eta is not None else ""
         stage_eta = f" ({_duration(progress.stage_eta)})" if progress.stage_eta is not None else ""
         more = f" · {queued} queued" if queued else ""
@@ -55,6 +64,13 @@ class JobStatus(QWidget):
         self.bar.setValue(round(progress.fraction * 1000))
         self.bar.show()
         self.cancel.show()
+
+    def _on_partial(self, path: str, analysis: Analysis) -> None:
+        self.set_coarse(is_coarse(analysis))  # said in the status until the full pass lands
+
+    def _on_queue_changed(self) -> None:
+        if self.queue.is_idle():
+            self.set_idle()
 
 
 def _duration(seconds: float) -> str:

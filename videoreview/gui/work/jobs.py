@@ -4,19 +4,18 @@ A worker object in its own QThread runs the job in a child process (background.p
 ChildTasks) and talks to the GUI only through queued signals; the GUI thread never waits
 on it (cancel sets an event the pipeline checks between batches). A video analysed
 before shows its saved Analysis at once and is then brought up to date from the stage
-cache; a new one fills in stage by stage.
+cache; a new one fills in stage by stage. Its progress is the child's AnalysisProgress
+(videoreview/progress.py), emitted as it came through the pipe.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...pipeline import CancelToken
 from ...pipeline.child import run_analysis
-from ...pipeline.progress import Overall
 from ...pipeline.store import saved_analysis
 from ...records import Analysis
 from .background import ChildTasks, ChildWorker
@@ -30,22 +29,11 @@ class Job:
     cancel: CancelToken = field(default_factory=CancelToken)
 
 
-@dataclass
-class JobProgress:
-    path: str
-    stage: str
-    stage_fraction: float
-    fraction: float  # of the whole video
-    message: str
-    eta: float | None  # seconds left for the whole video, None until it can be estimated
-    stage_eta: float | None
-
-
 class _Worker(ChildWorker):
     """Runs one job's analysis in a child process (see pipeline.child) and turns its
     messages into signals. Lives in a QThread: waiting on the pipe never blocks the GUI."""
 
-    progress = Signal(object)  # JobProgress
+    progress = Signal(object)  # AnalysisProgress, as the child made it
     partial = Signal(object)  # Analysis so far
     notice = Signal(str)  # a chosen engine that cannot be used, and what is used instead
     # finished: the final Analysis (already saved); failed; cancelled (see ChildWorker)
@@ -55,9 +43,6 @@ class _Worker(ChildWorker):
     def __init__(self, job: Job) -> None:
         super().__init__()
         self.job = job
-        self._started = 0.0
-        self._stage_started: dict[str, float] = {}
-        self._overall: Overall | None = None
 
     @Slot()
     def run(self) -> None:
@@ -66,39 +51,22 @@ class _Worker(ChildWorker):
             job.previous = saved_analysis(job.path)  # reopening shows it before the child has started
             if job.previous is not None:
                 self.partial.emit(job.previous)
-        self._started = time.monotonic()
         self.run_in_child(run_analysis, (job.path, job.engines, job.previous), job.path,
                           lambda: job.cancel.cancelled)
 
     def on_message(self, kind: str, payload) -> None:
-        if kind == "stages":
-            self._overall = Overall(payload)
-        elif kind == "progress":
-            self._progress(*payload)
+        if kind == "progress":
+            self.progress.emit(payload)
         elif kind == "partial":
             self.partial.emit(payload)
         elif kind == "notice":
             self.notice.emit(payload)
 
-    def _progress(self, stage: str, fraction: float, message: str) -> None:
-        now = time.monotonic()
-        stage_start = self._stage_started.setdefault(stage, now)
-        fraction = max(0.0, min(1.0, fraction))
-        overall = self._overall.update(stage, fraction) if self._overall else fraction  # names not sent yet
-        self.progress.emit(JobProgress(self.job.path, stage, fraction, overall, message,
-                                       _eta(now - self._started, overall), _eta(now - stage_start, fraction)))
-
-
-def _eta(elapsed: float, fraction: float) -> float | None:
-    if fraction < 0.02 or elapsed < 0.5:
-        return None
-    return elapsed * (1.0 - fraction) / fraction
-
 
 class AnalysisQueue(QObject):
     """Jobs run one after another (analysis uses every core); signals carry the path."""
 
-    progress = Signal(object)  # JobProgress
+    progress = Signal(object)  # AnalysisProgress (its path says which video)
     partial = Signal(str, object)  # path, Analysis so far
     finished = Signal(str, object)  # path, final Analysis
     failed = Signal(str, str)  # path, one-line message
@@ -163,13 +131,9 @@ class AnalysisQueue(QObject):
         self.queueChanged.emit()
 
     def _connect(self, worker: _Worker) -> None:
-        worker.progress.connect(self._on_progress)
+        worker.progress.connect(self.progress)
         worker.partial.connect(self._on_partial)
         worker.notice.connect(self.notice)
-
-    @Slot(object)
-    def _on_progress(self, progress: JobProgress) -> None:
-        self.progress.emit(progress)
 
     @Slot(object)
     def _on_partial(self, analysis: Analysis) -> None:

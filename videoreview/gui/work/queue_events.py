@@ -1,17 +1,17 @@
 """What the analysis queue's news does to the window's open videos: progress goes to the
-Videos panel and the status bar, partial and finished Analyses to their documents (and
-every analysed video into the library), a video that fails or is cancelled before it ever
-had an analysis leaves the window as it was; an engine's notice is said once a session."""
+Videos panel (the status bar takes it from the queue itself: job_status.py), partial and
+finished Analyses to their documents (and every finished Analysis, as it is, into the
+library), a video that fails or is cancelled before it ever had an analysis leaves the
+window as it was; an engine's notice is said once a session."""
 
 from __future__ import annotations
 
 import os
 from typing import Any, Protocol
 
-from ...pipeline.coarse import is_coarse
+from ...progress import AnalysisProgress
 from ...records import Analysis
-from .job_status import JobStatus
-from .jobs import AnalysisQueue, JobProgress
+from .jobs import AnalysisQueue
 
 
 class OpenVideos(Protocol):
@@ -35,17 +35,19 @@ class VideoList(Protocol):
 
 
 class Library(Protocol):
-    def index(self, path: str, content_hash: str) -> None: ...
+    def index(self, path: str, analysis: Analysis) -> None:
+        """Index the video's saved Analysis (given: the library need not read it again)."""
+        ...
 
     def analysis_failed(self, path: str, message: str) -> None: ...
 
 
 class QueueEvents:
-    def __init__(self, queue: AnalysisQueue, window: OpenVideos, job_status: JobStatus, videos: VideoList,
-                 library_panel: Library, tours) -> None:
+    def __init__(self, queue: AnalysisQueue, window: OpenVideos, videos: VideoList, library_panel: Library,
+                 tours) -> None:
         """``tours``: the window's TourLauncher (gui/tour.py), which may start its tour once a
         video is analysed."""
-        self.queue, self.window, self.job_status, self.videos = queue, window, job_status, videos
+        self.queue, self.window, self.videos = queue, window, videos
         self.tours = tours
         self._engine_notices: set[str] = set()
         q = queue
@@ -54,14 +56,12 @@ class QueueEvents:
         q.finished.connect(self._on_finished)
         q.failed.connect(self._on_failed)
         # Every analysed video goes into the library (a failure is noted there if it is catalogued).
-        q.finished.connect(lambda path, analysis: library_panel.index(path, analysis.content_hash))
+        q.finished.connect(library_panel.index)
         q.failed.connect(library_panel.analysis_failed)
         q.cancelled.connect(self._on_cancelled)
         q.notice.connect(self._engine_notice)
-        q.queueChanged.connect(self._on_queue_changed)
 
-    def _on_progress(self, progress: JobProgress) -> None:
-        self.job_status.show_progress(progress, len(self.queue.pending))
+    def _on_progress(self, progress: AnalysisProgress) -> None:
         document = self.window.documents.get(progress.path)
         if document is not None:
             if document.status != "analysing":
@@ -69,7 +69,6 @@ class QueueEvents:
             self.videos.update_video(progress.path, "analysing", f"{progress.fraction:.0%}")
 
     def _on_partial(self, path: str, analysis: Analysis) -> None:
-        self.job_status.set_coarse(is_coarse(analysis))  # said in the status until the full pass lands
         document = self.window.documents.get(path)
         if document is not None:
             document.show_partial(analysis)
@@ -99,10 +98,6 @@ class QueueEvents:
         document.abandon("cancelled")
         if document.analysis is None:
             self.window.say(f"{os.path.basename(path)}: analysis cancelled")
-
-    def _on_queue_changed(self) -> None:
-        if self.queue.is_idle():
-            self.job_status.set_idle()
 
     def _engine_notice(self, message: str) -> None:
         """A chosen model that cannot be used: said once a session, not for every video."""
