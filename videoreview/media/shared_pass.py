@@ -30,7 +30,7 @@ class FrameReader(Protocol):
 
     def take(self, batch: FrameBatch) -> None: ...
 
-    def result(self) -> Any: ...
+    def result(self) -> Any: ...  # a stage's reader: the stage's typed Result (pipeline/stages/result.py)
 
     # Optional: ``status() -> str``, the progress message after each batch (default
     # "frame N/TOTAL").

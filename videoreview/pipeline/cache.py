@@ -5,6 +5,8 @@ name and version: a moved or renamed file hits the cache, an edited file or a ne
 engine version misses it. Hashing a large file takes a while, so the hash is remembered
 per (path, size, mtime) in a small index; a file that changes gets hashed again.
 All writes go through ``write_atomic``: a crash leaves the previous entry intact.
+The cache holds JSON: the runner writes a stage's result as its Result's ``to_json`` and
+reads it back with the stage's ``Result.from_json`` (pipeline/stages/result.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..engines.placement import wants_cuda
-from ..errors import MediaError
+from ..errors import MediaError, RecordError
 from ..media import FrameSource, open_video, probe
 from ..media.shared_pass import read_together
 from ..progress import StageProgress
@@ -23,6 +23,7 @@ from .edits import set_summaries
 from .fallback import Fallback
 from .plan import apply_rates, make_plan, restore_rates, with_spent
 from .stages import DEFAULT_ENGINES, Stage, build_stages, with_stage_engine
+from .stages.result import as_json
 from .warm import load_in_background
 
 
@@ -151,7 +152,7 @@ class _Run:
         key = stage_key(stage, self.content_hash, stage.prepare(analysis) if stage.after_earlier else "")
         result, device = self.known.pop(stage.name, (None, ""))
         if result is None and stage.after_earlier and self.use_cache:
-            result, device = self.cache.get_entry(*key) or (None, "")
+            result, device = _cache_entry(self.cache, stage, key) or (None, "")
         fresh = result is None or stage in self.read
         if result is None:
             result = self._computed(stage)
@@ -163,7 +164,7 @@ class _Run:
             self.cancel.check()  # a stage cancelled in its last batch must not be cached as finished
         if fresh:
             device = _ran_on(stage, self.notice)
-            self.cache.put(*key, result, device=device)
+            self.cache.put(*key, as_json(result), device=device)
             self.progress(stage.name, 1.0, "done")
         else:
             self.progress(stage.name, 1.0, "from cache")
@@ -208,10 +209,22 @@ def _cached(stages: list[Stage], cache: StageCache, content_hash: str) -> dict[s
     cache holds, of the ones needing no earlier result (the others' keys need that result)."""
     known = {}
     for stage in (stage for stage in stages if not stage.after_earlier):
-        entry = cache.get_entry(*stage_key(stage, content_hash))
+        entry = _cache_entry(cache, stage, stage_key(stage, content_hash))
         if entry is not None:
             known[stage.name] = entry
     return known
+
+
+def _cache_entry(cache: StageCache, stage: Stage, key: tuple) -> tuple[object, str] | None:
+    """(``stage``'s cached result as its Result type, the device it ran on), or None where
+    the cache holds none, or JSON its Result cannot read (a miss: the stage runs again)."""
+    entry = cache.get_entry(*key)
+    if entry is None:
+        return None
+    try:
+        return stage.Result.from_json(entry[0]), entry[1]
+    except RecordError:
+        return None
 
 
 def plan_for(path: str | os.PathLike, stages: list[Stage], *, cache: StageCache | None = None,

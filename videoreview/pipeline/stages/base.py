@@ -1,9 +1,9 @@
 """What every stage is (``Stage``), and the shape most of them share (``SampledStage``).
 
-A stage wraps one engine: ``compute`` reads the video and returns a JSON-able result,
-which is cached; ``apply`` makes records of it in an Analysis, and is cheap, so a cached
-result is reused without decoding the video and a reviewer's edits survive a re-run
-(``apply`` keeps every record the reviewer marked ``edited``).
+A stage wraps one engine: ``compute`` reads the video and returns its result, of the
+stage's ``Result`` type (result.py), which is cached as JSON; ``apply`` makes records of it
+in an Analysis, and is cheap, so a cached result is reused without decoding the video and a
+reviewer's edits survive a re-run (``apply`` keeps every record the reviewer marked ``edited``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ...media.shared_pass import FrameReader, read_alone
 from ...records import Analysis
 from ..cancel import CancelToken
 from .cost import FREE
+from .result import Untyped
 
 
 class Stage:
@@ -33,6 +34,9 @@ class Stage:
     # Analysis so far before ``compute``, and what it returns (a digest of what it took)
     # joins the cache key.
     after_earlier = False
+    # What compute returns and apply takes: a frozen dataclass of result.StageResult, which the
+    # runner reads back from the cache's JSON; Untyped: the JSON itself.
+    Result: Any = Untyped
 
     @classmethod
     def make(cls, engine: Engine, chosen: dict[str, str], device: str) -> list[Stage]:
@@ -56,7 +60,7 @@ class Stage:
         (engines/loading.py)."""
 
     def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> Any:
-        """The slow part, cached: a JSON-able result, or a Fallback (pipeline/fallback.py)."""
+        """The slow part, cached: a ``Result``, or a Fallback (pipeline/fallback.py)."""
         raise NotImplementedError
 
     def apply(self, analysis: Analysis, result: Any, previous: Analysis | None) -> Analysis:
