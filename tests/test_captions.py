@@ -211,7 +211,7 @@ def _caption_stage_run(boundaries, objects=(), engines=("faces", "poses", "objec
     samples measured once a second (no model runs), the flow beyond the camera's ``motion``
     (time -> pixels) or none."""
     from videoreview.engines.captions.builtin import BuiltinCaptionEngine
-    from videoreview.pipeline.stages.captions import CaptionStage, pack_feature
+    from videoreview.pipeline.stages.captions import CaptionResult, CaptionStage, pack_feature
     from videoreview.records import Analysis, Boundary, FaceTrack, ObjectDetection, PoseTrack, VideoInfo
 
     info = VideoInfo(path="v.mp4", width=640, height=360, fps=25.0, frame_count=25 * seconds, duration=seconds)
@@ -228,7 +228,7 @@ def _caption_stage_run(boundaries, objects=(), engines=("faces", "poses", "objec
                                     quality=0.1) for i, (t, score) in enumerate(faces)),
         poses=tuple(PoseTrack(id=i, start=t, end=t + 1.0, score=score, samples=5, box=(10, 10, 40, 90))
                             for i, (t, score) in enumerate(bodies)))
-    result = {"sample_rate": 1.0, "samples": samples}
+    result = CaptionResult(1.0, tuple(samples))
     captions = CaptionStage(BuiltinCaptionEngine()).apply(analysis, result, None).captions
     return [("no people" in c.text) for c in captions]
 

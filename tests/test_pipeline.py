@@ -16,6 +16,10 @@ from videoreview.metrics.boundaries import f1_at
 from videoreview.pipeline import CancelToken, StageCache, analyze
 from videoreview.pipeline.runner import stage_key
 from videoreview.pipeline.stages import DEFAULT_ENGINES, build_stages
+from videoreview.pipeline.stages.captions import CaptionResult
+from videoreview.pipeline.stages.result import StageResult
+from videoreview.pipeline.stages.speech import SpeechResult
+from videoreview.pipeline.stages.vlm_captions import VLMCaptionResult
 from videoreview.records import Analysis, Boundary
 from videos import make_bad_inputs, make_cuts_video
 
@@ -69,7 +73,7 @@ def test_one_decoding_pass_gives_each_stage_what_it_reads_alone(cuts, cache):
         for stage in readers:
             alone = stage.compute(source, lambda fraction, message="": None, CancelToken())
             key = stage_key(stage, analysis.content_hash)
-            assert json.loads(json.dumps(alone)) == cache.get(*key), stage.name
+            assert json.loads(json.dumps(alone.to_json())) == cache.get(*key), stage.name
 
 
 def test_second_run_and_moved_file_come_from_cache(cuts, cache, tmp_path):
@@ -144,3 +148,42 @@ def test_damaged_cache_entry_is_recomputed(cuts, cache):
     again = analyze(cuts.path, ENGINES, cache=cache)
     assert again.boundaries == analysis.boundaries
     assert Analysis.from_dict(again.to_dict()) == again
+
+
+def test_each_stage_result_is_cached_as_json_its_result_type_reads_back(cuts, cache):
+    """A stage's typed result is cached as the JSON results had before they had types: read
+    back as the stage's Result, it writes the same JSON again (so entries cached then load)."""
+    stages = build_stages(DEFAULT_ENGINES)
+    analyze(cuts.path, cache=cache, stages=stages)
+    by_name = {stage.name: stage for stage in stages}
+    entries = [json.loads(path.read_text()) for path in cache.entries()]
+    assert {entry["stage"] for entry in entries} == set(by_name)
+    for entry in entries:
+        result = by_name[entry["stage"]].Result.from_json(entry["result"])
+        assert isinstance(result, StageResult), entry["stage"]
+        assert json.loads(json.dumps(result.to_json())) == entry["result"], entry["stage"]
+
+
+def test_a_cached_result_its_result_type_cannot_read_is_computed_again(cuts, cache):
+    analysis = analyze(cuts.path, ENGINES, cache=cache)
+    (path,) = [p for p in cache.entries() if "objects" in p.name]
+    entry = json.loads(path.read_text())
+    path.write_text(json.dumps({**entry, "result": {"samples": []}}))  # no sample_rate
+    again = analyze(cuts.path, ENGINES, cache=cache)
+    assert again.objects == analysis.objects
+    assert json.loads(path.read_text())["result"] == entry["result"]
+
+
+def test_results_cached_before_they_had_types_load():
+    """Entries as earlier versions wrote them: a video without sound, a VLM's captions."""
+    assert SpeechResult.from_json({"audio": "none"}) == SpeechResult("none")
+    builtin = {"sample_rate": 1.0, "samples": [{"time": 0.0, "frame": 0}]}
+    cached = {"builtin": builtin, "captions": [{"frame": 0, "time": 0.0, "text": "P1 waves.", "ids": ["P1"]}],
+              "boundaries": [{"frame": 50, "caption": ["P1", "sitting", "standing"]}, {"frame": 75, "caption": None}],
+              "keyframes": [{"frame": 0, "time": 0.0, "reason": "first frame"}],
+              "plan": {"mode": "dense", "frames": [0], "windows": [[0]], "boundaries": [50, 75], "spent": 1.5}}
+    result = VLMCaptionResult.from_json(cached)
+    assert result.builtin == CaptionResult(1.0, ({"time": 0.0, "frame": 0},))
+    assert result.captions[0].ids == ("P1",) and result.boundaries[0].caption == ("P1", "sitting", "standing")
+    assert result.boundaries[1].caption is None and result.keyframes[0].reason == "first frame"
+    assert json.loads(json.dumps(result.to_json())) == cached

@@ -134,5 +134,5 @@ def test_the_reader_looks_once_a_second_until_it_sees_someone():
     # once a second while nobody is there; from 3 s (seen) every sample until a second after
     # the last one seen (4.4 s); then once a second again
     assert asked == [0.0, 1.0, 2.0, 3.0, 3.2, 3.4, 3.6, 3.8, 4.0, 4.2, 4.4, 4.6, 4.8, 5.0, 5.2, 5.4, 6.4, 7.4]
-    assert len(reader.result()["samples"]) == len(times)
-    assert sum(bool(s["people"]) for s in reader.result()["samples"]) == 8
+    assert len(reader.result().samples) == len(times)
+    assert sum(bool(s["people"]) for s in reader.result().samples) == 8

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import base64
 import bisect
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -26,6 +27,7 @@ from ...tracking import cut_frames
 from . import label_vote
 from .base import SampledStage
 from .cost import StageCost
+from .result import StageResult
 
 TOP_LABELS = 10
 CROP = 224  # the classifier's input: square crops of the picture scaled to this height
@@ -47,6 +49,16 @@ def square_crops(frame: np.ndarray) -> list[np.ndarray]:
     if w >= h:
         return [frame[:, x:x + side] for x in offsets]
     return [frame[y:y + side, :] for y in offsets]
+
+
+@dataclass(frozen=True)
+class CaptionResult(StageResult):
+    """Per sample (a dict: ``time``, ``frame``, ``labels``, ``whole``, ``camera``, ``zoom``,
+    ``motion``, ``feature``, ``look``, and ``image_text`` where an image-text model saw it)
+    what was measured (CaptionReader._measure; measured_sample reads it)."""
+
+    sample_rate: float
+    samples: tuple[dict, ...]
 
 
 class CaptionReader:
@@ -88,12 +100,12 @@ class CaptionReader:
             self._measure(self.ready[:self.CHUNK])
             del self.ready[:self.CHUNK]
 
-    def result(self) -> dict:
+    def result(self) -> CaptionResult:
         if self.ready:
             self._measure(self.ready)
         if self.stage.namer is not None:  # its vocabulary, embedded on a model's first run: here, not in apply
             self.stage.namer.text_embeddings()
-        return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
+        return CaptionResult(self.stage.sample_rate, tuple(self.samples))
 
     def _measure(self, chunk: list[tuple[int, float, np.ndarray, np.ndarray]]) -> None:
         extract = self.stage.engine.extract
@@ -140,14 +152,15 @@ class CaptionStage(SampledStage):
     cost = StageCost(0.046, load=0.3, coarse_rate=0.5)
     revision = 0
     Reader = CaptionReader
+    Result = CaptionResult
     namer: ShotNamer | None = None  # where an image-text model is chosen: names what each shot shows (name_shots)
 
     def _top(self, probabilities: np.ndarray) -> list:
         top = np.argsort(-probabilities)[:TOP_LABELS]
         return [[self.engine.labels[i], round(float(probabilities[i]), 4)] for i in top]
 
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        raw = result["samples"]
+    def apply(self, analysis: Analysis, result: CaptionResult, previous: Analysis | None) -> Analysis:
+        raw = result.samples
         samples = [measured_sample(s) for s in raw]
         cuts = sorted(cut_frames(analysis.boundaries))
         analysis = self._shot_tags(analysis, raw, previous)  # before the vote, which they take part in
@@ -182,7 +195,7 @@ class CaptionStage(SampledStage):
                                           previous.keyframes if previous else ())
         return replace(analysis.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes))
 
-    def _shot_tags(self, analysis: Analysis, raw: list[dict], previous: Analysis | None) -> Analysis:
+    def _shot_tags(self, analysis: Analysis, raw: Sequence[dict], previous: Analysis | None) -> Analysis:
         """``analysis`` with what the image-text model names in each shot (none without one),
         and the tags a reviewer edited."""
         tags: tuple = ()
@@ -338,7 +351,7 @@ def _boundary_captions(analysis: Analysis, samples, states, engine: str) -> list
     return boundaries
 
 
-def _keyframes(analysis: Analysis, samples, states, raw: list[dict]) -> list:
+def _keyframes(analysis: Analysis, samples, states, raw: Sequence[dict]) -> list:
     """The progression keyframes of the samples (what changed, and where the events are)."""
     events = np.array(sorted(b.frame for b in analysis.boundaries if b.kind == "event"), np.int64)
     candidates = [Candidate(time=s.time, frame=s.frame, shot=st.shot, ids=st.ids,

@@ -11,7 +11,8 @@ replays the reviewer's identity edits (identities.py).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -24,6 +25,7 @@ from .base import SampledStage
 from .cost import StageCost
 from .identities import assign_identities
 from .people_seen import HeldFrames, SharedPeople
+from .result import StageResult
 
 SAMPLE_RATE = 2.0  # face samples a second
 
@@ -110,6 +112,18 @@ def track_quality(size: float, blur: float, faces: int) -> float:
     return min(1.0, size / FULL_SIZE) * min(1.0, blur / FULL_SHARPNESS) * (0.5 + 0.5 * length)
 
 
+@dataclass(frozen=True)
+class FaceResult(StageResult):
+    """Per sample (a dict: ``time``, ``frame``, ``faces``: each face's ``box``, ``score``,
+    ``blur``, ``embedding``) the faces found; how many identity vectors were computed and
+    how many reused (EmbeddingReuse)."""
+
+    sample_rate: float
+    samples: tuple[dict, ...]
+    embedded: int = 0
+    reused: int = 0
+
+
 class FaceReader:
     """The stage's samples at detection size (media/shared_pass.py). Where the objects stage
     shares its people (people_seen.py), faces are looked for only in samples within
@@ -168,10 +182,9 @@ class FaceReader:
             out[i] = vector
         return out
 
-    def result(self) -> dict:
+    def result(self) -> FaceResult:
         self._decide(self.held.rest(self.seen, NEAR_PERSON))
-        return {"sample_rate": self.sample_rate, "samples": self.samples, "embedded": self.reuse.embedded,
-                "reused": self.reuse.reused}
+        return FaceResult(self.sample_rate, tuple(self.samples), self.reuse.embedded, self.reuse.reused)
 
 
 class FaceStage(SampledStage):
@@ -189,16 +202,17 @@ class FaceStage(SampledStage):
     sample_rate = SAMPLE_RATE
     detect_long_side = 640  # px: the long side of the frames faces are looked for in
     Reader = FaceReader
+    Result = FaceResult
     people: SharedPeople | None = None  # the objects stage's people (people_seen.share_people)
 
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        faces, tracks = build_tracks(result["samples"], cut_frames(analysis.boundaries), self.engine.same_person)
+    def apply(self, analysis: Analysis, result: FaceResult, previous: Analysis | None) -> Analysis:
+        faces, tracks = build_tracks(result.samples, cut_frames(analysis.boundaries), self.engine.same_person)
         edits = previous.identity_edits if previous is not None else analysis.identity_edits
         analysis = replace(analysis, faces=faces, face_tracks=tracks, identity_edits=edits)
-        return assign_identities([analysis], self.engine.cluster_distance, 1.0 / result["sample_rate"])[0]
+        return assign_identities([analysis], self.engine.cluster_distance, 1.0 / result.sample_rate)[0]
 
 
-def build_tracks(samples: list[dict], cuts: list[int], same_person: float) -> tuple[tuple, tuple]:
+def build_tracks(samples: Sequence[dict], cuts: list[int], same_person: float) -> tuple[tuple, tuple]:
     """FaceDetection and FaceTrack records from the cached per-sample faces."""
     per_sample = [
         [Detection(time=s["time"], frame=s["frame"], box=tuple(f["box"]), score=f["score"], blur=f["blur"],

@@ -15,7 +15,8 @@ of the tracks dropped stay, with no track (-1).
 from __future__ import annotations
 
 import bisect
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from ...tracking import cut_frames, iou
 from .base import SampledStage
 from .cost import StageCost
 from .people_seen import PERSON, SharedPeople
+from .result import StageResult
 
 SAMPLE_RATE = 1.0
 LONG_SIDE = 512  # CenterNet's input side: frames are read no larger
@@ -54,6 +56,15 @@ SURE_LONG = 0.5
 LOOK_RATE = 4.0  # samples a second while a label is unsure
 LOOK_WINDOW = 3.0  # seconds of a label's detections that say whether it is sure
 LOOK_SAMPLES = 3  # detections of an unsure label in the window after which it is given up
+
+
+@dataclass(frozen=True)
+class ObjectResult(StageResult):
+    """Per sample looked at (a dict: ``time``, ``frame``, ``objects``: [label, score, x, y,
+    w, h] each) what the detector found."""
+
+    sample_rate: float
+    samples: tuple[dict, ...]
 
 
 class ObjectReader:
@@ -88,10 +99,10 @@ class ObjectReader:
         if self.seen is not None and len(batch) and int(batch.indices[-1]) == int(self.indices[-1]):
             self.seen.finish()
 
-    def result(self) -> dict:
+    def result(self) -> ObjectResult:
         if self.seen is not None:
             self.seen.finish()
-        return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
+        return ObjectResult(self.stage.sample_rate, tuple(self.samples))
 
 
 class ObjectStage(SampledStage):
@@ -101,14 +112,15 @@ class ObjectStage(SampledStage):
     sample_rate = SAMPLE_RATE
     look_rate = LOOK_RATE  # sample_rate or less: never look closer
     Reader = ObjectReader
+    Result = ObjectResult
     # shared with the poses and faces stages of the same analysis (people_seen.share_people):
     # its readers publish the person boxes they find there
     people: SharedPeople | None = None
 
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+    def apply(self, analysis: Analysis, result: ObjectResult, previous: Analysis | None) -> Analysis:
         engine = self.engine_tag
-        detections, tracks = object_tracks(result["samples"], cut_frames(analysis.boundaries),
-                                           1.0 / result["sample_rate"], analysis.video.duration, engine)
+        detections, tracks = object_tracks(result.samples, cut_frames(analysis.boundaries),
+                                           1.0 / result.sample_rate, analysis.video.duration, engine)
         return replace(analysis, objects=tuple(detections), object_tracks=tuple(tracks))
 
 
@@ -144,7 +156,7 @@ class AdaptiveSampling:
         return len(scores) < LOOK_SAMPLES and (len(scores) < MIN_DETECTIONS or np.mean(scores) < sure)
 
 
-def object_tracks(samples: list[dict], cuts: list[int], step: float, duration: float, engine: str = ""
+def object_tracks(samples: Sequence[dict], cuts: list[int], step: float, duration: float, engine: str = ""
                   ) -> tuple[list[ObjectDetection], list[ObjectTrack]]:
     """The detections of every sample, each with its track, and the tracks (see above)."""
     cuts = sorted(cuts)

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from ...tracking import cut_frames
 from .base import SampledStage
 from .cost import StageCost
 from .people_seen import HeldFrames, SharedPeople
+from .result import StageResult
 
 SAMPLE_RATE = 5.0  # status.py's motion window (1 s) needs five samples or so
 PROBE = 1.0  # seconds between looks while nobody is seen (a person appears a second late at most)
@@ -56,6 +58,15 @@ MIN_SAMPLES = 5  # a track shorter than this (a second) tells no status
 MIN_STATUS = 1.0  # seconds a status lasts to be said (status.status_changes)
 SAME_EVENT = 1.0  # an engine's event this near a change of status is that change
 FACE_TOP = 0.35  # a face whose centre is in this top share of a body's box is that body's
+
+
+@dataclass(frozen=True)
+class PoseResult(StageResult):
+    """Per sample (a dict: ``time``, ``frame``, ``people``: [score, box, keypoints] each)
+    the bodies MoveNet found; none in a sample it did not look at."""
+
+    sample_rate: float
+    samples: tuple[dict, ...]
 
 
 class PoseReader:
@@ -114,9 +125,9 @@ class PoseReader:
     def status(self) -> str:
         return f"sample {len(self.samples)}/{len(self.indices)}, {self.looked} looked at"
 
-    def result(self) -> dict:
+    def result(self) -> PoseResult:
         self._decide(self.held.rest(self.seen, PROBE))
-        return {"sample_rate": self.stage.sample_rate, "samples": self.samples}
+        return PoseResult(self.stage.sample_rate, tuple(self.samples))
 
 
 class PoseStage(SampledStage):
@@ -128,20 +139,21 @@ class PoseStage(SampledStage):
     revision = 2
     sample_rate = SAMPLE_RATE
     Reader = PoseReader
+    Result = PoseResult
     people: SharedPeople | None = None  # the objects stage's people (people_seen.share_people)
 
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+    def apply(self, analysis: Analysis, result: PoseResult, previous: Analysis | None) -> Analysis:
         engine = self.engine_tag
-        tracks = pose_tracks(result["samples"], cut_frames(analysis.boundaries), 1.0 / result["sample_rate"],
-                               analysis, engine)
-        return with_status_boundaries(replace(analysis, poses=tuple(tracks)), result["samples"], engine)
+        tracks = pose_tracks(result.samples, cut_frames(analysis.boundaries), 1.0 / result.sample_rate,
+                             analysis, engine)
+        return with_status_boundaries(replace(analysis, poses=tuple(tracks)), result.samples, engine)
 
 
 def _centre(box) -> np.ndarray:
     return np.array([box[0] + box[2] / 2, box[1] + box[3] / 2])
 
 
-def link_people(samples: list[dict], cuts: list[int]) -> list[list[tuple[int, int]]]:
+def link_people(samples: Sequence[dict], cuts: list[int]) -> list[list[tuple[int, int]]]:
     """Each person followed through the samples: per track, (sample index, person index)."""
     cuts = sorted(cuts)
     tracks: list[list[tuple[int, int]]] = []
@@ -172,7 +184,7 @@ def link_people(samples: list[dict], cuts: list[int]) -> list[list[tuple[int, in
     return tracks
 
 
-def pose_tracks(samples: list[dict], cuts: list[int], step: float, analysis: Analysis, engine: str = ""
+def pose_tracks(samples: Sequence[dict], cuts: list[int], step: float, analysis: Analysis, engine: str = ""
                   ) -> list[PoseTrack]:
     """The people seen long enough to tell what they do, with their status spans (see above)."""
     out: list[PoseTrack] = []
@@ -233,7 +245,7 @@ def _identity(named: tuple[np.ndarray, dict[float, list]], times: list[float], b
     return votes.most_common(1)[0][0] if votes else None
 
 
-def with_status_boundaries(analysis: Analysis, samples: list[dict], engine: str) -> Analysis:
+def with_status_boundaries(analysis: Analysis, samples: Sequence[dict], engine: str) -> Analysis:
     """``analysis`` with an event boundary at each change of a person's status (see above)."""
     times = [s["time"] for s in samples]
     frames = [s["frame"] for s in samples]

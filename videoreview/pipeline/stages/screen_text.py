@@ -34,7 +34,8 @@ neighbouring samples is one span.
 from __future__ import annotations
 
 import difflib
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -43,6 +44,7 @@ from ...media import FrameSource, scaled_size
 from ...records import Analysis, ScreenText
 from .base import SampledStage
 from .cost import StageCost
+from .result import StageResult
 from .text_gate import text_like
 
 SAMPLE_RATE = 2.0
@@ -147,6 +149,18 @@ class WhenToRead:
         return False
 
 
+@dataclass(frozen=True)
+class ScreenTextResult(StageResult):
+    """Per sample (a dict: ``time``, ``frame``, and where it was read ``lines``: each line's
+    ``text``, ``box``, ``score``) what was read; how many samples were read, and how many the
+    text gate kept from PP-OCR."""
+
+    sample_rate: float
+    samples: tuple[dict, ...]
+    read: int = 0
+    gated: int = 0
+
+
 class TextReader:
     """The stage's samples at the reading size (media/shared_pass.py)."""
 
@@ -176,9 +190,8 @@ class TextReader:
     def status(self) -> str:
         return f"sample {len(self.samples)}/{len(self.indices)}, {self.read} read"
 
-    def result(self) -> dict:
-        return {"sample_rate": self.sample_rate, "samples": self.samples, "read": self.read,
-                "gated": self.decide.skipped}
+    def result(self) -> ScreenTextResult:
+        return ScreenTextResult(self.sample_rate, tuple(self.samples), self.read, self.decide.skipped)
 
 
 class ScreenTextStage(SampledStage):
@@ -188,10 +201,10 @@ class ScreenTextStage(SampledStage):
     gate = staticmethod(text_like)  # None: PP-OCR looks wherever the picture changed (benchmarks compare)
     sample_rate = SAMPLE_RATE
     Reader = TextReader
+    Result = ScreenTextResult
 
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        engine = self.engine_tag
-        spans = merge_spans(result["samples"], engine, result["sample_rate"])
+    def apply(self, analysis: Analysis, result: ScreenTextResult, previous: Analysis | None) -> Analysis:
+        spans = merge_spans(result.samples, self.engine_tag, result.sample_rate)
         return replace(analysis, screen_text=tuple(spans))
 
 
@@ -209,7 +222,7 @@ def _same(a: str, b: str) -> bool:
     return a == b or difflib.SequenceMatcher(None, a, b).ratio() >= SAME_TEXT
 
 
-def merge_spans(samples: list[dict], engine: str = "", sample_rate: float = SAMPLE_RATE) -> list[ScreenText]:
+def merge_spans(samples: Sequence[dict], engine: str = "", sample_rate: float = SAMPLE_RATE) -> list[ScreenText]:
     """Spans of text from the samples: a sample without ``lines`` shows what the last
     sample read showed (the picture did not change). A span runs from the first sample
     showing it to the first that does not; its text is the reading with the best score."""

@@ -22,7 +22,7 @@ import bisect
 import hashlib
 import json
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from ...records import Analysis, FaceDetection, TranscriptSegment
 from ..cancel import CancelToken
 from .base import Stage
 from .faces import SAMPLE_RATE as FACE_SAMPLE_RATE
+from .result import StageResult
 
 MIN_ALONE = 0.5  # of the face samples within a segment, at least this share show the speaker alone
 MOUTH_RATE = 10.0  # frames a second looked at for mouth movement (syllables come at 3-6 a second)
@@ -95,9 +96,24 @@ def by_mouth(activity: dict[str, float]) -> str | None:
     return ranked[0][0]
 
 
+@dataclass(frozen=True)
+class MouthActivity(StageResult):
+    """A segment looked at (``start``, ``end``) and each identity's mouth activity in it."""
+
+    start: float
+    end: float
+    activity: dict[str, float]
+
+
+@dataclass(frozen=True)
+class SpeakerResult(StageResult):
+    segments: tuple[MouthActivity, ...]
+
+
 class SpeakerStage(Stage):
     name = "speakers"
     after_earlier = True  # it looks where the faces and the speech say
+    Result = SpeakerResult
 
     def __init__(self, engine) -> None:
         self.engine = engine  # a FaceMesh
@@ -113,7 +129,7 @@ class SpeakerStage(Stage):
                  for group in self._faces.within(start, end) for f in group]
         return hashlib.sha256(json.dumps([self._look, faces]).encode()).hexdigest()[:12]
 
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> SpeakerResult:
         info = source.info
         size = scaled_size(info.width, info.height, min(960, max(info.width, info.height)))
         scale = size[0] / info.width  # display pixels -> decoded pixels
@@ -132,13 +148,13 @@ class SpeakerStage(Stage):
                                 looks[face.identity].append(value)
             activity = {pid: round(float(np.percentile(v, 90) - np.percentile(v, 10)), 5)
                         for pid, v in looks.items() if len(v) >= MIN_LOOKS}
-            found.append({"start": start, "end": end, "activity": activity})
+            found.append(MouthActivity(start, end, activity))
             progress((n + 1) / len(self._look), f"segment {n + 1}/{len(self._look)}")
-        return {"segments": found}
+        return SpeakerResult(tuple(found))
 
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
+    def apply(self, analysis: Analysis, result: SpeakerResult, previous: Analysis | None) -> Analysis:
         faces = FacesByTime(analysis.faces)
-        activity = {(round(s["start"], 3), round(s["end"], 3)): s["activity"] for s in result["segments"]}
+        activity = {(round(s.start, 3), round(s.end, 3)): s.activity for s in result.segments}
         segments = []
         for segment in analysis.transcript:
             if not segment.edited:

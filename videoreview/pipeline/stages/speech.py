@@ -9,7 +9,7 @@ time, cheap) keeps the segments a reviewer edited; who says what is the speakers
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ...records import Analysis, SpeechInfo, TranscriptSegment
 from ..cancel import CancelToken
 from .base import Stage, engine_tag
 from .cost import StageCost
+from .result import StageResult
 
 SILENT_PEAK = 1e-3  # -60 dBFS: nothing a microphone picked up
 # The sound is read and transcribed in pieces of at most this many seconds, each ended in a
@@ -29,9 +30,24 @@ PIECE = 120.0
 OVERRUN = 0.5  # seconds of sound past the picture's end still transcribed (a last word)
 
 
+@dataclass(frozen=True)
+class SpeechResult(StageResult):
+    """What the sound held (``audio``: "none", "silent", "no speech" or "speech"), how long it
+    runs, what was odd about it, the language heard first and the segments. Results cached
+    with no sound (or a silent one) hold only ``audio`` (and its duration and note)."""
+
+    audio: str
+    duration: float = 0.0
+    note: str = ""
+    language: str = ""
+    language_probability: float = 0.0
+    segments: tuple[TranscriptSegment, ...] = ()
+
+
 class SpeechStage(Stage):
     name = "speech"
     cost = StageCost(0.11, load=0.5, needs="voice", unit="audio", beside=True)  # Whisper base, int8
+    Result = SpeechResult
 
     def __init__(self, engine) -> None:
         self.engine = engine
@@ -46,11 +62,11 @@ class SpeechStage(Stage):
 
         return [cls(engine), SpeakerStage(FaceMesh())]
 
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict:
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> SpeechResult:
         info = source.info
         pieces = sound_pieces(source.path, source.start_time, self.engine.rate, PIECE, cancel)
         if pieces is None:
-            return {"audio": "none"}
+            return SpeechResult("none")
         picture, rate = info.duration, self.engine.rate
         heard, first, start, peak, problem = [], None, 0.0, 0.0, ""
         for piece in pieces:
@@ -70,22 +86,17 @@ class SpeechStage(Stage):
             notes.append(f"the sound runs {start - picture:.1f} s past the picture; that part is left out")
         elif 0 < start < picture - 1.0:
             notes.append(f"the sound ends at {start:.1f} s, before the picture ({picture:.1f} s)")
-        result = {"audio": "silent", "duration": round(min(start, picture + OVERRUN), 3), "note": "; ".join(notes)}
+        result = SpeechResult("silent", duration=round(min(start, picture + OVERRUN), 3), note="; ".join(notes))
         if peak < SILENT_PEAK:
             return result
-        language = first.language if first else ""
-        result.update(audio="speech" if heard else "no speech", language=language,
-                      language_probability=first.language_probability if first else 0.0,
-                      segments=[s.to_dict() for s in heard])
-        return result
+        return replace(result, audio="speech" if heard else "no speech", language=first.language if first else "",
+                       language_probability=first.language_probability if first else 0.0, segments=tuple(heard))
 
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        engine = engine_tag(self.engine)
-        info = SpeechInfo(audio=result["audio"], language=result.get("language", ""),
-                          language_probability=result.get("language_probability", 0.0),
-                          duration=result.get("duration", 0.0), note=result.get("note", ""), engine=engine)
-        found = [TranscriptSegment.from_dict(d) for d in result.get("segments", ())]
-        return replace(analysis, speech=info, transcript=keep_edited(found, previous))
+    def apply(self, analysis: Analysis, result: SpeechResult, previous: Analysis | None) -> Analysis:
+        info = SpeechInfo(audio=result.audio, language=result.language,
+                          language_probability=result.language_probability, duration=result.duration,
+                          note=result.note, engine=engine_tag(self.engine))
+        return replace(analysis, speech=info, transcript=keep_edited(list(result.segments), previous))
 
 
 def keep_edited(found: list[TranscriptSegment], previous: Analysis | None) -> tuple[TranscriptSegment, ...]:

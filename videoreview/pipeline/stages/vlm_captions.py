@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from time import perf_counter
 
@@ -51,7 +51,8 @@ from .. import caption_plan as plans
 from ..cancel import CancelToken
 from ..fallback import Fallback
 from .base import Stage, engine_tag
-from .captions import CaptionStage, keep_edited_keyframes, name_shots, shot_number
+from .captions import CaptionResult, CaptionStage, keep_edited_keyframes, name_shots, shot_number
+from .result import StageResult
 
 WINDOWS_PER_CHUNK = 16  # windows decoded and captioned together (bounds memory on long videos)
 BOUNDARY_CONTEXT = 10  # GEB+: up to 10 frames before and 10 after a boundary
@@ -120,9 +121,47 @@ def catalog_frame_seconds(entry) -> float | None:
     return shot_seconds(entry, usable_cores()) / plans.WINDOW_FRAMES
 
 
+@dataclass(frozen=True)
+class WindowCaption(StageResult):
+    """The model's caption of one frame, and the identities it was told were visible."""
+
+    frame: int
+    time: float
+    text: str
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BoundaryText(StageResult):
+    """The model's caption of one boundary: (subject, status before, status after), or None."""
+
+    frame: int
+    caption: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class JudgedKeyframe(StageResult):
+    frame: int
+    time: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class VLMCaptionResult(StageResult):
+    """The builtin's measurements, the model's captions of frames and boundaries, the keyframes
+    its judge kept (none per shot) and the plan it followed (CaptionPlan's fields, but its engine)."""
+
+    builtin: CaptionResult
+    captions: tuple[WindowCaption, ...]
+    boundaries: tuple[BoundaryText, ...]
+    keyframes: tuple[JudgedKeyframe, ...]
+    plan: dict
+
+
 class VLMCaptionStage(Stage):
     name = "captions"
     after_earlier = True  # it captions the boundaries and names the identities found before it
+    Result = VLMCaptionResult
 
     @classmethod
     def make(cls, engine, chosen: dict[str, str], device: str) -> list[Stage]:
@@ -193,7 +232,7 @@ class VLMCaptionStage(Stage):
                                             self._plan, plans.RULES]).encode())
         return digest.hexdigest()[:12]
 
-    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> dict | Fallback:
+    def compute(self, source: FrameSource, progress: ProgressFn, cancel: CancelToken) -> VLMCaptionResult | Fallback:
         info = source.info
         size = scaled_size(info.width, info.height, FRAME_LONG_SIDE[self.engine.family])
 
@@ -212,13 +251,13 @@ class VLMCaptionStage(Stage):
             return Fallback(self.builtin, builtin, f"{exc}. Instead: Captions: builtin")
 
     # -- per shot --------------------------------------------------------------------------
-    def _per_shot(self, source: FrameSource, builtin: dict, size, progress: ProgressFn, cancel: CancelToken) -> dict:
+    def _per_shot(self, source: FrameSource, builtin: CaptionResult, size, progress: ProgressFn,
+                  cancel: CancelToken) -> VLMCaptionResult:
         """The per-shot plan (caption_plan.py), made again after each request with what the
         requests took."""
         _, budget, estimate = self._plan
-        samples = builtin["samples"]
-        frames = [s["frame"] for s in samples]
-        times = [s["time"] for s in samples]
+        frames = [s["frame"] for s in builtin.samples]
+        times = [s["time"] for s in builtin.samples]
         shots: dict[int, list[int]] = {}
         for i, frame in enumerate(frames):
             shots.setdefault(shot_number(self._cuts, frame), []).append(i)
@@ -231,8 +270,8 @@ class VLMCaptionStage(Stage):
         if plan.jobs:
             _ = self.engine.model  # loaded before the clock starts: the load is not a request's cost
         model = self._model_name
-        captions: list[dict] = []
-        boundaries: list[dict] = []
+        captions: list[WindowCaption] = []
+        boundaries: list[BoundaryText] = []
         done: list[plans.Job] = []
         took = {"window": [0.0, 0], "boundary": [0.0, 0]}  # seconds, and frames (windows) or requests
         spent = 0.0
@@ -263,9 +302,9 @@ class VLMCaptionStage(Stage):
                   "windows": [[frames[i] for i in job.samples] for job in done if job.kind == "window"],
                   "boundaries": [job.boundary for job in done if job.kind == "boundary"],
                   "estimated": round(plan.estimated, 3), "spent": round(spent, 3)}
-        return {"builtin": builtin, "captions": captions, "boundaries": boundaries, "keyframes": [], "plan": record}
+        return VLMCaptionResult(builtin, tuple(captions), tuple(boundaries), (), record)
 
-    def _shot_window(self, source: FrameSource, size, frames: list[int], times: list[float]) -> list[dict]:
+    def _shot_window(self, source: FrameSource, size, frames: list[int], times: list[float]) -> list[WindowCaption]:
         """One window of a shot: its frames' captions, in one request."""
         decoded = source.frames_at_indices(np.array(frames), size=size).frames
         ids = self._window_ids(times)
@@ -273,10 +312,9 @@ class VLMCaptionStage(Stage):
         context = CaptionContext(identities=ids, speech=_near(self._said, times, half)[:CONTEXT_LINES],
                                  screen_text=_near(self._shown, times, half)[:CONTEXT_LINES])
         texts = self.engine.caption_windows([(list(decoded), context)], per_shot=True)[0]
-        return [{"frame": frame, "time": t, "text": text, "ids": list(ids)}
-                for frame, t, text in zip(frames, times, texts)]
+        return [WindowCaption(frame, t, text, ids) for frame, t, text in zip(frames, times, texts)]
 
-    def _shot_boundary(self, source: FrameSource, size, frame: int, frame_count: int) -> dict:
+    def _shot_boundary(self, source: FrameSource, size, frame: int, frame_count: int) -> BoundaryText:
         """One boundary's caption from BOUNDARY_SIDE frames each side of it, spread over the
         stretches between it and the boundaries around it (never across them)."""
         k = self._boundaries.index(frame)
@@ -291,15 +329,14 @@ class VLMCaptionStage(Stage):
                                  screen_text=_near(self._shown, times, half)[:CONTEXT_LINES])
         found = self.engine.caption_boundaries([(shown[:len(before)], shown[len(before)], shown[len(before) + 1:])],
                                                [context], per_shot=True)[0]
-        return {"frame": frame, "caption": list(found) if found else None}
+        return BoundaryText(frame, tuple(found) if found else None)
 
     # -- dense -----------------------------------------------------------------------------
-    def _with_model(self, source: FrameSource, builtin: dict, size, part, progress: ProgressFn,
-                    cancel: CancelToken) -> dict:
+    def _with_model(self, source: FrameSource, builtin: CaptionResult, size, part, progress: ProgressFn,
+                    cancel: CancelToken) -> VLMCaptionResult:
         started = perf_counter()
-        samples = builtin["samples"]
-        frames = [s["frame"] for s in samples]
-        times = [s["time"] for s in samples]
+        frames = [s["frame"] for s in builtin.samples]
+        times = [s["time"] for s in builtin.samples]
         shots = [shot_number(self._cuts, f) for f in frames]
         windows = caption_windows(shots)
         captions = []
@@ -319,8 +356,7 @@ class VLMCaptionStage(Stage):
                 requests.append(([decoded[frames[i]] for i in members], context))
             for (members, position), ids, texts in zip(chunk, contexts, self.engine.caption_windows(requests)):
                 target = members[position]
-                captions.append({"frame": frames[target], "time": times[target], "text": texts[position],
-                                 "ids": list(ids)})
+                captions.append(WindowCaption(frames[target], times[target], texts[position], ids))
             progress(0.1 + 0.7 * len(captions) / max(1, len(windows)), f"frame {len(captions)}/{len(windows)}")
 
         boundaries = self._caption_boundaries(source, size, source.info.frame_count, part(0.8, 0.92), cancel)
@@ -328,9 +364,8 @@ class VLMCaptionStage(Stage):
         progress(1.0, "done")
         record = {"mode": "dense", "frames": frames,
                   "windows": [[frames[i] for i in members] for members, _ in windows],
-                  "boundaries": [b["frame"] for b in boundaries], "spent": round(perf_counter() - started, 3)}
-        return {"builtin": builtin, "captions": captions, "boundaries": boundaries, "keyframes": keyframes,
-                "plan": record}
+                  "boundaries": [b.frame for b in boundaries], "spent": round(perf_counter() - started, 3)}
+        return VLMCaptionResult(builtin, tuple(captions), tuple(boundaries), tuple(keyframes), record)
 
     def _window_ids(self, times: list[float]) -> tuple[str, ...]:
         ids: list[str] = []
@@ -339,9 +374,9 @@ class VLMCaptionStage(Stage):
         return tuple(ids)
 
     def _caption_boundaries(self, source: FrameSource, size, frame_count: int, progress: ProgressFn,
-                            cancel: CancelToken) -> list[dict]:
+                            cancel: CancelToken) -> list[BoundaryText]:
         marks = [0] + self._boundaries + [frame_count - 1]
-        out: list[dict] = []
+        out: list[BoundaryText] = []
         for start in range(0, len(self._boundaries), BOUNDARIES_PER_CHUNK):
             cancel.check()
             items, contexts = [], []
@@ -354,50 +389,50 @@ class VLMCaptionStage(Stage):
                 contexts.append(CaptionContext(speech=_during(self._said, t0, t1),
                                                screen_text=_during(self._shown, t0, t1)[:4]))
             for k, found in enumerate(self.engine.caption_boundaries(items, contexts), start=start + 1):
-                out.append({"frame": marks[k], "caption": list(found) if found else None})
+                out.append(BoundaryText(marks[k], tuple(found) if found else None))
             progress(len(out) / len(self._boundaries), f"boundary {len(out)}/{len(self._boundaries)}")
         return out
 
-    def _keyframes(self, captions: list[dict], shots: list[int], cancel: CancelToken) -> list[dict]:
+    def _keyframes(self, captions: list[WindowCaption], shots: list[int], cancel: CancelToken) -> list[JudgedKeyframe]:
         """ProgressCaptioner's selection with the model judging each caption against the
         last kept one (its progression question: A = progression)."""
-        usable = [(c, shot) for c, shot in zip(captions, shots) if c["text"]]
+        usable = [(c, shot) for c, shot in zip(captions, shots) if c.text]
         if not usable:
             return []
-        kept = [{"frame": usable[0][0]["frame"], "time": usable[0][0]["time"], "reason": "first frame"}]
+        kept = [JudgedKeyframe(usable[0][0].frame, usable[0][0].time, "first frame")]
         last, last_shot = usable[0]
         for caption, shot in usable[1:]:
             cancel.check()
             if shot != last_shot:
                 reason = "new shot"
-            elif caption["text"] == last["text"]:
+            elif caption.text == last.text:
                 continue
-            elif self.engine.progression(last["text"], caption["text"]) == "A":
+            elif self.engine.progression(last.text, caption.text) == "A":
                 reason = "progression (model judge)"
             else:
                 continue
-            kept.append({"frame": caption["frame"], "time": caption["time"], "reason": reason})
+            kept.append(JudgedKeyframe(caption.frame, caption.time, reason))
             last, last_shot = caption, shot
         return kept
 
-    def apply(self, analysis: Analysis, result: dict, previous: Analysis | None) -> Analysis:
-        base = self.builtin.apply(analysis, result["builtin"], previous)
+    def apply(self, analysis: Analysis, result: VLMCaptionResult, previous: Analysis | None) -> Analysis:
+        base = self.builtin.apply(analysis, result.builtin, previous)
         engine = engine_tag(self.engine)
-        by_frame = {c["frame"]: c for c in result["captions"] if c["text"]}
+        by_frame = {c.frame: c for c in result.captions if c.text}
         # Captions written without ids: fill them in from the identities known now.
         info = analysis.video
         visible = visibility_from_faces(analysis.faces, info.width, info.height, window=0.5 / self.sample_rate)
-        blank = [c for c in result["captions"] if c["text"] and not c["ids"]]
-        filled = {c["frame"]: f.text for c, f in zip(blank, fill_in([(c["time"], c["text"]) for c in blank], visible))}
+        blank = [c for c in result.captions if c.text and not c.ids]
+        filled = {c.frame: f.text for c, f in zip(blank, fill_in([(c.time, c.text) for c in blank], visible))}
         captions = []
         for caption in base.captions:
             found = by_frame.get(caption.frame)
             if caption.edited or found is None:
                 captions.append(caption)  # a reviewer's text, or the builtin one where the model gave nothing
             else:
-                captions.append(replace(caption, text=filled.get(caption.frame, found["text"]), engine=engine))
+                captions.append(replace(caption, text=filled.get(caption.frame, found.text), engine=engine))
 
-        boundary_captions = {b["frame"]: b["caption"] for b in result["boundaries"] if b["caption"]}
+        boundary_captions = {b.frame: b.caption for b in result.boundaries if b.caption}
         # A boundary that came captioned (a reviewer's, a change of a person's status) keeps its caption.
         captioned = {b.frame for b in analysis.boundaries if b.caption is not None}
         boundaries = []
@@ -408,11 +443,10 @@ class VLMCaptionStage(Stage):
             boundaries.append(b)
 
         keyframes = base.keyframes
-        if result["keyframes"]:
-            judged = [Keyframe(time=k["time"], frame=k["frame"], score=1.0, reason=k["reason"])
-                      for k in result["keyframes"]]
+        if result.keyframes:
+            judged = [Keyframe(time=k.time, frame=k.frame, score=1.0, reason=k.reason) for k in result.keyframes]
             keyframes = keep_edited_keyframes(judged, base.keyframes)
-        plan = CaptionPlan.from_dict({**result["plan"], "engine": engine})  # which frames the model saw
+        plan = CaptionPlan.from_dict({**result.plan, "engine": engine})  # which frames the model saw
         return replace(base.with_boundaries(boundaries), captions=tuple(captions), keyframes=tuple(keyframes),
                        caption_plan=plan)
 
