@@ -385,13 +385,17 @@ def test_a_caption_from_before_a_cut_is_not_shown_after_it(qtbot, view, index_vi
     assert view.overlay_state()["caption"] is None
 
 
+def drawn(view) -> dict:
+    """What the overlays report drawn (each capability's overlay says its part of the state)."""
+    return {key: value for key, value in view.overlay_state().items() if value not in (None, False, [])}
+
+
 def test_overlays_toggle_and_update_with_new_analyses(qtbot, view, index_video):
     open_video(qtbot, view, index_video)
     analysis = review_analysis(index_video)
     view.set_analysis(Analysis(analysis.video, captions=analysis.captions))  # only the captions stage so far
     show(qtbot, view, 25)
-    assert view.overlay_state() == {"caption": "one", "caption_edited": False, "boundary": None, "faces": [],
-                                    "speech": None, "notes": [], "drawing": []}
+    assert drawn(view) == {"caption": "one"}  # nothing else drawn: no faces, speech, notes, ...
     view.set_analysis(analysis)
     assert view.overlay_state()["faces"] == ALICE_AND_P2
     show(qtbot, view, 50)
@@ -408,8 +412,7 @@ def test_overlays_toggle_and_update_with_new_analyses(qtbot, view, index_video):
     view.set_overlay_visible("faces", True)
     assert view.overlay_state()["faces"] == ALICE_AND_P2
     view.set_analysis(None)
-    assert view.overlay_state() == {"caption": None, "caption_edited": False, "boundary": None, "faces": [],
-                                    "speech": None, "notes": [], "drawing": []}
+    assert view.overlay_state()["faces"] == [] and drawn(view) == {}
     with pytest.raises(ValueError):
         view.set_overlay_visible("subtitles", True)
 
