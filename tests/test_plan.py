@@ -91,7 +91,7 @@ def test_a_budget_makes_stages_coarser_and_a_larger_one_computes_only_those_agai
     fast = analyze(cuts.path, ENGINES, cache=StageCache(tmp_path / "cache"), speed=1e6)
     rows = by_name(fast.plan)
     coarse = {p.stage for p in fast.plan.stages if p.rate != p.default_rate}
-    assert coarse == {"faces", "poses", "screen-text", "captions"}  # those declaring a coarse rate
+    assert coarse == {"faces", "expressions", "poses", "screen-text", "captions"}  # those declaring a coarse rate
     assert rows["captions"].rate == 0.5 and "coarse" in rows["captions"].note
     messages = []
     refined = analyze(cuts.path, ENGINES, cache=StageCache(tmp_path / "cache"),
