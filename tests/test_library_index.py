@@ -1,48 +1,56 @@
-"""Indexing after an analysis in the window: the library process is sent the Analysis the
-window was just given (what QueueEvents hands the library panel when the queue finishes),
-and does not read the saved file again. A real analysis child with the fake engines
-(fake_engines.py) and the real library process, with its real text embedding."""
+"""Indexing after an analysis reads no saved file back where the Analysis is at hand: a
+video added to the library (library.indexer.add_paths, the command line's `library add`)
+is analysed and saved, then indexed from the Analysis the analysis returned. An audit hook
+sees each file opened. (The window's library process is another process: it reads the
+file the analysis child saved; gui/work/queue_events.py says why.)"""
+
+from __future__ import annotations
 
 import os
+import sys
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from helpers import Words
+from videoreview.library.catalogs import open_catalog
+from videoreview.library.indexer import add_paths
+from videoreview.pipeline import store
 
-import pytest  # noqa: E402
+ENGINES = {"boundaries": "fake", "faces": "fake", "captions": "fake"}
+READ_FLAGS = os.O_WRONLY | os.O_RDWR  # none of these: opened for reading only
 
-import fake_engines  # noqa: E402
-from videoreview.gui.library_panel.cataloguing import Cataloguing  # noqa: E402
-from videoreview.gui.work.jobs import AnalysisQueue  # noqa: E402
-from videoreview.gui.work.library_client import LibraryClient  # noqa: E402
-from videoreview.pipeline import store  # noqa: E402
-
-pytestmark = pytest.mark.gui
-
-ENGINES = {key: fake_engines.FAKE for key in ("boundaries", "faces", "captions")}
-INDEX_MS = 120_000  # the library process starts and loads its text embedding
+_read: list[str] = []  # files opened for reading while _watching holds
+_watching = [False]
 
 
-def test_the_library_indexes_the_analysis_the_window_holds_without_reading_it_again(qtbot, fresh_home,
-                                                                                    cuts_video):
-    queue = AnalysisQueue(ENGINES)
-    client = LibraryClient()
-    cataloguing = Cataloguing(client)
+def _audit(event: str, args: tuple) -> None:
+    if not _watching[0] or event != "open" or isinstance(args[0], int):
+        return
+    path, mode, flags = args
+    if (mode is not None and "r" in mode and "+" not in mode) or (mode is None and not flags & READ_FLAGS):
+        _read.append(os.path.realpath(os.fspath(path)))
+
+
+sys.addaudithook(_audit)  # (a hook stays for the session: this one only looks while _watching holds)
+
+
+def reads_during(work) -> list[str]:
+    _read.clear()
+    _watching[0] = True
     try:
-        with qtbot.waitSignal(queue.finished, timeout=120_000) as done:
-            queue.enqueue(str(cuts_video.path))
-        path, analysis = done.args
-        saved = store.saved_path(analysis.content_hash)
-        saved.unlink()  # a library that read it again would find no analysis to index
-        problems, indexed, videos = [], [], []
-        cataloguing.problem.connect(problems.append)
-        cataloguing.indexed.connect(lambda: indexed.append(path))
-        cataloguing.index(path, analysis)  # what the window does when the queue finishes
-        qtbot.waitUntil(lambda: bool(indexed or problems), timeout=INDEX_MS)
-        assert problems == [] and not saved.exists()
-        client.request("videos", done=videos.extend, error=problems.append)
-        qtbot.waitUntil(lambda: bool(videos or problems), timeout=INDEX_MS)
-        [video] = videos
-        assert video.path == os.path.realpath(path) and video.status == "done" and video.content_hash == \
-            analysis.content_hash
+        work()
     finally:
-        queue.shutdown()
-        client.shutdown()
+        _watching[0] = False
+    return list(_read)
+
+
+def test_adding_a_video_indexes_the_analysis_it_made_without_reading_it_back(fresh_home, cuts_video):
+    path = str(cuts_video.path)
+    added = []
+    read = reads_during(lambda: added.append(add_paths([path], engines=ENGINES, embedder=Words())))
+    assert added[0].indexed == [path]
+    with open_catalog() as catalog:
+        [video] = catalog.videos()
+        assert video.status == "done" and catalog.indexed()
+    saved = os.path.realpath(store.saved_path(video.content_hash))
+    assert os.path.exists(saved) and saved not in read
+    # The hook sees a read of it: loading the saved Analysis is one.
+    assert saved in reads_during(lambda: store.load_saved(video.content_hash))

@@ -218,7 +218,7 @@ class MainWindow(QMainWindow):
         document.changed.connect(lambda analysis, d=document: self._on_document_changed(d))
         document.statusChanged.connect(lambda status, d=document: self.videos.update_video(d.path, status, d.message))
         document.saveFailed.connect(self.notice)
-        document.saved.connect(lambda analysis: self.library_panel.index_later(path, analysis))
+        document.saved.connect(lambda analysis: self.library_panel.index_later(path, analysis.content_hash))
         document.undo_stack.indexChanged.connect(self.review.update_undo_actions)
         self.videos.update_video(path, document.status)
         return document

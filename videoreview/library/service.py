@@ -26,7 +26,6 @@ from collections.abc import Callable
 
 from ..errors import Cancelled, LibraryError, VideoReviewError
 from ..pipeline import CancelToken, StageCache, store
-from ..records import Analysis
 from .catalog import Catalog
 from .catalog_reads import Video
 from .catalogs import open_catalog
@@ -197,12 +196,10 @@ class LibraryService:
                 self.index(path, content_hash)
         return [v.path for v in self.catalog.videos() if v.status in ("new", "analysing") and os.path.exists(v.path)]
 
-    def index(self, path: str, content_hash: str, analysis: Analysis | None = None) -> int:
+    def index(self, path: str, content_hash: str) -> int:
         """Index the saved analysis of ``path`` (after an analysis or a reviewer's edit);
-        a video not yet in the library is added. Returns the number of units.
-        ``analysis``: that saved Analysis, sent by a window that holds it, so it is not
-        read again from disk; None: it is read."""
-        analysis = analysis if analysis is not None else store.load_saved(content_hash)
+        a video not yet in the library is added. Returns the number of units."""
+        analysis = store.load_saved(content_hash)
         if analysis is None:
             raise LibraryError(path, "has no saved analysis to index")
         video_id, _ = self.catalog.add_video(path, content_hash)

@@ -11,7 +11,6 @@ import os
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ...records import Analysis
 from ..window_settings import cluster_address
 from ..work.library_client import LibraryClient
 
@@ -31,7 +30,7 @@ class Cataloguing(QObject):
     def __init__(self, client: LibraryClient, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.client = client
-        self._to_index: dict[str, Analysis] = {}  # path -> its edited, saved Analysis
+        self._to_index: dict[str, str] = {}  # path -> content hash of an edited, saved analysis
         self._timer = QTimer(self, singleShot=True, interval=REINDEX_DELAY_MS, timeout=self.index_pending)
 
     def add_paths(self, paths: list[str]) -> None:
@@ -117,22 +116,21 @@ class Cataloguing(QObject):
         for path in paths:
             self.analyseRequested.emit(path)
 
-    def index(self, path: str, analysis: Analysis) -> None:
-        """A saved Analysis (new, or edited in review) goes into the library: sent as the
-        window holds it, so the library process need not read the file again."""
-        self.client.request("index", path, analysis.content_hash, analysis, done=lambda count: self.indexed.emit(),
+    def index(self, path: str, content_hash: str) -> None:
+        """A saved analysis (new, or edited in review) goes into the library."""
+        self.client.request("index", path, content_hash, done=lambda count: self.indexed.emit(),
                             error=self.problem.emit)
 
-    def index_later(self, path: str, analysis: Analysis) -> None:
-        """An Analysis saved after an edit: indexed once the edits pause (the last one)."""
-        self._to_index[path] = analysis
+    def index_later(self, path: str, content_hash: str) -> None:
+        """An analysis saved after an edit: indexed once the edits pause."""
+        self._to_index[path] = content_hash
         self._timer.start()
 
     def index_pending(self) -> None:
         """Index the edited analyses now (the window is closing)."""
         self._timer.stop()
-        for path, analysis in self._to_index.items():
-            self.index(path, analysis)
+        for path, content_hash in self._to_index.items():
+            self.index(path, content_hash)
         self._to_index.clear()
 
     def analysis_failed(self, path: str, message: str) -> None:

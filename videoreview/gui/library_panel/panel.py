@@ -8,7 +8,6 @@ from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QMenu, QPushButton, QTab
 
 from ...library.search import LibraryNote
 from ...media import VIDEO_FILE_FILTER
-from ...records import Analysis
 from ..work.jobs import AnalysisQueue
 from ..work.library_client import LibraryClient
 from ..work.stills import StillLoader
@@ -84,11 +83,11 @@ class LibraryPanel(QWidget):
     def resume(self) -> None:
         self.cataloguing.resume()
 
-    def index(self, path: str, analysis: Analysis) -> None:
-        self.cataloguing.index(path, analysis)
+    def index(self, path: str, content_hash: str) -> None:
+        self.cataloguing.index(path, content_hash)
 
-    def index_later(self, path: str, analysis: Analysis) -> None:
-        self.cataloguing.index_later(path, analysis)
+    def index_later(self, path: str, content_hash: str) -> None:
+        self.cataloguing.index_later(path, content_hash)
 
     def analysis_failed(self, path: str, message: str) -> None:
         self.cataloguing.analysis_failed(path, message)

@@ -1,8 +1,8 @@
 """What the analysis queue's news does to the window's open videos: progress goes to the
 Videos panel (the status bar takes it from the queue itself: job_status.py), partial and
-finished Analyses to their documents (and every finished Analysis, as it is, into the
-library), a video that fails or is cancelled before it ever had an analysis leaves the
-window as it was; an engine's notice is said once a session."""
+finished Analyses to their documents (and every analysed video into the library), a video
+that fails or is cancelled before it ever had an analysis leaves the window as it was; an
+engine's notice is said once a session."""
 
 from __future__ import annotations
 
@@ -35,9 +35,7 @@ class VideoList(Protocol):
 
 
 class Library(Protocol):
-    def index(self, path: str, analysis: Analysis) -> None:
-        """Index the video's saved Analysis (given: the library need not read it again)."""
-        ...
+    def index(self, path: str, content_hash: str) -> None: ...
 
     def analysis_failed(self, path: str, message: str) -> None: ...
 
@@ -56,7 +54,9 @@ class QueueEvents:
         q.finished.connect(self._on_finished)
         q.failed.connect(self._on_failed)
         # Every analysed video goes into the library (a failure is noted there if it is catalogued).
-        q.finished.connect(library_panel.index)
+        # The library process reads the saved file: sending it the Analysis would pickle it
+        # here, on the window's GIL (50 ms for a two-hour video): work that process is there to take.
+        q.finished.connect(lambda path, analysis: library_panel.index(path, analysis.content_hash))
         q.failed.connect(library_panel.analysis_failed)
         q.cancelled.connect(self._on_cancelled)
         q.notice.connect(self._engine_notice)
