@@ -106,7 +106,7 @@ def check(clip: Path, seconds: float) -> None:
 
     with open_video(clip) as source:
         result = ScreenTextStage(RapidTextEngine()).compute(source, lambda f, m="": None, CancelToken())
-    spans = merge_spans(result["samples"])
+    spans = merge_spans(result.samples)
     shown = [(TITLES[k % len(TITLES)], 3.0 * k, 3.0 * (k + 1)) for k in range(int(seconds // 3))]
     right = sum(any(s.text == text and abs(s.start - start) <= 0.5 and abs(s.end - end) <= 0.5 for s in spans)
                 for text, start, end in shown)

@@ -80,7 +80,7 @@ def one(which: str, path: str, model: str) -> dict:
         with open_video(path) as source:
             start = time.perf_counter()
             result = stage.compute(source, lambda fraction, message="": None, CancelToken())
-        text = " ".join(s["text"] for s in result.get("segments", []))
+        text = " ".join(s.text for s in result.segments)
     elif which == "transformers":  # the pipeline as transformers' docs show it, beam 5 like ours
         import torch
         from faster_whisper.audio import decode_audio

@@ -111,7 +111,7 @@ def measure_clip(clip, engine, keep: Path) -> dict:
     out = {"samples": samples, "gate_ms": 1000 * gate_seconds / max(1, len(samples)), "truth": sorted(truth)}
     for name, run in runs.items():
         result = run.result()
-        spans = merge_spans(result["samples"], "", result["sample_rate"])
+        spans = merge_spans(result.samples, "", result.sample_rate)
         words = {w for span in spans for w in normalise(span.text)}
         out[name] = {"reads": engines[name].reads, "finds": engines[name].finds, "found": sorted(truth & words)}
     return out
@@ -203,7 +203,7 @@ def timed(path: str, gate: bool) -> dict:
     with open_video(path) as source:
         result = stage.compute(source, lambda *a: None, CancelToken())
     return {"seconds": time.perf_counter() - start, "reads": counting.reads, "finds": counting.finds,
-            "samples": len(result["samples"])}
+            "samples": len(result.samples)}
 
 
 def time_clips(paths: list[str], runs: int) -> None:

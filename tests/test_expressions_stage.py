@@ -9,13 +9,13 @@ import pytest
 
 from videoreview.engines.expressions import LABELS
 from videoreview.pipeline import StageCache, analyze
-from videoreview.pipeline.stages.expressions import expression_spans
+from videoreview.pipeline.stages.expressions import FaceLook, expression_spans
 from videoreview.records import Analysis
 
 
-def look(time: float, label: str, p: float = 0.9) -> dict:
+def look(time: float, label: str, p: float = 0.9) -> FaceLook:
     rest = (1 - p) / (len(LABELS) - 1)
-    return {"time": time, "track": 3, "p": [p if each == label else rest for each in LABELS]}
+    return FaceLook(time, 3, tuple(p if each == label else rest for each in LABELS))
 
 
 def test_spans_follow_the_likeliest_expression_and_ignore_one_odd_look():

@@ -85,7 +85,8 @@ def test_drop_fills_the_timeline_stage_by_stage(qtbot, window, scene):
     window.queue.partial.connect(lambda path, analysis: fills.append(sorted(analysis.engines)))
     analysis = analysed(qtbot, window, scene.path)
     # Run order (registry.analysis_capabilities): the fakes' stages, speakers after speech.
-    stages = ["boundaries", "faces", "objects", "poses", "speech", "speakers", "screen-text", "captions"]
+    stages = ["boundaries", "faces", "expressions", "objects", "poses", "speech", "speakers", "screen-text",
+              "captions"]
     assert fills[-1] == sorted(stages)
     assert all(fill == sorted(stages[:len(fill)]) for fill in fills), fills  # each partial adds the next ones
     assert analysis.engines["objects"] == analysis.engines["poses"] == "fake@1"

@@ -176,8 +176,8 @@ def test_poses_and_faces_look_only_near_the_detectors_people_whatever_order_fram
         assert asked["faces"] == [2.0 + k / 2 for k in range(14)], order
     assert results[0] == results[1]  # the same, however the frames came
     objects, faces, poses = results[0]
-    assert [len(s["faces"]) for s in faces["samples"]].count(1) == 9 and len(faces["samples"]) == 20
-    assert len(poses["samples"]) == 50
+    assert [len(s["faces"]) for s in faces.samples].count(1) == 9 and len(faces.samples) == 20
+    assert len(poses.samples) == 50
 
 
 def test_movenet_looks_once_a_second_where_it_keeps_missing_the_detectors_person():

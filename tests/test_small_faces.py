@@ -65,4 +65,4 @@ def test_the_reader_embeds_only_faces_tall_enough():
     reader = FaceReader(FaceStage(engine), source)
     reader.take(FrameBatch(np.array([0]), np.array([0.0]), np.zeros((1, 180, 320, 3), np.uint8)))
     assert [f.box[3] for f in embedded] == [60.0]
-    assert [len(f["embedding"]) for f in reader.result()["samples"][0]["faces"]] == [0, 128]
+    assert [len(f["embedding"]) for f in reader.result().samples[0]["faces"]] == [0, 128]

@@ -129,18 +129,18 @@ def run_stage(path, engine, gate=True) -> tuple[dict, Counting]:
 @pytest.mark.models
 def test_the_stage_reads_a_lower_third_over_a_moving_photograph_and_nothing_else(lower_third_clip, engine):
     result, calls = run_stage(lower_third_clip, engine)
-    spans = merge_spans(result["samples"], sample_rate=result["sample_rate"])
+    spans = merge_spans(result.samples, sample_rate=result.sample_rate)
     assert [s.text for s in spans] == [LOWER_THIRD], spans
     assert abs(spans[0].start - 2.0) <= 0.5 and abs(spans[0].end - 4.0) <= 1.0, spans[0]
     # Nothing text-like before the lower third: PP-OCR was not asked at all then (the
     # first sample is not read blindly); the lower third read once, and once more when it
     # went (its edges flipped).
-    looked = [s["time"] for s in result["samples"] if "lines" in s]
+    looked = [s["time"] for s in result.samples if "lines" in s]
     assert looked and min(looked) >= 2.0, looked
     assert len(calls.reads) == 2 and calls.finds == 0, (calls.reads, calls.finds)
     # The moving moon's samples kept from PP-OCR: 4 before the lower third, 2 after the
     # reading that saw it go (those within a second of a reading are not looked at).
-    assert result["gated"] == 6, result["gated"]
+    assert result.gated == 6, result.gated
 
 
 @pytest.mark.models
@@ -155,7 +155,7 @@ def test_real_water_footage_is_mostly_kept_from_ppocr(name, engine):
         pytest.skip(f"{name} not fetched (scripts/fetch-real-clips)")
     result, gated = run_stage(clips[0].path, engine)
     _result, ungated = run_stage(clips[0].path, engine, gate=False)
-    spans = merge_spans(result["samples"], sample_rate=result["sample_rate"])
+    spans = merge_spans(result.samples, sample_rate=result.sample_rate)
     assert spans == []
     assert 3 * (len(gated.reads) + gated.finds) <= len(ungated.reads) + ungated.finds, (
         len(gated.reads), gated.finds, len(ungated.reads), ungated.finds)

@@ -25,7 +25,7 @@ from videoreview.errors import Cancelled, ModelError
 from videoreview.pipeline import CancelToken, StageCache, analyze, runner
 from videoreview.pipeline.fallback import Fallback
 from videoreview.pipeline.stages.captions import CaptionStage
-from videoreview.pipeline.stages.objects import ObjectStage
+from videoreview.pipeline.stages.objects import ObjectResult, ObjectStage
 from videoreview.pipeline.warm import Warming, load_in_background
 
 pytestmark = pytest.mark.models
@@ -175,7 +175,7 @@ class ObjectsOrNone(ObjectStage):
         try:
             return super().compute(source, progress, cancel)
         except ModelError as exc:
-            return Fallback(self, {"sample_rate": self.sample_rate, "samples": []}, f"{exc}. Instead: no objects")
+            return Fallback(self, ObjectResult(self.sample_rate, ()), f"{exc}. Instead: no objects")
 
 
 def test_a_failed_background_load_gives_the_same_fallback_and_notice(clip, cache, monkeypatch):

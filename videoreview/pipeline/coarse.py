@@ -173,7 +173,7 @@ def coarse_analysis(path, analysis: Analysis, stages: Sequence, lookers: Sequenc
 
         results = read_together(view, readers, [report(k) for k in range(len(readers))], cancel)
     cancel.check()
-    looked = {stage.name: (stage, {**result, "sample_rate": view.mean_rate})
+    looked = {stage.name: (stage, replace(result, sample_rate=view.mean_rate))
               for stage, result in zip(lookers, results[1:])}
     wants_voice = any(stage.name == "speech" and stage.name not in known for stage in stages)
     voice = heard(path, video_start, analysis.video.duration, cancel) if wants_voice else None
@@ -199,7 +199,7 @@ def coarse_analysis(path, analysis: Analysis, stages: Sequence, lookers: Sequenc
         else:
             continue
         if name == "objects":
-            objects = result["samples"]
+            objects = result.samples
     if voice is not None:  # after the captions: they would quote its empty lines
         coarse = replace(coarse, speech=voice[0], transcript=voice[1])
     cancel.check()

@@ -31,6 +31,7 @@ import threading
 from collections.abc import Sequence
 
 from ..engines.loading import loading_ahead
+from .stages.base import Stage
 
 
 class Warming:
@@ -39,7 +40,8 @@ class Warming:
     def __init__(self, stages: Sequence) -> None:
         self.closed = False
         self.loaded: list[str] = []  # stages whose warm() returned, in order (for tests and benchmarks)
-        warms = [(stage.name, stage.warm) for stage in stages]
+        # Stages that load nothing ahead (the base class's warm) need no thread.
+        warms = [(stage.name, stage.warm) for stage in stages if type(stage).warm is not Stage.warm]
         self._thread: threading.Thread | None = None
         if warms:
             self._thread = threading.Thread(target=self._run, args=(warms,), name="videoreview-warm")
@@ -69,5 +71,5 @@ class Warming:
 
 def load_in_background(stages: Sequence) -> Warming:
     """Start loading the models of ``stages`` (those whose results are not cached, in run
-    order) in a background thread. Stages without ``warm()`` load nothing ahead."""
+    order) in a background thread; none where no stage has a load to warm."""
     return Warming(stages)
