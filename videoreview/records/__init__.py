@@ -29,7 +29,8 @@ from .notes import NOTE_STATUSES, NOTE_TAG_COLOURS, NOTE_TAGS, SHAPE_KINDS, Note
 # 5: objects (COCO detections in sampled frames) and object tracks.
 # 6: people's bodies followed through shots, with what each is doing (person tracks).
 # 7: shot tags (what an image-text model names in each shot).
-# 8: each capability's records under its one name: person_tracks became poses; expressions.
+# 8: each capability's records under its one name: person_tracks became poses; expressions;
+#    bodies per sample (pose_samples); reviewers' track edits.
 SCHEMA_VERSION = 8
 RENAMED = {"person_tracks": "poses"}  # old Analysis key -> its name since schema 8
 
@@ -299,6 +300,37 @@ class PoseTrack(_Record):
 
 
 @dataclass(frozen=True)
+class PoseSample(_Record):
+    """One body in one sampled frame (the poses stage), with its keypoints."""
+
+    time: float
+    frame: int
+    track: int  # PoseTrack.id
+    box: tuple[float, float, float, float]  # x, y, w, h in display pixels
+    score: float
+    keypoints: tuple[float, ...] = ()  # 17 x (x, y, score), COCO's order, display pixels
+
+
+TRACK_EDIT_OPS: tuple[str, ...] = ("relabel", "delete", "move")
+
+
+@dataclass(frozen=True)
+class TrackEdit(_Record):
+    """A reviewer's correction of an object or body track, replayed after every re-analysis
+    (pipeline/edits.py) so it survives it. As an IdentityEdit, the track is named by one of
+    its boxes (``frame``, ``box``), not by its id, which may change when the engines run
+    again: the edit applies to whichever track then has a box at that frame overlapping it."""
+
+    op: str  # one of TRACK_EDIT_OPS
+    capability: str  # "objects" or "poses"
+    frame: int
+    box: tuple[float, float, float, float]
+    label: str | None = None  # relabel: the new label
+    to: tuple[float, float, float, float] | None = None  # move: the box at ``frame`` from now on
+    author: str = ""
+
+
+@dataclass(frozen=True)
 class Expression(_Record):
     """What one face shows over a span of its face track (the expressions stage): one of
     engines/expressions.py's LABELS, the likeliest over the span."""
@@ -395,6 +427,7 @@ class Analysis(_Record):
     face_tracks: tuple[FaceTrack, ...] = ()
     identities: tuple[Identity, ...] = ()
     identity_edits: tuple[IdentityEdit, ...] = ()
+    track_edits: tuple[TrackEdit, ...] = ()  # the reviewer's, in the order made
     keyframes: tuple[Keyframe, ...] = ()
     summaries: tuple[Summary, ...] = ()
     # Frames of engine boundaries a reviewer deleted (or moved away): a re-run drops them.
@@ -405,6 +438,7 @@ class Analysis(_Record):
     objects: tuple[ObjectDetection, ...] = ()
     object_tracks: tuple[ObjectTrack, ...] = ()
     poses: tuple[PoseTrack, ...] = ()
+    pose_samples: tuple[PoseSample, ...] = ()  # in time order
     expressions: tuple[Expression, ...] = ()  # in time order
     shot_tags: tuple[ShotTag, ...] = ()  # what an image-text model names in each shot, in time order
     caption_plan: CaptionPlan | None = None  # which frames a VLM captioned; None: no VLM did

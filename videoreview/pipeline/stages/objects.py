@@ -23,6 +23,7 @@ import numpy as np
 from ...media import FrameSource, scaled_size
 from ...records import Analysis, ObjectDetection, ObjectTrack
 from ...tracking import cut_frames, iou
+from . import track_edits
 from .base import SampledStage
 from .cost import StageCost
 from .people_seen import PERSON, SharedPeople
@@ -121,7 +122,8 @@ class ObjectStage(SampledStage):
         engine = self.engine_tag
         detections, tracks = object_tracks(result.samples, cut_frames(analysis.boundaries),
                                            1.0 / result.sample_rate, analysis.video.duration, engine)
-        return replace(analysis, objects=tuple(detections), object_tracks=tuple(tracks))
+        analysis = replace(analysis, objects=tuple(detections), object_tracks=tuple(tracks))
+        return track_edits.replayed(analysis, "objects")  # the reviewer's relabels, deletions, moves
 
 
 class AdaptiveSampling:

@@ -34,8 +34,9 @@ import numpy as np
 
 from ...engines.poses.status import status_changes, statuses
 from ...media import FrameSource, scaled_size
-from ...records import Analysis, Boundary, BoundaryCaption, PoseTrack, StatusSpan
+from ...records import Analysis, Boundary, BoundaryCaption, PoseSample, PoseTrack, StatusSpan
 from ...tracking import cut_frames
+from . import track_edits
 from .base import SampledStage
 from .cost import StageCost
 from .people_seen import HeldFrames, SharedPeople
@@ -144,9 +145,11 @@ class PoseStage(SampledStage):
 
     def apply(self, analysis: Analysis, result: PoseResult, previous: Analysis | None) -> Analysis:
         engine = self.engine_tag
-        tracks = pose_tracks(result.samples, cut_frames(analysis.boundaries), 1.0 / result.sample_rate,
-                             analysis, engine)
-        return with_status_boundaries(replace(analysis, poses=tuple(tracks)), result.samples, engine)
+        cuts = cut_frames(analysis.boundaries)
+        tracks = pose_tracks(result.samples, cuts, 1.0 / result.sample_rate, analysis, engine)
+        bodies = pose_samples(result.samples, cuts)
+        analysis = track_edits.replayed(replace(analysis, poses=tuple(tracks), pose_samples=bodies), "poses")
+        return with_status_boundaries(analysis, result.samples, engine)
 
 
 def _centre(box) -> np.ndarray:
@@ -184,14 +187,29 @@ def link_people(samples: Sequence[dict], cuts: list[int]) -> list[list[tuple[int
     return tracks
 
 
+def kept_people(samples: Sequence[dict], cuts: list[int]) -> list[list[tuple[int, int]]]:
+    """link_people's tracks seen long enough to tell what they do: the pose tracks, in id order."""
+    return [members for members in link_people(samples, cuts) if len(members) >= MIN_SAMPLES]
+
+
+def pose_samples(samples: Sequence[dict], cuts: list[int]) -> tuple[PoseSample, ...]:
+    """Each kept body in each sample it was seen in, with its keypoints, in time order."""
+    bodies = []
+    for track, members in enumerate(kept_people(samples, cuts)):
+        for i, j in members:
+            score, box, keypoints = samples[i]["people"][j]
+            bodies.append(PoseSample(samples[i]["time"], samples[i]["frame"], track,
+                                     tuple(round(float(v), 1) for v in box), round(float(score), 3),
+                                     tuple(round(float(v), 2) for v in np.asarray(keypoints).ravel())))
+    return tuple(sorted(bodies, key=lambda b: (b.frame, b.track)))
+
+
 def pose_tracks(samples: Sequence[dict], cuts: list[int], step: float, analysis: Analysis, engine: str = ""
                   ) -> list[PoseTrack]:
     """The people seen long enough to tell what they do, with their status spans (see above)."""
     out: list[PoseTrack] = []
     faces = _named_faces(analysis)
-    for members in link_people(samples, cuts):
-        if len(members) < MIN_SAMPLES:
-            continue
+    for members in kept_people(samples, cuts):
         times = [samples[i]["time"] for i, _ in members]
         people = [samples[i]["people"][j] for i, j in members]
         keypoints = [np.asarray(p[2], np.float32) for p in people]

@@ -1,0 +1,120 @@
+"""The reviewed analysis in annotation tools' and data sets' formats, and corrections made
+there brought back: the one table of formats that ``videoreview export`` / ``import`` and
+the window's Export and Import menus use. A new format is a module here and one row below.
+
+    format                  written as                                 read back
+    cvat                    CVAT for video 1.1 XML (annotations.xml)    yes
+    mot_seq                 MOT Challenge sequence (gt/gt.txt, ...)     yes
+    coco_instances          COCO instances per sampled frame            no
+    coco_person_keypoints   COCO person keypoints per sampled frame     no
+    label-studio            Label Studio's JSON tasks for video         yes
+    kinetic-geb             Kinetic-GEB+ boundaries with their captions yes
+    micap                   MICap's identities across a set of clips    no
+
+Each writer fills a folder as the owning tool's importer finds it, and returns the
+warnings the user should read. Each reader turns a file into reviewer edits (``Edit``): the
+command line applies them in order, the window makes each one undo step.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import VideoReviewError
+from ..records import Analysis
+
+
+class AnnotationError(VideoReviewError):
+    """A file that cannot be read back, in one line: the file, where in it, what is wrong."""
+
+    def __init__(self, path: str | os.PathLike, where: str, problem: str) -> None:
+        self.path = os.fspath(path)
+        super().__init__(f"{self.path}: {where + ': ' if where else ''}{problem}")
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One correction read from a file: what the undo menu says, the change, who made it."""
+
+    text: str
+    change: Callable[[Analysis], Analysis]
+    author: str = ""
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    write: str  # "module:function" in this package: (analysis, folder, options) -> warnings
+    read: str | None  # "module:function": (analysis, path) -> list[Edit]; None: export only
+    carries: str  # what is written, for the user
+    leaves_out: str  # what is not, and why
+
+
+@dataclass(frozen=True)
+class Options:
+    video: str | os.PathLike | None = None  # where frames are decoded from (--frames)
+    frames: bool = False  # write the sampled frames' pictures beside the annotations (COCO)
+
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("cvat", "cvat:write", "cvat:read",
+           "object, face and body tracks (identity as an attribute, body keypoints as skeleton points), "
+           "boundaries and captions as attributes on their frames",
+           "speech, on-screen text and notes: CVAT for video has no place for text over time"),
+)}
+
+
+def _function(name: str):
+    import importlib
+
+    module, _, function = name.partition(":")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+
+
+def format_named(name: str) -> Format:
+    if name not in FORMATS:
+        raise VideoReviewError(f"no annotation format {name!r} (formats: {', '.join(FORMATS)})")
+    return FORMATS[name]
+
+
+def export_annotations(analysis: Analysis, name: str, folder: str | os.PathLike,
+                       options: Options = Options()) -> list[str]:
+    """Write ``analysis`` in format ``name`` into ``folder`` (made if missing); the warnings."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return _function(format_named(name).write)(analysis, Path(folder), options)
+
+
+def read_annotations(analysis: Analysis, path: str | os.PathLike, name: str | None = None) -> list[Edit]:
+    """The reviewer edits that bring ``analysis`` to what the file at ``path`` says (its
+    format ``name``, else guessed from the file)."""
+    chosen = format_named(name) if name else guess_format(Path(path))
+    if chosen.read is None:
+        raise AnnotationError(path, "", f"{chosen.name} files are written, not read back")
+    return _function(chosen.read)(analysis, Path(path))
+
+
+def guess_format(path: Path) -> Format:
+    """The format a file is in, by its name and its first bytes."""
+    try:
+        head = path.read_bytes()[:4096].lstrip()
+    except OSError as exc:
+        raise AnnotationError(path, "", exc.strerror or str(exc)) from None
+    if path.suffix.lower() == ".xml" or head.startswith(b"<"):
+        return format_named("cvat")
+    raise AnnotationError(path, "", "not a file of a format this reads (" +
+                          ", ".join(f.name for f in FORMATS.values() if f.read) + ")")
+
+
+def check_video(analysis: Analysis, path: str | os.PathLike, where: str, width: int | None, height: int | None,
+                frames: int | None) -> None:
+    """Refuse a file made for another video: a different picture size or frame count."""
+    info = analysis.video
+    theirs = (width, height, frames)
+    ours = (info.width, info.height, info.frame_count)
+    if any(t is not None and t != o for t, o in zip(theirs, ours)):
+        said = f"{width}x{height}" if width and height else "an unknown size"
+        raise AnnotationError(path, where, f"made for a {said} video of {frames} frames; this one is "
+                                           f"{info.width}x{info.height}, {info.frame_count} frames")
