@@ -22,7 +22,7 @@ import fake_engines  # noqa: E402, F401  (registers them in this process)
 import videos as V  # noqa: E402  (tests/ is on sys.path under pytest)
 
 # Fixtures that take tens of seconds to make: a test that needs one is ``slow``.
-SLOW_FIXTURES = {"taught", "corpus_outcomes"}
+SLOW_FIXTURES = {"taught", "corpus_outcomes", "street"}
 
 
 def pytest_collection_modifyitems(items):
@@ -283,3 +283,30 @@ def team_url(postgres_server):
     yield postgres_server.rsplit("/", 1)[0] + "/" + name
     with psycopg.connect(postgres_server, autocommit=True) as db:
         db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+STREET_CLIP = "vtest.avi"  # OpenCV's pedestrians on a street (Debian's opencv-doc; scripts/fetch-real-clips)
+STREET_ENGINES = {"boundaries": "builtin", "faces": "blazeface", "objects": "nanodet", "poses": "movenet",
+                  "captions": "builtin"}
+
+
+@pytest.fixture(scope="session")
+def street(tmp_path_factory):
+    """A real street clip (80 s, 768x576, people walking) and its Analysis by the real
+    engines: object, face and body tracks. scripts/setup-readers fetches it; where it is
+    missing the test skips (or fails, where VIDEOREVIEW_READERS=required)."""
+    import sys
+    from pathlib import Path
+
+    from videoreview.pipeline import StageCache, analyze
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from real_corpus import clips_dir
+
+    path = clips_dir() / STREET_CLIP
+    if not path.is_file():
+        message = f"{STREET_CLIP} is not fetched: run scripts/fetch-real-clips --only {STREET_CLIP}"
+        if os.environ.get("VIDEOREVIEW_READERS") == "required":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path, analyze(path, STREET_ENGINES, cache=StageCache(tmp_path_factory.mktemp("street-cache")))
