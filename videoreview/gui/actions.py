@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
+from .annotation_files import AnnotationFiles
 from .dialogs import help
 from .layouts import KEYS, LAYOUTS, TITLES
 from .theme import THEMES, saved_theme
@@ -65,6 +66,9 @@ MENUS: list[tuple[str, list]] = [
         SEPARATOR,
         Row("Add &folder to the library…", lambda w: w.library_panel.ask_folder(), "Ctrl+Shift+O"),
         Row("Add files to the &library…", lambda w: w.library_panel.ask_files()),
+        SEPARATOR,
+        Row("&Export for annotation tools…", lambda w: AnnotationFiles.of(w).ask_export()),
+        Row("&Import corrections…", lambda w: AnnotationFiles.of(w).ask_import()),
         SEPARATOR,
         Row("&Quit", lambda w: w.close(), QKeySequence.Quit),
     ]),
