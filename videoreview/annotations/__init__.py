@@ -19,6 +19,7 @@ command line applies them in order, the window makes each one undo step.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,20 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            "object, face and body tracks (identity as an attribute, body keypoints as skeleton points), "
            "boundaries and captions as attributes on their frames",
            "speech, on-screen text and notes: CVAT for video has no place for text over time"),
+    Format("mot_seq", "mot:write", "mot:read",
+           "object, face and body tracks as ground truth (gt/gt.txt, gt/labels.txt, seqinfo.ini), "
+           "each track one id, frames from 1",
+           "identities, keypoints, scores and captions: MOT has a box and a class a line, nothing more; "
+           "no pictures (img1/ would be every frame)"),
+    Format("coco_instances", "coco:write_instances", None,
+           "object and face boxes of each sampled frame, COCO's category ids, the track id as an attribute; "
+           "with --frames the frames' pictures",
+           "body tracks (the person keypoints file has them; here they would count each person twice), "
+           "masks, time: COCO has images, not tracks, so nothing is read back"),
+    Format("coco_person_keypoints", "coco:write_person_keypoints", None,
+           "each sampled body: its box and COCO's 17 keypoints (visible where scored 0.3 or more), "
+           "the track id as an attribute; with --frames the frames' pictures",
+           "objects and faces (coco_instances has them), masks, time: nothing is read back"),
 )}
 
 
@@ -98,12 +113,16 @@ def read_annotations(analysis: Analysis, path: str | os.PathLike, name: str | No
 
 def guess_format(path: Path) -> Format:
     """The format a file is in, by its name and its first bytes."""
+    if path.name.lower() in ("gt.txt", "seqinfo.ini") or (path / "gt" / "gt.txt").is_file():
+        return format_named("mot_seq")
     try:
         head = path.read_bytes()[:4096].lstrip()
     except OSError as exc:
         raise AnnotationError(path, "", exc.strerror or str(exc)) from None
     if path.suffix.lower() == ".xml" or head.startswith(b"<"):
         return format_named("cvat")
+    if re.match(rb"\d+ *, *-?\d+ *,", head):  # MOT's "frame, id, ..." lines
+        return format_named("mot_seq")
     raise AnnotationError(path, "", "not a file of a format this reads (" +
                           ", ".join(f.name for f in FORMATS.values() if f.read) + ")")
 
