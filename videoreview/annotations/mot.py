@@ -256,14 +256,14 @@ def _relabel(gt: Path, track: Track, rows: list[Row]) -> list[Edit]:
         return []
     changed = next(row for row in rows if row.label not in (None, track.label))
     where = f"line {changed.line}"
-    if len(given) > 1:
-        raise AnnotationError(gt, where, f"{name} has more than one class; a track has one")
-    label = given.pop()
     if track.capability == "faces":
         raise AnnotationError(gt, where, f"{name}: a face's class cannot change in MOT "
                                          "(not a face: delete its lines; who it is: rename it in the app)")
     if track.capability == "poses":
         raise AnnotationError(gt, where, f"{name}: a body is a person; its class cannot change")
+    if len(given) > 1:
+        raise AnnotationError(gt, where, f"{name} has more than one class; a track has one")
+    label = given.pop()
     if label == FACE:
         raise AnnotationError(gt, where, f"{name}: an object track cannot become a face")
     first = track.first
