@@ -79,6 +79,26 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            "each sampled body: its box and COCO's 17 keypoints (visible where scored 0.3 or more), "
            "the track id as an attribute; with --frames the frames' pictures",
            "objects and faces (coco_instances has them), masks, time: nothing is read back"),
+    Format("label-studio", "label_studio:write", "label_studio:read",
+           "a task for the video (tasks.json) and the project's labelling configuration (label_config.xml): "
+           "object, face and body tracks as video rectangles with their keyframes, identities, boundaries "
+           "with their captions, frame captions and speech with its speaker as timeline labels with text, "
+           "all as a prediction to correct",
+           "on-screen text, shot tags, expressions, summaries and notes (no region of a video holds them), "
+           "body keypoints (no points over time in Label Studio's video tags), boxes between samples "
+           "(Label Studio interpolates); read back: keyframes the tracks had no box at, new tracks, "
+           "deleted or moved caption and speech spans (they follow the samples and the sound)"),
+    Format("kinetic-geb", "kinetic_geb:write", "kinetic_geb:read",
+           "the boundaries as Kinetic-GEB+'s (kinetic_geb.json): timestamp, type, subject, status before "
+           "and status after",
+           "the app's boundary kinds and confidences (GEB+ types say what changed: an event is written a "
+           "change of action, a cut or gradual change 'Multiple'; types are not read back), tracks, captions "
+           "and speech: the data set has boundaries only"),
+    Format("micap", "micap:write", None,
+           "identities across the video's clips as MICap's sets of clips (micap.json): per clip its "
+           "captions with people as P-ids, the P-ids seen and mentioned",
+           "boxes and tracks (MICap links ids to captions, not faces); nothing is read back: a data set's "
+           "file, not edited in a tool, and its ids are not tied to faces"),
 )}
 
 
@@ -115,6 +135,10 @@ def guess_format(path: Path) -> Format:
     """The format a file is in, by its name and its first bytes."""
     if path.name.lower() in ("gt.txt", "seqinfo.ini") or (path / "gt" / "gt.txt").is_file():
         return format_named("mot_seq")
+    if path.name.lower() == "kinetic_geb.json" or (path / "kinetic_geb.json").is_file():
+        return format_named("kinetic-geb")
+    if path.name.lower() == "tasks.json" or (path / "tasks.json").is_file():
+        return format_named("label-studio")
     try:
         head = path.read_bytes()[:4096].lstrip()
     except OSError as exc:
@@ -123,6 +147,10 @@ def guess_format(path: Path) -> Format:
         return format_named("cvat")
     if re.match(rb"\d+ *, *-?\d+ *,", head):  # MOT's "frame, id, ..." lines
         return format_named("mot_seq")
+    if head[:1] == b"{" and re.search(rb'"(boundary_id|status_before)"', head):  # GEB+'s boundaries
+        return format_named("kinetic-geb")
+    if head[:1] in (b"[", b"{") and b'"data"' in head:  # Label Studio's tasks
+        return format_named("label-studio")
     raise AnnotationError(path, "", "not a file of a format this reads (" +
                           ", ".join(f.name for f in FORMATS.values() if f.read) + ")")
 
