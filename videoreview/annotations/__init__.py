@@ -62,9 +62,11 @@ class Options:
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("cvat", "cvat:write", "cvat:read",
-           "object, face and body tracks (identity as an attribute, body keypoints as skeleton points), "
-           "boundaries and captions as attributes on their frames",
-           "speech, on-screen text and notes: CVAT for video has no place for text over time"),
+           "object, face and body tracks (identity as an attribute, a body's keypoints as a points track "
+           "beside its box), boundaries and captions as boxes over the picture on their frames, and "
+           "labels.json to make the CVAT task with",
+           "speech, on-screen text, notes and expressions: CVAT for video has no place for text over time; "
+           "keypoints, face boxes, tracks drawn in CVAT and added or deleted captions are not read back"),
     Format("mot_seq", "mot:write", "mot:read",
            "object, face and body tracks as ground truth (gt/gt.txt, gt/labels.txt, seqinfo.ini), "
            "each track one id, frames from 1",

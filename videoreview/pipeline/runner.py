@@ -103,14 +103,16 @@ class _Run:
         self.warming = load_in_background([])
 
     def begin(self) -> Analysis:
-        """The probe's Analysis: the video's facts, its content hash, the reviewer's notes."""
+        """The probe's Analysis: the video's facts, its content hash, the reviewer's notes and track edits."""
         self.progress("probe", 0.0, "probing")
         info = _probed(self.path)
         self.progress("probe", 1.0, f"{info.duration:.1f} s, {info.frame_count} frames")
         self.content_hash = self.cache.content_hash(self.path)
         previous = self.previous  # the reviewer's notes are theirs: analysis never changes them
+        # nor their track corrections, which the objects and poses stages replay (track_edits.py)
         return Analysis(video=info, content_hash=self.content_hash, notes=previous.notes if previous else (),
-                        deleted_notes=previous.deleted_notes if previous else ())
+                        deleted_notes=previous.deleted_notes if previous else (),
+                        track_edits=previous.track_edits if previous else ())
 
     def plan(self, info, decode: str, speed: float | None) -> AnalysisPlan:
         """Which stages come from the cache and which are read ahead; their models start

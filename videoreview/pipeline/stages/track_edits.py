@@ -57,7 +57,7 @@ def _poses(analysis: Analysis, edit: TrackEdit, track: int) -> Analysis:
         return replace(analysis, poses=tuple(t for t in analysis.poses if t.id != track),
                        pose_samples=tuple(s for s in analysis.pose_samples if s.track != track))
     if edit.op == "relabel":
-        return replace(analysis, poses=tuple(replace(t, identity=edit.label) if t.id == track else t
+        return replace(analysis, poses=tuple(replace(t, identity=edit.label or None) if t.id == track else t
                                              for t in analysis.poses))
     return replace(analysis, pose_samples=tuple(replace(s, box=edit.to) if s.track == track and s.frame == edit.frame
                                                 else s for s in analysis.pose_samples))
