@@ -151,7 +151,7 @@ def guess_format(path: Path) -> Format:
         return format_named("mot_seq")
     if head[:1] == b"{" and re.search(rb'"(boundary_id|status_before)"', head):  # GEB+'s boundaries
         return format_named("kinetic-geb")
-    if head[:1] in (b"[", b"{") and b'"data"' in head:  # Label Studio's tasks
+    if head[:1] in (b"[", b"{") and re.search(rb'"(data|annotations|predictions)"', head):  # Label Studio's tasks
         return format_named("label-studio")
     raise AnnotationError(path, "", "not a file of a format this reads (" +
                           ", ".join(f.name for f in FORMATS.values() if f.read) + ")")
