@@ -292,8 +292,9 @@ def moves(source: Source, track: Track, region: Region) -> list[Edit]:
         if track.capability == "faces":
             raise AnnotationError(source.path, f"{region.where} frame {frame + 1}",
                                   f"{name_of(track)}: a face's box cannot be moved")
+        to = tuple(a if abs(a - b) < SAME else b for a, b in zip(old, box))  # unmoved sides as they were
         found.append(Edit(f"Label Studio: move {name_of(track)}'s box at frame {frame}",
-                          partial(edits.move_box, capability=track.capability, frame=frame, box=old, to=box,
+                          partial(edits.move_box, capability=track.capability, frame=frame, box=old, to=to,
                                   author=source.author), source.author))
     return found
 
@@ -324,8 +325,8 @@ def boundary_edits(source: Source, regions: dict[str, Region]) -> list[Edit]:
                                 partial(edits.set_boundary_kind, frame=frame, kind=region.label), author))
         caption = boundary.caption
         old = (caption.subject, caption.before, caption.after) if caption else ("", "", "")
-        if parts_of(region) != old:
-            changed.append(boundary_caption(source, region, frame))
+        if parts_of(region) != old and (any(parts_of(region)) or frame == boundary.frame):
+            changed.append(boundary_caption(source, region, frame))  # a moved one's caption may go with the move
     added = [Edit(f"Label Studio: add a {r.label} boundary at frame {r.first}",
                   partial(edits.add_boundary, seconds=frame_time(r.first, fps), kind=r.label,
                           caption=BoundaryCaption(*parts_of(r), engine=edits.REVIEWER) if all(parts_of(r)) else None),
