@@ -81,7 +81,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            "each sampled body: its box and COCO's 17 keypoints (visible where scored 0.3 or more), "
            "the track id as an attribute; with --frames the frames' pictures",
            "objects and faces (coco_instances has them), masks, time: nothing is read back"),
-    Format("label-studio", "label_studio:write", "label_studio:read",
+    Format("label-studio", "label_studio:write", "label_studio_read:read",
            "a task for the video (tasks.json) and the project's labelling configuration (label_config.xml): "
            "object, face and body tracks as video rectangles with their keyframes, identities, boundaries "
            "with their captions, frame captions and speech with its speaker as timeline labels with text, "

@@ -1,5 +1,5 @@
 """Label Studio's JSON tasks for video: the analysis as one task to correct there, and the
-project's JSON export read back as reviewer edits (label_studio_read.py).
+project's JSON export read back as reviewer edits (label_studio_read.py reads it).
 
 Written into the folder:
 
@@ -167,9 +167,3 @@ def span(rid: str, label: str, first: int, last: int) -> dict:
 def textarea(rid: str, name: str, text: str) -> dict:
     return {"id": rid, "from_name": name, "to_name": "video", "type": "textarea", "value": {"text": [text]}}
 
-
-def read(analysis: Analysis, path: Path):
-    """The edits that bring ``analysis`` to what Label Studio's JSON export at ``path`` says."""
-    from .label_studio_read import read as read_export
-
-    return read_export(analysis, path)
