@@ -105,8 +105,9 @@ def test_the_actor_makes_the_analysis_a_local_run_makes(cuts_video, fresh_home):
     digest = StageCache().content_hash(path)
     actor = Analyser(ENGINES, [])
     ready = actor.ready()
-    assert ready["stages"] == {"boundaries": "fake", "faces": "fake", "objects": "fake", "poses": "fake",
-                               "speech": "fake", "speakers": "face-mesh", "screen-text": "fake", "captions": "fake"}
+    assert ready["stages"] == {"boundaries": "fake", "faces": "fake", "expressions": "fake", "objects": "fake",
+                               "poses": "fake", "speech": "fake", "speakers": "face-mesh", "screen-text": "fake",
+                               "captions": "fake"}
     done = actor.analyse(path, digest, None)
     assert "problem" not in done, done
     local = analyze(path, ENGINES, cache=StageCache(fresh_home / "other cache"))
