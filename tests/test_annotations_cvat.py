@@ -190,7 +190,7 @@ def test_a_hand_edited_file_comes_back_through_the_command(analysed, tmp_path):
 
     done = run_process("import", path, "--into", saved)
     assert done.returncode == 0, done.stderr
-    assert "bicycle" in done.stderr and "1 edits" in done.stderr
+    assert "bicycle" in done.stderr and "1 edit" in done.stderr
     back = Analysis.load(saved)
     assert next(t for t in back.object_tracks if t.id == track.id).label == "bicycle"
     assert [e.op for e in back.track_edits] == ["relabel"]

@@ -84,5 +84,5 @@ def cmd_import(args: argparse.Namespace) -> int:
     except (VideoReviewError, OSError) as exc:
         print_error(str(exc) if getattr(exc, "path", True) else f"{args.file}: {exc}")
         return EXIT_ERROR
-    print(f"{args.file}: {len(edits)} edits", file=sys.stderr)
+    print(f"{args.file}: {len(edits)} edit{'' if len(edits) == 1 else 's'}", file=sys.stderr)
     return 0
