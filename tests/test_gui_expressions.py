@@ -5,12 +5,13 @@ by hand."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QPointF  # noqa: E402
 
-from helpers import shown_timeline  # noqa: E402
+from helpers import lane_y, shown_timeline  # noqa: E402
 from test_gui_objects import WAIT_MS, open_video, show  # noqa: E402
 from videoreview.gui.panels.details_panel import DetailsPanel  # noqa: E402
 from videoreview.records import Analysis, Appearance, Expression, FaceDetection, FaceTrack, Identity, VideoInfo  # noqa: E402
@@ -40,6 +41,17 @@ def test_a_block_per_span_under_the_identities_with_its_tooltip_and_click(qtbot)
     assert timeline.item_at(QPointF(timeline.x_of(30.0), y)) is None
     timeline.set_analysis(Analysis(analysis().video))
     assert "expressions" not in timeline.track_names()  # shown only where expressions were read
+
+
+def test_faces_seen_together_get_a_lane_each(qtbot):
+    timeline = shown_timeline(qtbot, (1000, 400))
+    together = analysis()
+    spans = (*together.expressions[:2], Expression(1, 0.5, 2.5, "sad", 0.6, None, "fer@1"))
+    timeline.set_analysis(replace(together, expressions=tuple(sorted(spans, key=lambda e: e.start))))
+    first, second = lane_y(timeline, "expressions", 0), lane_y(timeline, "expressions", 1)
+    assert timeline.tooltip_at(QPointF(timeline.x_of(1.0), first)) == "Ada (P1): neutral (0.70)"
+    assert timeline.tooltip_at(QPointF(timeline.x_of(1.0), second)) == "A face: sad (0.60)"
+    assert timeline.item_at(QPointF(timeline.x_of(2.0), first)) == ("expressions", 2)  # P1's happy, sorted third
 
 
 def test_a_span_s_details(qtbot):

@@ -1,21 +1,22 @@
 """Facial expressions in the window: a track of what each face shows (a block per span, in
-the expression's colour), a span's page in the Details panel, and the expression under
-each face box over the picture. A selection is the span's place in the Analysis's list."""
+the expression's colour; faces seen at the same time in lanes of their own), a span's page
+in the Details panel, and the expression under each face box over the picture. A selection
+is the span's place in the Analysis's list."""
 
 from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter
 
 from ..analysis_index import covering, in_range, spans
 from ..capability_view import CapabilityView, OverlayPart
 from ..labels import identity_label
 from ..panels.details_page import DetailsPage
-from ..timeline.tracks.base import Hit, OnlyWhenAnalysed
-from ..timeline.tracks.blocks import paint_blocks
+from ..timeline.tracks.base import Hit
+from ..timeline.tracks.lanes import LABEL_PX, LANE_H, LanedTrack, paint_outline, whole_label
 from ..video.video_overlays import Box, Moment, Overlay, draw_pill, overlay_font
 
 COLORS = {"angry": "#d93025", "disgust": "#7cb342", "fear": "#8e24aa", "happy": "#f9ab00", "sad": "#1a73e8",
@@ -42,19 +43,37 @@ def who(analysis, identity: str | None) -> str:
     return identity_label(identity, names.get(identity)) if identity else "A face"
 
 
-class ExpressionTrack(OnlyWhenAnalysed):
-    """A block per span of one face's expression; faces on screen together overlap."""
+@dataclass(frozen=True)
+class FaceSpan:
+    """The time a face track has expressions in: what the lanes are packed by."""
+
+    id: int  # the face track's
+    start: float
+    end: float
+
+
+class ExpressionTrack(LanedTrack):
+    """A lane per face seen at the same time; on it a block per span of its expression."""
 
     capability = "expressions"
-    name, label, height, compact_height = "expressions", "Expressions", 26, 20
+    name, label = "expressions", "Expressions"
 
-    @classmethod
-    def shown(cls, model) -> bool:
-        return model is not None and bool(model.analysis.expressions)
+    @staticmethod
+    def records(analysis) -> tuple:
+        spans: dict[int, list] = {}
+        for e in analysis.expressions:
+            spans.setdefault(e.track, []).append(e)
+        return tuple(FaceSpan(track, min(e.start for e in of), max(e.end for e in of)) for track, of in spans.items())
 
-    def hit(self, view, t) -> Hit | None:
+    def lane_of(self, model) -> dict[int, int]:
+        packed = self.packed(model)
+        return {face.id: int(lane) for face, lane in zip(packed.tracks, packed.lanes)}
+
+    def hit_at(self, view, t, y) -> Hit | None:
         items = view.model.analysis.expressions
-        found = covering(*sorted_spans(view.model), items, t)
+        lane = int((y - self.lane_top(self.top, 0)) // LANE_H)
+        lanes = self.lane_of(view.model)
+        found = [i for i in covering(*sorted_spans(view.model), items, t) if lanes.get(items[i].track) == lane]
         return Hit("expressions", found[0], items[found[0]].start, found[0], items[found[0]].end) if found else None
 
     def tooltip(self, view, hit) -> str:
@@ -63,8 +82,21 @@ class ExpressionTrack(OnlyWhenAnalysed):
 
     def paint(self, view, p, r, t0, t1, colors) -> None:
         items = view.model.analysis.expressions
-        paint_blocks(view, p, r, in_range(*sorted_spans(view.model), t0, t1), items, lambda s: s.label,
-                     lambda s: color(s.label, 140), colors, view.selected_index("expressions"))
+        lanes = self.lane_of(view.model)
+        selected = view.selected_index("expressions")
+        p.setFont(colors.small_font)
+        metrics = QFontMetrics(colors.small_font)
+        for i in in_range(*sorted_spans(view.model), t0, t1):
+            span = items[i]
+            x0, x1 = (float(view.clamp_x(view.x_of(t))) for t in (span.start, span.end))
+            bar = self.bar_rect(x0, x1, r.top(), lanes[span.track])
+            p.fillRect(bar, color(span.label, 150))
+            text = whole_label(metrics, span.label, bar.width() - 6) if bar.width() >= LABEL_PX else ""
+            if text:
+                p.setPen(colors.text)
+                p.drawText(bar.adjusted(4, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+            if i == selected:
+                paint_outline(p, bar, colors)
 
 
 class ExpressionPage(DetailsPage):
