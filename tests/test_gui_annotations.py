@@ -26,8 +26,7 @@ ANALYSIS_MS = 180_000
 FRAMES_MS = 60_000
 READABLE = [f.name for f in FORMATS.values() if f.read]
 # The file each readable format's reader reads, in the folder its writer fills (issue 56's layouts).
-READ_FROM = {"cvat": "annotations.xml", "mot_seq": "gt/gt.txt", "label-studio": "tasks.json",
-             "kinetic-geb": "kinetic_geb.json"}
+READ_FROM = {f.name: f.file for f in FORMATS.values() if f.read}  # the file each reader reads back
 
 
 def relabelled(analysis):

@@ -52,6 +52,7 @@ class Format:
     read: str | None  # "module:function": (analysis, path) -> list[Edit]; None: export only
     carries: str  # what is written, for the user
     leaves_out: str  # what is not, and why
+    file: str = ""  # the file in the written folder that ``read`` reads back
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,14 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            "beside its box), boundaries and captions as boxes over the picture on their frames, and "
            "labels.json to make the CVAT task with",
            "speech, on-screen text, notes and expressions: CVAT for video has no place for text over time; "
-           "keypoints, face boxes, tracks drawn in CVAT and added or deleted captions are not read back"),
+           "keypoints, face boxes, tracks drawn in CVAT and added or deleted captions are not read back",
+           file="annotations.xml"),
     Format("mot_seq", "mot:write", "mot:read",
            "object, face and body tracks as ground truth (gt/gt.txt, gt/labels.txt, seqinfo.ini), "
            "each track one id, frames from 1",
            "identities, keypoints, scores and captions: MOT has a box and a class a line, nothing more; "
-           "no pictures (img1/ would be every frame)"),
+           "no pictures (img1/ would be every frame)",
+           file="gt/gt.txt"),
     Format("coco_instances", "coco:write_instances", None,
            "object and face boxes of each sampled frame, COCO's category ids, the track id as an attribute; "
            "with --frames the frames' pictures",
@@ -89,13 +92,15 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            "on-screen text, shot tags, expressions, summaries and notes (no region of a video holds them), "
            "body keypoints (no points over time in Label Studio's video tags), boxes between samples "
            "(Label Studio interpolates); read back: keyframes the tracks had no box at, new tracks, "
-           "deleted or moved caption and speech spans (they follow the samples and the sound)"),
+           "deleted or moved caption and speech spans (they follow the samples and the sound)",
+           file="tasks.json"),
     Format("kinetic-geb", "kinetic_geb:write", "kinetic_geb:read",
            "the boundaries as Kinetic-GEB+'s (kinetic_geb.json): timestamp, type, subject, status before "
            "and status after",
            "the app's boundary kinds and confidences (GEB+ types say what changed: an event is written a "
            "change of action, a cut or gradual change 'Multiple'; types are not read back), tracks, captions "
-           "and speech: the data set has boundaries only"),
+           "and speech: the data set has boundaries only",
+           file="kinetic_geb.json"),
     Format("micap", "micap:write", None,
            "identities across the video's clips as MICap's sets of clips (micap.json): per clip its "
            "captions with people as P-ids, the P-ids seen and mentioned",
