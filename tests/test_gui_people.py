@@ -42,7 +42,7 @@ LANES = {0: 0, 1: 1, 2: 0}
 OBJECTS = (ObjectTrack(0, "cup", 2.0, 10.0, 0.55, 8), ObjectTrack(1, "car", 5.0, 20.0, 0.65, 15))
 
 
-def person_tracks(people=PEOPLE) -> tuple[PoseTrack, ...]:
+def pose_tracks(people=PEOPLE) -> tuple[PoseTrack, ...]:
     return tuple(PoseTrack(tid, start, end, 0.6 + 0.1 * tid, round(end - start) * 5, (10.0, 20.0, 100.0, 300.0),
                              identity, tuple(StatusSpan(*span) for span in spans), engine="movenet@1")
                  for tid, identity, start, end, spans in people)
@@ -52,7 +52,7 @@ def analysis(people=PEOPLE, objects=True, names=None, duration=60.0) -> Analysis
     video = VideoInfo(path="/videos/people.mp4", duration=duration, fps=FPS, frame_count=round(duration * FPS),
                       width=1280, height=720)
     identities = tuple(Identity(pid, name, (Appearance(1.0, 3.0),)) for pid, name in (names or {}).items())
-    return Analysis(video=video, content_hash="people", poses=person_tracks(people) if people else (),
+    return Analysis(video=video, content_hash="people", poses=pose_tracks(people) if people else (),
                     object_tracks=OBJECTS if objects else (), identities=identities,
                     engines={"objects": "nanodet@2", "poses": "movenet@1"})
 
@@ -141,7 +141,7 @@ def test_the_selected_span_is_outlined(timeline):
     assert close_to(after, timeline.palette().highlight().color()) and not np.array_equal(before, after)
 
 
-def test_hidden_without_person_tracks(timeline):
+def test_hidden_without_poses(timeline):
     timeline.set_analysis(analysis(people=()))
     assert "poses" not in timeline.track_names() and timeline.track_rect("poses").isNull()
     without = timeline.sizeHint().height()
@@ -224,7 +224,7 @@ def test_spans_of_one_status_a_short_gap_apart_are_drawn_as_one(timeline):
     from videoreview.gui.timeline.tracks.people import shown_spans
 
     people = [(0, "P1", 2.0, 20.0, [(2.0, 8.0, "walking"), (8.5, 14.0, "walking"), (17.0, 20.0, "walking")])]
-    track = person_tracks(people)[0]
+    track = pose_tracks(people)[0]
     assert shown_spans(track) == [(2.0, 14.0, "walking", 0), (17.0, 20.0, "walking", 2)]
     timeline.set_analysis(analysis(people, objects=False))
     y = lane_y(timeline, "poses", 0)
