@@ -98,6 +98,9 @@ class CutReader:
         self.previous: np.ndarray | None = None
         self.cuts: list[tuple[int, float, float]] = []
 
+    def status(self) -> str:
+        return ""  # the pass says "frame N/TOTAL"
+
     def take(self, batch) -> None:
         for index, time, frame in zip(batch.indices, batch.times, batch.frames):
             frame = frame.astype(np.float32)

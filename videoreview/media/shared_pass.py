@@ -32,8 +32,7 @@ class FrameReader(Protocol):
 
     def result(self) -> Any: ...  # a stage's reader: the stage's typed Result (pipeline/stages/result.py)
 
-    # Optional: ``status() -> str``, the progress message after each batch (default
-    # "frame N/TOTAL").
+    def status(self) -> str: ...  # the progress message after each batch; "": "frame N/TOTAL"
 
 
 class Mapped:
@@ -42,8 +41,9 @@ class Mapped:
     def __init__(self, reader: FrameReader, convert: Callable[[Any], Any]) -> None:
         self.reader, self.convert = reader, convert
         self.indices, self.size, self.batch = reader.indices, reader.size, reader.batch
-        if hasattr(reader, "status"):
-            self.status = reader.status
+
+    def status(self) -> str:
+        return self.reader.status()
 
     def take(self, batch: FrameBatch) -> None:
         self.reader.take(batch)
@@ -71,7 +71,7 @@ def read_together(source: FrameSource, readers: Sequence[FrameReader], progress:
             seconds[number] += time.perf_counter() - begun
             taken[number] += len(batch)
             reader, total = readers[number], max(1, len(readers[number].indices))
-            status = reader.status() if hasattr(reader, "status") else f"frame {taken[number]}/{total}"
+            status = reader.status() or f"frame {taken[number]}/{total}"
             progress[number](min(1.0, taken[number] / total), status)
     results = []
     for number, reader in enumerate(readers):

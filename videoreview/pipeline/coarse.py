@@ -251,6 +251,9 @@ class CutReader:
         self.batch = 16
         self.measures: list[tuple[int, float, np.ndarray, np.ndarray]] = []  # frame, time, colours, layout
 
+    def status(self) -> str:
+        return ""  # the pass says "frame N/TOTAL"
+
     def take(self, batch) -> None:
         for index, moment, frame in zip(batch.indices, batch.times, batch.frames):
             self.measures.append((int(index), float(moment), *picture_measures(frame)))

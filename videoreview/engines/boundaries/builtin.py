@@ -158,6 +158,9 @@ class BoundaryReader:
         self._cascaded = 0  # frames the cascade has given out
         self._clear_seen = 0  # clear cuts already told to self.samples (or passed over)
 
+    def status(self) -> str:
+        return ""  # the pass says "frame N/TOTAL"
+
     def take(self, batch) -> None:
         from .events import to_grey
         from .transnet import resize_frames

@@ -83,6 +83,9 @@ class CaptionReader:
         self.samples: list[dict] = []
         self.named_at: float | None = None  # the time of the last sample the image-text model saw
 
+    def status(self) -> str:
+        return ""  # the pass says "frame N/TOTAL"
+
     def take(self, batch) -> None:
         for index, time, frame in zip(batch.indices, batch.times, batch.frames):
             self.frames[int(index)] = (float(time), frame)

@@ -85,6 +85,9 @@ class ObjectReader:
         if self.seen is not None:
             self.seen.attach()
 
+    def status(self) -> str:
+        return ""  # the pass says "frame N/TOTAL"
+
     def take(self, batch) -> None:
         for frame_index, time, frame in zip(batch.indices, batch.times, batch.frames):
             if self.closer.due(float(time)):
