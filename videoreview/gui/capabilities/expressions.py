@@ -18,10 +18,10 @@ from ..panels.details_page import DetailsPage
 from ..timeline.tracks.base import Hit
 from ..timeline.tracks.lanes import LABEL_PX, LANE_H, LanedTrack, paint_outline, whole_label
 from ..video.video_overlays import Box, Moment, Overlay, draw_pill, overlay_font
+from .faces import FACE_HOLD_SECONDS  # a face sample stands as long as the faces overlay draws it
 
 COLORS = {"angry": "#d93025", "disgust": "#7cb342", "fear": "#8e24aa", "happy": "#f9ab00", "sad": "#1a73e8",
           "surprise": "#e8710a", "neutral": "#9aa0a6"}
-FACE_HOLD_SECONDS = 0.6  # as the faces overlay: a face sample stands until the next one
 _SPANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # AnalysisIndex -> (starts, reach)
 
 
