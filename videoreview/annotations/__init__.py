@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..capabilities import resolve
 from ..errors import VideoReviewError
 from ..records import Analysis
 
@@ -110,10 +111,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
 
 
 def _function(name: str):
-    import importlib
-
-    module, _, function = name.partition(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), function)
+    return resolve(f"annotations.{name}")  # a row's "module:function", imported when used
 
 
 def format_named(name: str) -> Format:
