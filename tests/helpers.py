@@ -273,3 +273,17 @@ def can_unshare() -> bool:
         return False
     return subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0
 
+
+
+def assert_refused(analysis, path: Path, given, fmt: str, text: str, where: str = "") -> None:
+    """``given`` (text, or data written as JSON) at ``path`` is refused by ``fmt``'s reader
+    in one line that names the file, then ``where`` in it, and says ``text``."""
+    import pytest
+
+    from videoreview.annotations import AnnotationError, read_annotations
+
+    path.write_text(given if isinstance(given, str) else json.dumps(given))
+    with pytest.raises(AnnotationError) as caught:
+        read_annotations(analysis, path, fmt)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: {where}") and text in message and "\n" not in message, message

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 
+from helpers import assert_refused
 from test_fuzz import reviewed_analysis
 from videoreview.annotations import AnnotationError, export_annotations, read_annotations
 from videoreview.annotations.micap import CLIP_SECONDS, SET_SIZE
@@ -82,12 +83,7 @@ def test_bad_files_are_refused_in_one_line(street_geb, tmp_path):
     data = json.loads(path.read_text())
 
     def refused(given, text: str, where: str = "") -> None:
-        bad = tmp_path / "kinetic_geb.json"
-        bad.write_text(given if isinstance(given, str) else json.dumps(given))
-        with pytest.raises(AnnotationError) as caught:
-            read_annotations(analysis, bad, "kinetic-geb")
-        message = str(caught.value)
-        assert message.startswith(f"{bad}: {where}") and text in message and "\n" not in message, message
+        assert_refused(analysis, tmp_path / "kinetic_geb.json", given, "kinetic-geb", text, where)
 
     refused('{"vtest": [\n{"timestamp": }]}', "damaged JSON", "line 2 column 15")
     late = json.loads(json.dumps(data))

@@ -19,7 +19,8 @@ from dataclasses import replace
 import pytest
 
 import tool_readers
-from videoreview.annotations import AnnotationError, export_annotations, read_annotations
+from helpers import assert_refused
+from videoreview.annotations import export_annotations, read_annotations
 from videoreview.records import TranscriptSegment
 
 
@@ -168,13 +169,8 @@ def test_bad_files_are_refused_in_one_line(written, analysis, tmp_path):
     task = json.loads((written / "tasks.json").read_text())
     box = next(r for r in task[0]["predictions"][0]["result"] if r["type"] == "videorectangle")
 
-    def refused(data, text: str, where: str = "") -> None:
-        path = tmp_path / "tasks.json"
-        path.write_text(data if isinstance(data, str) else json.dumps(data))
-        with pytest.raises(AnnotationError) as caught:
-            read_annotations(analysis, path, "label-studio")
-        message = str(caught.value)
-        assert message.startswith(f"{path}: {where}") and text in message and "\n" not in message, message
+    def refused(given, text: str, where: str = "") -> None:
+        assert_refused(analysis, tmp_path / "tasks.json", given, "label-studio", text, where)
 
     refused('[{"data": {"video": "x"},\n "predictions": [}', "damaged JSON", "line 2 column 18")
     label = copy.deepcopy(task)
